@@ -1,0 +1,160 @@
+//! The normalized scheduler event model (`docs/metrics.md` §1).
+//!
+//! Every input format is reduced to these events. They are small `Copy` values
+//! (task names are stored inline, no allocation per event) so that decoders can
+//! hand them to the analysis one at a time without building a big vector.
+
+use std::fmt;
+
+/// Kernel `TASK_COMM_LEN`: task names are at most 15 bytes plus a NUL.
+pub const COMM_LEN: usize = 16;
+
+/// A task name stored inline (bytes up to the first NUL, at most 16).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Comm {
+    bytes: [u8; COMM_LEN],
+    len: u8,
+}
+
+impl Comm {
+    /// Builds a name from raw bytes: stops at the first NUL, keeps at most 16 bytes.
+    pub fn from_bytes(raw: &[u8]) -> Comm {
+        let end = raw
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(raw.len())
+            .min(COMM_LEN);
+        let mut bytes = [0u8; COMM_LEN];
+        bytes[..end].copy_from_slice(&raw[..end]);
+        Comm {
+            bytes,
+            len: end as u8,
+        }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    /// The name as text; invalid UTF-8 is replaced, never an error.
+    pub fn to_string_lossy(&self) -> String {
+        String::from_utf8_lossy(self.as_bytes()).into_owned()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl From<&str> for Comm {
+    fn from(s: &str) -> Comm {
+        Comm::from_bytes(s.as_bytes())
+    }
+}
+
+impl fmt::Debug for Comm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.to_string_lossy())
+    }
+}
+
+impl fmt::Display for Comm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_string_lossy())
+    }
+}
+
+/// What `prev_state` of a `sched_switch` means for the task that leaves the CPU,
+/// already decoded from the event's own print format (formats.md §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrevState {
+    /// `R`: still runnable, switched out without a preemption mark (yield, some preempt paths).
+    Runnable,
+    /// `R+`: preempted while runnable.
+    Preempted,
+    /// `S` or `I`: interruptible sleep / idle kthread wait.
+    Sleeping,
+    /// `D`, `T`, `t`, `P`, `K`, `W`, `N` and other non-runnable, non-dead states.
+    Blocked,
+    /// `X`, `Z`, `x`: the task is exiting.
+    Dead,
+}
+
+impl PrevState {
+    /// True for `R` and `R+`: the task stays on a runqueue (an involuntary switch).
+    pub fn is_runnable(self) -> bool {
+        matches!(self, PrevState::Runnable | PrevState::Preempted)
+    }
+}
+
+/// A task as named by an event: pid (kernel tid), name and kernel priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskRef {
+    pub pid: i32,
+    pub comm: Comm,
+    /// Kernel priority 0..139 (120 = nice 0, below 100 = real-time); -1 when unknown.
+    pub prio: i32,
+}
+
+/// The event-specific part of an [`Event`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The CPU stops running `prev` and starts `next`.
+    Switch {
+        prev: TaskRef,
+        prev_state: PrevState,
+        next: TaskRef,
+    },
+    /// `sched_waking`: try_to_wake_up started (on the waker's CPU).
+    Waking { task: TaskRef, target_cpu: i32 },
+    /// `sched_wakeup`: the task was enqueued on `target_cpu`.
+    Wakeup { task: TaskRef, target_cpu: i32 },
+    /// `sched_wakeup_new`: a new task was enqueued for the first time.
+    WakeupNew { task: TaskRef, target_cpu: i32 },
+    /// `sched_migrate_task`: the task was moved between runqueues.
+    Migrate {
+        task: TaskRef,
+        orig_cpu: i32,
+        dest_cpu: i32,
+    },
+    /// `sched_process_fork`.
+    Fork {
+        parent_pid: i32,
+        child_pid: i32,
+        child_comm: Comm,
+    },
+    /// `sched_process_exit`.
+    Exit { pid: i32 },
+    /// `sched_process_free`.
+    Free { pid: i32 },
+    /// A task name or process id learnt from the trace (perf COMM records, exec, saved tgids).
+    /// `tgid` is -1 when unknown.
+    TaskName { pid: i32, tgid: i32, comm: Comm },
+    /// The recorder dropped events on this CPU here; `count` is `None` when unknown.
+    Lost { count: Option<u64> },
+    /// Any other event (counted by the ingest; the analysis only uses its time).
+    Other,
+}
+
+/// One normalized event: when, where, who was running, and what happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Nanoseconds of the trace clock.
+    pub ts: u64,
+    pub cpu: u32,
+    /// pid of the task that was running when the event fired (`common_pid`; for
+    /// `sched_waking` this is the waker); -1 when the format does not say.
+    pub current_pid: i32,
+    pub kind: EventKind,
+}
+
+/// Receives events in global timestamp order.
+pub trait EventSink {
+    fn event(&mut self, event: &Event);
+}
+
+impl<F: FnMut(&Event)> EventSink for F {
+    fn event(&mut self, event: &Event) {
+        self(event)
+    }
+}

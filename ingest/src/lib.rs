@@ -1,0 +1,44 @@
+//! Trace formats in, one normalized scheduler event stream out.
+//!
+//! `read_path` loads an input (memory map, or decompressed buffer for `.xz`/`.gz`/`.zst`
+//! inputs and stdin), detects its format from the content, and hands every event to an
+//! [`EventSink`] in global timestamp order. Each format lives in its own module:
+//!
+//! - [`ftrace`]: the kernel pieces shared by several containers: event `format` files,
+//!   sched payload decoding, ring-buffer pages;
+//! - [`tracedat`]: trace-cmd `trace.dat` v6/v7;
+//! - [`perfdata`]: `perf.data` file and pipe mode;
+//! - [`text`]: ftrace / `trace-cmd report` / `perf script` text.
+
+pub mod error;
+pub mod event;
+pub mod ftrace;
+pub mod input;
+pub mod meta;
+pub mod perfdata;
+pub mod text;
+pub mod tracedat;
+
+pub use error::{Error, Location, Result};
+pub use event::{Comm, Event, EventKind, EventSink, PrevState, TaskRef};
+pub use meta::{Format, IngestStats, Ingested, TraceMeta};
+
+use std::path::Path;
+
+/// Reads the trace at `path` (`-` = stdin) and feeds its events to `sink` in time order.
+pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
+    let bytes = input::load(path)?;
+    read_bytes(&bytes, sink).map_err(|e| e.in_file(path))
+}
+
+/// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
+pub fn read_bytes(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    match Format::detect(bytes)? {
+        Format::TraceDat => tracedat::read(bytes, sink),
+        Format::PerfData => perfdata::read(bytes, sink),
+        Format::Text => text::read(bytes, sink),
+        Format::Perfetto => Err(Error::whole(
+            "Perfetto protobuf traces are not supported yet",
+        )),
+    }
+}

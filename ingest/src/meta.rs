@@ -1,0 +1,112 @@
+//! What a reader tells about a trace besides its events: where it came from
+//! (format, kernel, CPUs, clock) and what it read (events per kind, rejects, order).
+
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+
+/// Input formats, detected from the content (never from the file name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    TraceDat,
+    PerfData,
+    Text,
+    Perfetto,
+}
+
+impl Format {
+    /// Name used in reports and JSON (`source.format`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::TraceDat => "trace.dat",
+            Format::PerfData => "perf.data",
+            Format::Text => "text",
+            Format::Perfetto => "perfetto",
+        }
+    }
+
+    pub fn detect(bytes: &[u8]) -> Result<Format> {
+        if bytes.is_empty() {
+            return Err(Error::whole("empty input: no trace data"));
+        }
+        if bytes.starts_with(&[0x17, 0x08, 0x44]) {
+            return Ok(Format::TraceDat);
+        }
+        if bytes.starts_with(b"PERFILE2") || bytes.starts_with(b"2ELIFREP") {
+            return Ok(Format::PerfData);
+        }
+        if bytes.starts_with(b"PERFFILE") {
+            return Err(Error::at(
+                0,
+                "perf.data version 1 (PERFFILE, 2009-2010) is not supported",
+            ));
+        }
+        let head = &bytes[..bytes.len().min(4096)];
+        let texty = head
+            .iter()
+            .filter(|&&b| b == b'\n' || b == b'\t' || (0x20..0x7f).contains(&b))
+            .count();
+        if texty * 10 >= head.len() * 9 {
+            return Ok(Format::Text);
+        }
+        // A Perfetto trace is a protobuf `Trace`: repeated field 1 (TracePacket), wire type 2.
+        if bytes[0] == 0x0a {
+            return Ok(Format::Perfetto);
+        }
+        Err(Error::at(
+            0,
+            format!(
+                "unknown format: starts with {:02x?}; expected trace.dat, perf.data, Perfetto protobuf or trace text",
+                &bytes[..bytes.len().min(8)]
+            ),
+        ))
+    }
+}
+
+/// Metadata of a trace (JSON `source`).
+#[derive(Debug, Clone, Default)]
+pub struct TraceMeta {
+    pub format: Option<Format>,
+    /// e.g. "6", "7 (zstd)" for trace.dat, "file"/"pipe" for perf.data.
+    pub format_version: String,
+    /// Kernel release (`uname -r`), used to detect the scheduler family.
+    pub kernel_release: Option<String>,
+    /// Number of CPUs of the traced system (or with data, when that is all we know).
+    pub cpus: Option<u32>,
+    /// Trace clock name (`local`, `global`, `perf`, ...).
+    pub clock: Option<String>,
+    /// Other metadata worth showing (trace-cmd version, hostname, uname, cmdline...).
+    pub extra: BTreeMap<String, String>,
+}
+
+/// What the reader saw while reading (JSON `quality`, together with the analysis' own checks).
+#[derive(Debug, Clone, Default)]
+pub struct IngestStats {
+    /// Events read, by event name (`sched_switch`, `print`, ...), as `trace-cmd report` counts them.
+    pub events: BTreeMap<String, u64>,
+    /// Records that could not be decoded, by reason.
+    pub rejected: BTreeMap<String, u64>,
+    /// Events that arrived out of timestamp order and had to be sorted.
+    pub out_of_order: u64,
+    /// A few examples of rejected input with their location, for the report.
+    pub reject_examples: Vec<String>,
+}
+
+impl IngestStats {
+    pub fn count_event(&mut self, name: &str) {
+        *self.events.entry(name.to_string()).or_insert(0) += 1;
+    }
+
+    pub fn reject(&mut self, reason: &str, example: impl FnOnce() -> String) {
+        *self.rejected.entry(reason.to_string()).or_insert(0) += 1;
+        if self.reject_examples.len() < 5 {
+            self.reject_examples.push(example());
+        }
+    }
+}
+
+/// The result of reading one trace.
+#[derive(Debug, Clone, Default)]
+pub struct Ingested {
+    pub meta: TraceMeta,
+    pub stats: IngestStats,
+}
