@@ -1,1 +1,70 @@
-fn main() {}
+//! `schedtrace`: the command-line front end. Argument parsing and wiring only:
+//! bytes -> events (`ingest`) -> timelines, metrics, report (`analysis`) -> text / JSON.
+
+mod args;
+
+use args::{AnalyzeArgs, Cli, Command};
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Exit code for unreadable or malformed input (like grep/ripgrep's "error" code).
+const EXIT_BAD_INPUT: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Analyze(a) => analyze(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Message(msg)) => {
+            eprintln!("schedtrace: {msg}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+enum Failure {
+    /// The reader of our output went away (`| head`): not an error.
+    BrokenPipe,
+    Message(String),
+}
+
+impl From<ingest::Error> for Failure {
+    fn from(e: ingest::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Message(e.to_string())
+        }
+    }
+}
+
+fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
+    let mut analyzer = analysis::Analyzer::new(a.analysis_config());
+    let ingested = ingest::read_path(&a.file, &mut analyzer)?;
+    let report = analyzer.finish(&ingested, &a.file.display().to_string());
+    let shaped = report.select(&a.selection().map_err(Failure::Message)?);
+
+    if let Some(path) = &a.json {
+        let json = serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
+        if path.as_os_str() == "-" {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{json}")?;
+            return Ok(());
+        }
+        std::fs::write(path, json + "\n")
+            .map_err(|e| Failure::Message(format!("{}: cannot write JSON report: {e}", path.display())))?;
+    }
+    let text = analysis::text::render(&shaped, &a.text_options());
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}

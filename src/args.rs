@@ -1,0 +1,175 @@
+//! Command-line arguments: what each flag means, with help text that teaches.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "schedtrace",
+    version,
+    about = "Scheduler latency, runtime and fairness from Linux traces",
+    long_about = "schedtrace reads scheduler traces recorded with trace-cmd (trace.dat v6/v7), perf \
+                  (perf.data) or as text (ftrace, trace-cmd report, perf script), rebuilds every task's \
+                  running / runnable / sleeping timeline, and reports runtime, wakeup latency, preemption \
+                  wait, switches and migrations per task, and utilization per CPU.\n\n\
+                  Record a trace with, for example:\n  \
+                  trace-cmd record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup \
+                  -e sched:sched_wakeup_new -e sched:sched_migrate_task -e sched:sched_process_fork \
+                  -e sched:sched_process_exit -- ./benchmark\n  \
+                  perf sched record -- ./benchmark\n\n\
+                  Exit status: 0 on success, 2 when an input cannot be read (the message names the \
+                  file, the byte offset or line, and the cause)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Per-task and per-CPU scheduling report of one trace
+    #[command(
+        after_help = "Examples:\n  schedtrace analyze trace.dat\n  schedtrace analyze perf.data --sort max-wakeup --top 20\n  \
+                      schedtrace analyze trace.dat.xz --comm 'hackbench' --group name\n  \
+                      schedtrace analyze trace.dat --time 19.5,20.5 -C 1 --json report.json\n  \
+                      perf sched record -o - -- ./bench | schedtrace analyze -"
+    )]
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Parser, Debug)]
+pub struct AnalyzeArgs {
+    /// Trace file: trace.dat, perf.data, or trace text; `.xz`, `.gz`, `.zst` are read as they are; `-` is stdin.
+    /// The format is detected from the content.
+    pub file: PathBuf,
+
+    /// Order of the task table
+    #[arg(long, value_enum, default_value_t = SortKey::Runtime)]
+    pub sort: SortKey,
+
+    /// Show only the first N rows of the task table
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+
+    /// Only these tasks (comma-separated pids)
+    #[arg(short = 'p', long = "pid", value_name = "PID[,PID...]", value_delimiter = ',')]
+    pub pids: Vec<i32>,
+
+    /// Only tasks whose name matches (a substring or a regular expression)
+    #[arg(long, value_name = "PATTERN")]
+    pub comm: Option<String>,
+
+    /// Only these CPUs, e.g. `1` or `0-3,6` (per-CPU table and task time on them)
+    #[arg(short = 'C', long = "cpu", value_name = "LIST", value_parser = parse_cpu_list)]
+    pub cpus: Option<Vec<u32>>,
+
+    /// Only this time range, in seconds of the trace clock: `START,END`; either side may be empty
+    #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
+    pub time: Option<(Option<u64>, Option<u64>)>,
+
+    /// Rows of the task table: one per thread (pid), per process (tgid), or per name (`comm` with trailing
+    /// digits folded, like perf's `comm:(N)`)
+    #[arg(long, value_enum, default_value_t = Grouping::Pid)]
+    pub group: Grouping,
+
+    /// Also write the report as JSON to FILE (`-` = stdout instead of the text report);
+    /// schema: schemas/report.schema.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// Total time on CPU (descending)
+    Runtime,
+    /// Largest wakeup latency (descending)
+    MaxWakeup,
+    /// 99th percentile of wakeup latency (descending)
+    P99Wakeup,
+    /// Mean wakeup latency (descending)
+    AvgWakeup,
+    /// Total sched delay, all waits runnable -> running (descending)
+    SchedDelay,
+    /// Context switches, voluntary + involuntary (descending)
+    Switches,
+    /// Migrations (descending)
+    Migrations,
+    /// Task id (ascending)
+    Pid,
+    /// Task name (ascending)
+    Comm,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grouping {
+    Pid,
+    Process,
+    Name,
+}
+
+fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
+    let mut cpus = Vec::new();
+    for part in s.split(',').filter(|p| !p.is_empty()) {
+        let bad = || format!("`{part}` is not a CPU number or range like 0-3");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b || b - a > 65_536 {
+                    return Err(bad());
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.trim().parse().map_err(|_| bad())?),
+        }
+    }
+    if cpus.is_empty() {
+        return Err("empty CPU list".into());
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}
+
+type TimeRange = (Option<u64>, Option<u64>);
+
+fn parse_time_range(s: &str) -> Result<TimeRange, String> {
+    let (a, b) = s.split_once(',').ok_or("expected START,END in seconds, e.g. 19.5,20.25 or 19.5,")?;
+    let secs = |t: &str| -> Result<Option<u64>, String> {
+        let t = t.trim();
+        if t.is_empty() {
+            return Ok(None);
+        }
+        let v: f64 = t.parse().map_err(|_| format!("`{t}` is not a time in seconds"))?;
+        if !v.is_finite() || v < 0.0 {
+            return Err(format!("`{t}` is not a time in seconds"));
+        }
+        Ok(Some((v * 1e9).round() as u64))
+    };
+    let range = (secs(a)?, secs(b)?);
+    if let (Some(start), Some(end)) = range {
+        if end <= start {
+            return Err("END must be after START".into());
+        }
+    }
+    Ok(range)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-3,6,2").unwrap(), vec![0, 1, 2, 3, 6]);
+        assert!(parse_cpu_list("3-1").is_err());
+        assert!(parse_cpu_list("x").is_err());
+    }
+
+    #[test]
+    fn time_ranges() {
+        assert_eq!(parse_time_range("19.5,20.25").unwrap(), (Some(19_500_000_000), Some(20_250_000_000)));
+        assert_eq!(parse_time_range("1.5,").unwrap(), (Some(1_500_000_000), None));
+        assert!(parse_time_range("2,1").is_err());
+        assert!(parse_time_range("2").is_err());
+    }
+}

@@ -1,0 +1,186 @@
+//! End-to-end tests of the `schedtrace` binary: flags, output shapes, exit codes.
+//! The numbers themselves are checked against kernel ground truth in the crates' own tests;
+//! here the bundled fixture's ground truth checks that the wiring passes them through.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/pipe_pinned.eevdf-6.18.trace.dat");
+const GROUND_TRUTH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/pipe_pinned.eevdf-6.18.groundtruth.json");
+
+fn schedtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedtrace")).args(args).output().expect("run schedtrace")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json_report(args: &[&str]) -> Value {
+    let mut all = vec!["analyze", FIXTURE, "--json", "-"];
+    all.extend_from_slice(args);
+    let out = schedtrace(&all);
+    assert!(out.status.success(), "schedtrace failed: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("--json - prints one JSON document")
+}
+
+fn ground_truth_tasks() -> Vec<Value> {
+    let gt: Value = serde_json::from_str(&std::fs::read_to_string(GROUND_TRUTH).unwrap()).unwrap();
+    gt["tasks"].as_array().unwrap().clone()
+}
+
+fn task<'a>(report: &'a Value, pid: i64) -> &'a Value {
+    report["tasks"].as_array().unwrap().iter().find(|t| t["pid"] == pid).unwrap_or_else(|| panic!("no task {pid}"))
+}
+
+#[test]
+fn text_report_has_header_tasks_and_cpus() {
+    let out = schedtrace(&["analyze", FIXTURE]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("6.18.44-fc-v657"), "kernel release in the header:\n{text}");
+    assert!(text.contains("trace.dat"), "format in the header");
+    for gt in ground_truth_tasks() {
+        let name = format!("{}:{}", gt["comm"].as_str().unwrap(), gt["pid"]);
+        assert!(text.contains(&name), "task row {name} in:\n{text}");
+    }
+    assert!(text.to_lowercase().contains("cpu"), "per-CPU section");
+}
+
+#[test]
+fn json_report_carries_the_kernel_counters() {
+    let report = json_report(&[]);
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["source"]["format"], "trace.dat");
+    assert_eq!(report["source"]["kernel_release"], "6.18.44-fc-v657");
+    assert_eq!(report["quality"]["wakeup_event"], "sched_waking");
+    for gt in ground_truth_tasks() {
+        let t = task(&report, gt["pid"].as_i64().unwrap());
+        let kernel_vol = gt["proc_sched"]["nr_voluntary_switches"].as_i64().unwrap();
+        let kernel_invol = gt["proc_sched"]["nr_involuntary_switches"].as_i64().unwrap();
+        let vol = t["switches"]["voluntary"].as_i64().unwrap();
+        let invol = t["switches"]["involuntary"].as_i64().unwrap();
+        // Each task read its counters shortly before exiting: the trace may hold a few more switches
+        // (the exit switch among them), never fewer.
+        assert!((kernel_vol..=kernel_vol + 3).contains(&vol), "voluntary {vol} vs kernel {kernel_vol}");
+        assert!((kernel_invol..=kernel_invol + 3).contains(&invol), "involuntary {invol} vs kernel {kernel_invol}");
+    }
+}
+
+#[test]
+fn pid_filter_sort_and_top() {
+    let gt = ground_truth_tasks();
+    let pid = gt[0]["pid"].as_i64().unwrap();
+    let report = json_report(&["-p", &pid.to_string()]);
+    let tasks = report["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 1);
+    assert_eq!(tasks[0]["pid"], pid);
+
+    let report = json_report(&["--sort", "switches", "--top", "3"]);
+    let tasks = report["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 3);
+    let switches = |t: &Value| t["switches"]["voluntary"].as_i64().unwrap() + t["switches"]["involuntary"].as_i64().unwrap();
+    assert!(switches(&tasks[0]) >= switches(&tasks[1]) && switches(&tasks[1]) >= switches(&tasks[2]));
+}
+
+#[test]
+fn comm_filter_takes_a_regex() {
+    let report = json_report(&["--comm", "^pp-[ab]$"]);
+    let mut comms: Vec<String> =
+        report["tasks"].as_array().unwrap().iter().map(|t| t["comm"].as_str().unwrap().to_string()).collect();
+    comms.sort();
+    assert_eq!(comms, ["pp-a", "pp-b"]);
+}
+
+#[test]
+fn time_window_clips_the_report() {
+    let full = json_report(&[]);
+    let start = full["window"]["start_ns"].as_u64().unwrap();
+    let end = full["window"]["end_ns"].as_u64().unwrap();
+    let mid = start + (end - start) / 2;
+    let arg = format!("{:.9},", mid as f64 / 1e9);
+    let half = json_report(&["--time", &arg]);
+    let half_start = half["window"]["start_ns"].as_u64().unwrap();
+    assert!(half_start.abs_diff(mid) < 2, "window starts at the requested time: {half_start} vs {mid}");
+    let busy = |r: &Value| r["cpus"].as_array().unwrap().iter().map(|c| c["busy_ns"].as_u64().unwrap()).sum::<u64>();
+    assert!(busy(&half) < busy(&full));
+}
+
+#[test]
+fn json_to_file_and_text_to_stdout() {
+    let dir = std::env::temp_dir().join(format!("schedtrace-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("report.json");
+    let out = schedtrace(&["analyze", FIXTURE, "--json", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("pp-a"));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(written["schema_version"], 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn bad_input(name: &str, bytes: &[u8]) -> (Output, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("schedtrace-bad-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    (schedtrace(&["analyze", path.to_str().unwrap()]), path)
+}
+
+#[test]
+fn bad_inputs_exit_2_with_file_offset_and_cause() {
+    let real = std::fs::read(FIXTURE).unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.dat", vec![]),
+        ("junk.bin", vec![0x00, 0xff, 0x13, 0x37, 0x00, 0x01, 0x02, 0x80]),
+        ("truncated-header.dat", real[..30].to_vec()),
+        ("truncated-middle.dat", real[..real.len() / 2].to_vec()),
+    ];
+    for (name, bytes) in cases {
+        let (out, path) = bad_input(name, &bytes);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: exit code; stderr: {err}");
+        assert!(err.contains(path.to_str().unwrap()), "{name}: error names the file: {err}");
+        assert!(!err.contains("panicked"), "{name}: no panic: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: one-line error: {err}");
+        if name != "empty.dat" {
+            assert!(err.contains("offset"), "{name}: error names the offset: {err}");
+        }
+    }
+}
+
+#[test]
+fn missing_file_and_bad_flags() {
+    let out = schedtrace(&["analyze", "/nonexistent/trace.dat"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("/nonexistent/trace.dat"));
+    let out = schedtrace(&["analyze", FIXTURE, "--time", "5,1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("END must be after START"));
+}
+
+#[test]
+fn reads_stdin() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedtrace"))
+        .args(["analyze", "-", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(FIXTURE).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success());
+    let from_stdin: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let from_file = json_report(&[]);
+    assert_eq!(from_stdin["tasks"], from_file["tasks"]);
+}
