@@ -24,7 +24,10 @@ impl Codec {
             "none" | "" => Ok(Codec::None),
             "zlib" => Ok(Codec::Zlib),
             "zstd" => Ok(Codec::Zstd),
-            other => Err(Error::at(offset, format!("unsupported compression algorithm {other:?}"))),
+            other => Err(Error::at(
+                offset,
+                format!("unsupported compression algorithm {other:?}"),
+            )),
         }
     }
 
@@ -39,10 +42,18 @@ impl Codec {
     /// Decompresses `data` (at file offset `offset`) into exactly `size` bytes.
     pub fn decompress(self, data: &[u8], size: usize, offset: u64) -> Result<Vec<u8>> {
         if size > MAX_BLOCK {
-            return Err(Error::at(offset, format!("compressed block claims {size} bytes uncompressed (limit {MAX_BLOCK})")));
+            return Err(Error::at(
+                offset,
+                format!("compressed block claims {size} bytes uncompressed (limit {MAX_BLOCK})"),
+            ));
         }
         let out = match self {
-            Codec::None => return Err(Error::at(offset, "block flagged compressed in a file with compression \"none\"")),
+            Codec::None => {
+                return Err(Error::at(
+                    offset,
+                    "block flagged compressed in a file with compression \"none\"",
+                ))
+            }
             Codec::Zstd => zstd::bulk::decompress(data, size)
                 .map_err(|e| Error::at(offset, format!("zstd: {e}")))?,
             Codec::Zlib => {
@@ -57,7 +68,11 @@ impl Codec {
         if out.len() != size {
             return Err(Error::at(
                 offset,
-                format!("{} block decompressed to {} bytes, header says {size}", self.name(), out.len()),
+                format!(
+                    "{} block decompressed to {} bytes, header says {size}",
+                    self.name(),
+                    out.len()
+                ),
             ));
         }
         Ok(out)
@@ -87,7 +102,11 @@ impl<'a> Chunks<'a> {
     pub fn new(bytes: &'a [u8], offset: u64, endian: Endian, codec: Codec) -> Result<Chunks<'a>> {
         let mut reader = Reader::new(bytes, offset, endian);
         let left = reader.u32("chunk count")?;
-        Ok(Chunks { reader, left, codec })
+        Ok(Chunks {
+            reader,
+            left,
+            codec,
+        })
     }
 
     /// The next chunk decompressed, with the file offset of its compressed data.

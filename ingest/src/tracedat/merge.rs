@@ -19,7 +19,12 @@ const PAGES_PER_FILL: usize = 16;
 /// A CPU is refilled when fewer events than this are buffered.
 const REFILL_BELOW: usize = 2048;
 
-pub fn run(streams: &mut [CpuStream], shared: &Shared, cmdlines: &[(i32, Comm)], sink: &mut dyn EventSink) -> Result<()> {
+pub fn run(
+    streams: &mut [CpuStream],
+    shared: &Shared,
+    cmdlines: &[(i32, Comm)],
+    sink: &mut dyn EventSink,
+) -> Result<()> {
     let mut names_pending = !cmdlines.is_empty();
     let mut heap = BinaryHeap::with_capacity(streams.len());
     loop {
@@ -31,7 +36,11 @@ pub fn run(streams: &mut [CpuStream], shared: &Shared, cmdlines: &[(i32, Comm)],
         // Report the lowest CPU's error, deterministically.
         results.into_iter().collect::<Result<Vec<()>>>()?;
 
-        let bound = streams.iter().filter(|s| !s.exhausted).map(|s| (s.last_ts, s.cpu)).min();
+        let bound = streams
+            .iter()
+            .filter(|s| !s.exhausted)
+            .map(|s| (s.last_ts, s.cpu))
+            .min();
         let within = |e: &Event| bound.map_or(true, |b| (e.ts, e.cpu) <= b);
         heap.clear();
         for (i, s) in streams.iter().enumerate() {
@@ -40,7 +49,10 @@ pub fn run(streams: &mut [CpuStream], shared: &Shared, cmdlines: &[(i32, Comm)],
             }
         }
         while let Some(Reverse((_, _, i))) = heap.pop() {
-            let event = streams[i].buf.pop_front().expect("heap entries have a buffered event");
+            let event = streams[i]
+                .buf
+                .pop_front()
+                .expect("heap entries have a buffered event");
             if names_pending {
                 names_pending = false;
                 for &(pid, comm) in cmdlines {
@@ -48,7 +60,11 @@ pub fn run(streams: &mut [CpuStream], shared: &Shared, cmdlines: &[(i32, Comm)],
                         ts: event.ts,
                         cpu: event.cpu,
                         current_pid: -1,
-                        kind: EventKind::TaskName { pid, tgid: -1, comm },
+                        kind: EventKind::TaskName {
+                            pid,
+                            tgid: -1,
+                            comm,
+                        },
                     });
                 }
             }

@@ -26,7 +26,10 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         "6" => v6::parse(bytes)?,
         "7" => v7::parse(bytes)?,
         other => {
-            return Err(Error::at(10, format!("trace.dat version {other:?} is not supported (only 6 and 7)")))
+            return Err(Error::at(
+                10,
+                format!("trace.dat version {other:?} is not supported (only 6 and 7)"),
+            ))
         }
     };
     let kernel_release = layout.options.kernel_release();
@@ -35,7 +38,10 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         decoder: &decoder,
         pages: PageDecoder::new(layout.endian, layout.header_page),
         page_size: layout.page_size,
-        adjust: TsAdjust { tsc2nsec: layout.options.tsc2nsec, offset: layout.options.ts_offset },
+        adjust: TsAdjust {
+            tsc2nsec: layout.options.tsc2nsec,
+            offset: layout.options.ts_offset,
+        },
     };
     let mut streams = layout
         .cpus
@@ -43,7 +49,10 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         .map(|c| CpuStream::new(c, &shared, layout.endian))
         .collect::<Result<Vec<_>>>()?;
     merge::run(&mut streams, &shared, &layout.cmdlines, sink)?;
-    let mut ingested = Ingested { meta: meta(&layout, kernel_release), stats: IngestStats::default() };
+    let mut ingested = Ingested {
+        meta: meta(&layout, kernel_release),
+        stats: IngestStats::default(),
+    };
     tally(&streams, &decoder, &mut ingested);
     Ok(ingested)
 }
@@ -70,8 +79,19 @@ fn meta(layout: &Layout, kernel_release: Option<String>) -> TraceMeta {
     if let Some(u) = &o.uname {
         put("uname", u.clone());
     }
-    put("endian", if layout.endian == Endian::Little { "little" } else { "big" }.into());
-    put("kernel_long_size", layout.header_page.commit_size.to_string());
+    put(
+        "endian",
+        if layout.endian == Endian::Little {
+            "little"
+        } else {
+            "big"
+        }
+        .into(),
+    );
+    put(
+        "kernel_long_size",
+        layout.header_page.commit_size.to_string(),
+    );
     put("user_long_size", layout.user_long_size.to_string());
     put("page_size", layout.page_size.to_string());
     put("cpus_with_data", layout.cpus.len().to_string());
@@ -89,8 +109,14 @@ fn meta(layout: &Layout, kernel_release: Option<String>) -> TraceMeta {
     }
     for stat in &o.cpustats {
         // "CPU: 0\nentries: ...\noverrun: N\n..." (instances start with "\nBuffer: name").
-        let cpu = stat.lines().find_map(|l| l.strip_prefix("CPU:")).map(str::trim);
-        let overrun = stat.lines().find_map(|l| l.strip_prefix("overrun:")).map(str::trim);
+        let cpu = stat
+            .lines()
+            .find_map(|l| l.strip_prefix("CPU:"))
+            .map(str::trim);
+        let overrun = stat
+            .lines()
+            .find_map(|l| l.strip_prefix("overrun:"))
+            .map(str::trim);
         if let (Some(cpu), Some(overrun)) = (cpu, overrun) {
             if overrun != "0" {
                 put(&format!("cpustat_cpu{cpu}_overrun"), overrun.to_string());
@@ -107,19 +133,29 @@ fn tally(streams: &[CpuStream], decoder: &Decoder, ingested: &mut Ingested) {
         let c = &s.counts;
         for (i, &n) in c.names.iter().enumerate() {
             if n > 0 {
-                *stats.events.entry(decoder.event_name(i as u32).to_string()).or_insert(0) += n;
+                *stats
+                    .events
+                    .entry(decoder.event_name(i as u32).to_string())
+                    .or_insert(0) += n;
             }
         }
         for (&id, &n) in &c.unknown_ids {
             *stats.rejected.entry("unknown event id".into()).or_insert(0) += n;
             if stats.reject_examples.len() < 5 {
-                stats.reject_examples.push(format!("CPU {}: {n} records with unknown event id {id}", s.cpu));
+                stats.reject_examples.push(format!(
+                    "CPU {}: {n} records with unknown event id {id}",
+                    s.cpu
+                ));
             }
         }
         for (&(name, reason), &n) in &c.malformed {
             *stats.rejected.entry(reason.to_string()).or_insert(0) += n;
             if stats.reject_examples.len() < 5 {
-                stats.reject_examples.push(format!("CPU {}: {n} {} records: {reason}", s.cpu, decoder.event_name(name)));
+                stats.reject_examples.push(format!(
+                    "CPU {}: {n} {} records: {reason}",
+                    s.cpu,
+                    decoder.event_name(name)
+                ));
             }
         }
         stats.out_of_order += c.out_of_order;
@@ -128,10 +164,18 @@ fn tally(streams: &[CpuStream], decoder: &Decoder, ingested: &mut Ingested) {
         partial += c.partial_pages;
     }
     if partial > 0 {
-        stats.rejected.insert("partial page at end of CPU data".into(), partial);
+        stats
+            .rejected
+            .insert("partial page at end of CPU data".into(), partial);
     }
     if lost_pages > 0 {
-        ingested.meta.extra.insert("lost_event_marks".into(), lost_pages.to_string());
-        ingested.meta.extra.insert("lost_events_known".into(), lost_events.to_string());
+        ingested
+            .meta
+            .extra
+            .insert("lost_event_marks".into(), lost_pages.to_string());
+        ingested
+            .meta
+            .extra
+            .insert("lost_events_known".into(), lost_events.to_string());
     }
 }

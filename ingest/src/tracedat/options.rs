@@ -42,18 +42,26 @@ impl Options {
     /// caller handles itself (BUFFER, section offsets).
     pub fn apply(&mut self, id: u16, payload: &[u8], offset: u64, endian: Endian) -> Result<bool> {
         let text = || {
-            let end = payload.iter().position(|&b| b == 0).unwrap_or(payload.len());
+            let end = payload
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(payload.len());
             String::from_utf8_lossy(&payload[..end]).trim().to_string()
         };
         match id {
             OPT_DATE => {
-                let us = parse_c_integer(&text())
-                    .ok_or_else(|| Error::at(offset, format!("DATE option {:?} is not a number", text())))?;
+                let us = parse_c_integer(&text()).ok_or_else(|| {
+                    Error::at(offset, format!("DATE option {:?} is not a number", text()))
+                })?;
                 self.ts_offset = self.ts_offset.wrapping_add(us.wrapping_mul(1000));
             }
             OPT_OFFSET => {
-                let ns = parse_c_integer(&text())
-                    .ok_or_else(|| Error::at(offset, format!("OFFSET option {:?} is not a number", text())))?;
+                let ns = parse_c_integer(&text()).ok_or_else(|| {
+                    Error::at(
+                        offset,
+                        format!("OFFSET option {:?} is not a number", text()),
+                    )
+                })?;
                 self.ts_offset = self.ts_offset.wrapping_add(ns);
             }
             OPT_CPUSTAT => self.cpustats.push(text()),
@@ -74,12 +82,17 @@ impl Options {
                 let mult = r.u32("TSC2NSEC mult")?;
                 let shift = r.u32("TSC2NSEC shift")?;
                 if shift >= 64 {
-                    return Err(Error::at(offset, format!("TSC2NSEC shift {shift} is impossible")));
+                    return Err(Error::at(
+                        offset,
+                        format!("TSC2NSEC shift {shift} is impossible"),
+                    ));
                 }
                 self.tsc2nsec = Some((mult, shift));
             }
             OPT_HOOK => self.ignored.push("HOOK".into()),
-            OPT_TIME_SHIFT => self.ignored.push("TIME_SHIFT (guest clock sync, not applied)".into()),
+            OPT_TIME_SHIFT => self
+                .ignored
+                .push("TIME_SHIFT (guest clock sync, not applied)".into()),
             OPT_GUEST => self.ignored.push("GUEST".into()),
             OPT_BUFFER | OPT_DONE => return Ok(false),
             16..=25 => return Ok(false),
@@ -90,7 +103,11 @@ impl Options {
 
     /// The kernel release: third word of `sysname nodename release machine`.
     pub fn kernel_release(&self) -> Option<String> {
-        self.uname.as_deref()?.split_whitespace().nth(2).map(str::to_string)
+        self.uname
+            .as_deref()?
+            .split_whitespace()
+            .nth(2)
+            .map(str::to_string)
     }
 }
 
@@ -154,17 +171,36 @@ mod tests {
         let mut o = Options::default();
         o.apply(OPT_DATE, b"0x10\0", 0, Endian::Little).unwrap();
         o.apply(OPT_OFFSET, b"-6\0", 0, Endian::Little).unwrap();
-        o.apply(OPT_UNAME, b"Linux box 6.18.0-rc1 x86_64\0", 0, Endian::Little).unwrap();
-        o.apply(OPT_TRACECLOCK, b"local global [boot] mono\0", 0, Endian::Little).unwrap();
-        o.apply(OPT_CPUCOUNT, &[0, 0, 0, 12], 0, Endian::Big).unwrap();
+        o.apply(
+            OPT_UNAME,
+            b"Linux box 6.18.0-rc1 x86_64\0",
+            0,
+            Endian::Little,
+        )
+        .unwrap();
+        o.apply(
+            OPT_TRACECLOCK,
+            b"local global [boot] mono\0",
+            0,
+            Endian::Little,
+        )
+        .unwrap();
+        o.apply(OPT_CPUCOUNT, &[0, 0, 0, 12], 0, Endian::Big)
+            .unwrap();
         assert_eq!(o.ts_offset, 16_000 - 6);
         assert_eq!(o.kernel_release().as_deref(), Some("6.18.0-rc1"));
         assert_eq!(o.clock.as_deref(), Some("boot"));
         assert_eq!(o.cpu_count, Some(12));
         assert!(o.apply(OPT_DATE, b"zz\0", 9, Endian::Little).is_err());
         assert!(o.apply(OPT_CPUCOUNT, &[1], 9, Endian::Little).is_err());
-        let adj = TsAdjust { tsc2nsec: Some((3, 1)), offset: 10 };
-        assert_eq!(adj.apply(u64::MAX / 2), ((u64::MAX / 2) as u128 * 3 / 2) as u64 + 10);
+        let adj = TsAdjust {
+            tsc2nsec: Some((3, 1)),
+            offset: 10,
+        };
+        assert_eq!(
+            adj.apply(u64::MAX / 2),
+            ((u64::MAX / 2) as u128 * 3 / 2) as u64 + 10
+        );
         assert_eq!(parse_c_integer("010"), Some(8));
     }
 }

@@ -68,7 +68,12 @@ impl<'a> Pages<'a> {
                 *pos += page_size;
                 Ok(Some((&bytes[at..at + page_size], *offset + at as u64)))
             }
-            Pages::Chunked { chunks, current, current_offset, pos } => {
+            Pages::Chunked {
+                chunks,
+                current,
+                current_offset,
+                pos,
+            } => {
                 while *pos + page_size > current.len() {
                     if *pos < current.len() {
                         counts.partial_pages += 1;
@@ -103,10 +108,22 @@ pub struct CpuStream<'a> {
 }
 
 impl<'a> CpuStream<'a> {
-    pub fn new(data: &CpuData<'a>, shared: &Shared, endian: crate::ftrace::Endian) -> Result<CpuStream<'a>> {
+    pub fn new(
+        data: &CpuData<'a>,
+        shared: &Shared,
+        endian: crate::ftrace::Endian,
+    ) -> Result<CpuStream<'a>> {
         let pages = match data.source {
-            CpuSource::Raw { bytes, offset } => Pages::Raw { bytes, offset, pos: 0 },
-            CpuSource::Chunked { bytes, offset, codec } => Pages::Chunked {
+            CpuSource::Raw { bytes, offset } => Pages::Raw {
+                bytes,
+                offset,
+                pos: 0,
+            },
+            CpuSource::Chunked {
+                bytes,
+                offset,
+                codec,
+            } => Pages::Chunked {
                 chunks: Chunks::new(bytes, offset, endian, codec)?,
                 current: Vec::new(),
                 current_offset: offset,
@@ -119,7 +136,10 @@ impl<'a> CpuStream<'a> {
             buf: VecDeque::new(),
             last_ts: 0,
             exhausted: false,
-            counts: Counts { names: vec![0; shared.decoder.event_count()], ..Counts::default() },
+            counts: Counts {
+                names: vec![0; shared.decoder.event_count()],
+                ..Counts::default()
+            },
         })
     }
 
@@ -141,23 +161,36 @@ impl<'a> CpuStream<'a> {
                     ts = *last_ts;
                 }
                 *last_ts = ts;
-                buf.push_back(Event { ts, cpu, current_pid, kind });
+                buf.push_back(Event {
+                    ts,
+                    cpu,
+                    current_pid,
+                    kind,
+                });
             };
-            shared.pages.decode_page(page, offset, &mut |item| match item {
-                PageItem::Record { ts, payload } => match shared.decoder.decode(payload) {
-                    Decoded::Event { name, current_pid, kind } => {
-                        counts.names[name as usize] += 1;
-                        push(ts, current_pid, kind, counts);
+            shared
+                .pages
+                .decode_page(page, offset, &mut |item| match item {
+                    PageItem::Record { ts, payload } => match shared.decoder.decode(payload) {
+                        Decoded::Event {
+                            name,
+                            current_pid,
+                            kind,
+                        } => {
+                            counts.names[name as usize] += 1;
+                            push(ts, current_pid, kind, counts);
+                        }
+                        Decoded::Unknown { id } => *counts.unknown_ids.entry(id).or_insert(0) += 1,
+                        Decoded::Malformed { name, reason } => {
+                            *counts.malformed.entry((name, reason)).or_insert(0) += 1
+                        }
+                    },
+                    PageItem::Lost { ts, count } => {
+                        counts.lost_pages += 1;
+                        counts.lost_events += count.unwrap_or(0);
+                        push(ts, -1, EventKind::Lost { count }, counts);
                     }
-                    Decoded::Unknown { id } => *counts.unknown_ids.entry(id).or_insert(0) += 1,
-                    Decoded::Malformed { name, reason } => *counts.malformed.entry((name, reason)).or_insert(0) += 1,
-                },
-                PageItem::Lost { ts, count } => {
-                    counts.lost_pages += 1;
-                    counts.lost_events += count.unwrap_or(0);
-                    push(ts, -1, EventKind::Lost { count }, counts);
-                }
-            })?;
+                })?;
         }
         Ok(())
     }

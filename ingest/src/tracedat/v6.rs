@@ -9,14 +9,20 @@ use crate::ftrace::{parse_tracing_data, Reader};
 
 pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
     let td = parse_tracing_data(bytes, 0)?;
-    let header_page = td
-        .header_page
-        .ok_or_else(|| Error::at(0, "empty header_page: pre-2.6.31 ring-buffer format is not supported"))?;
+    let header_page = td.header_page.ok_or_else(|| {
+        Error::at(
+            0,
+            "empty header_page: pre-2.6.31 ring-buffer format is not supported",
+        )
+    })?;
     let mut r = Reader::new(bytes, 0, td.endian);
     r.seek(td.consumed, "CPU count")?;
     let cpus = r.u32("CPU count")?;
     if cpus > 1 << 16 {
-        return Err(Error::at(r.offset() - 4, format!("implausible CPU count {cpus}")));
+        return Err(Error::at(
+            r.offset() - 4,
+            format!("implausible CPU count {cpus}"),
+        ));
     }
     let mut options = Options::default();
     let mut tag_at = r.offset();
@@ -45,8 +51,18 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
     }
     match tag {
         b"flyrecord\0" => {}
-        b"latency  \0" => return Err(Error::at(tag_at, "latency-tracer (text) trace.dat files are not supported")),
-        other => return Err(Error::at(tag_at, format!("expected \"flyrecord\" tag, found {other:02x?}"))),
+        b"latency  \0" => {
+            return Err(Error::at(
+                tag_at,
+                "latency-tracer (text) trace.dat files are not supported",
+            ))
+        }
+        other => {
+            return Err(Error::at(
+                tag_at,
+                format!("expected \"flyrecord\" tag, found {other:02x?}"),
+            ))
+        }
     }
     let page_size = td.page_size as usize;
     check_page_size(page_size, header_page.page_size(), 0)?;
@@ -63,7 +79,10 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
         })?;
         cpu_data.push(CpuData {
             cpu,
-            source: CpuSource::Raw { bytes: &bytes[offset as usize..end as usize], offset },
+            source: CpuSource::Raw {
+                bytes: &bytes[offset as usize..end as usize],
+                offset,
+            },
         });
     }
     // Optional clock tail: u64 length; trace_clock text.
@@ -95,12 +114,17 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
 /// (which gives the kernel's sub-buffer size).
 pub fn check_page_size(page_size: usize, from_header_page: usize, offset: u64) -> Result<()> {
     if page_size < 64 || page_size > 64 << 20 {
-        return Err(Error::at(offset, format!("implausible page size {page_size}")));
+        return Err(Error::at(
+            offset,
+            format!("implausible page size {page_size}"),
+        ));
     }
     if page_size < from_header_page {
         return Err(Error::at(
             offset,
-            format!("page size {page_size} is smaller than header_page's sub-buffer {from_header_page}"),
+            format!(
+                "page size {page_size} is smaller than header_page's sub-buffer {from_header_page}"
+            ),
         ));
     }
     Ok(())

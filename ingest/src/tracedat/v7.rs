@@ -7,7 +7,9 @@ use super::layout::{CpuData, CpuSource, Layout};
 use super::options::{Options, OPT_BUFFER, OPT_DONE};
 use super::v6::check_page_size;
 use crate::error::{Error, Result};
-use crate::ftrace::tracing_data::{read_cmdlines, read_event_formats, read_ftrace_formats, read_header_info, read_initial_header};
+use crate::ftrace::tracing_data::{
+    read_cmdlines, read_event_formats, read_ftrace_formats, read_header_info, read_initial_header,
+};
 use crate::ftrace::{Endian, Reader};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -27,30 +29,59 @@ struct Section<'a> {
     payload: &'a [u8],
 }
 
-fn section<'a>(bytes: &'a [u8], offset: u64, endian: Endian, expect_id: u16) -> Result<Section<'a>> {
+fn section<'a>(
+    bytes: &'a [u8],
+    offset: u64,
+    endian: Endian,
+    expect_id: u16,
+) -> Result<Section<'a>> {
     let start = usize::try_from(offset)
         .ok()
         .filter(|&o| o <= bytes.len())
-        .ok_or_else(|| Error::at(offset, format!("section {expect_id} offset lies past the end of the file ({} bytes)", bytes.len())))?;
+        .ok_or_else(|| {
+            Error::at(
+                offset,
+                format!(
+                    "section {expect_id} offset lies past the end of the file ({} bytes)",
+                    bytes.len()
+                ),
+            )
+        })?;
     let mut r = Reader::new(&bytes[start..], offset, endian);
     let id = r.u16("section id")?;
     if id != expect_id {
-        return Err(Error::at(offset, format!("expected section id {expect_id}, found {id}")));
+        return Err(Error::at(
+            offset,
+            format!("expected section id {expect_id}, found {id}"),
+        ));
     }
     let flags = r.u16("section flags")?;
     r.u32("section description id")?;
     let size = r.u64("section size")?;
     let payload = r.bytes_u64(size, "section payload")?;
-    Ok(Section { offset, flags, payload })
+    Ok(Section {
+        offset,
+        flags,
+        payload,
+    })
 }
 
 /// The payload of a metadata/options section, decompressed if flagged.
-fn section_data<'a>(bytes: &'a [u8], offset: u64, endian: Endian, id: u16, codec: Codec) -> Result<(Cow<'a, [u8]>, u64)> {
+fn section_data<'a>(
+    bytes: &'a [u8],
+    offset: u64,
+    endian: Endian,
+    id: u16,
+    codec: Codec,
+) -> Result<(Cow<'a, [u8]>, u64)> {
     let s = section(bytes, offset, endian, id)?;
     let data_at = s.offset + 16;
     if s.flags & SEC_FLAG_COMPRESS != 0 {
         // Offsets inside a decompressed block are reported relative to the section payload.
-        Ok((Cow::Owned(codec.block(s.payload, data_at, endian)?), data_at))
+        Ok((
+            Cow::Owned(codec.block(s.payload, data_at, endian)?),
+            data_at,
+        ))
     } else {
         Ok((Cow::Borrowed(s.payload), data_at))
     }
@@ -73,13 +104,26 @@ fn parse_buffer(payload: &[u8], offset: u64, endian: Endian) -> Result<Buffer> {
     let page_size = r.u32("BUFFER page size")?;
     let n = r.u32("BUFFER CPU count")?;
     if n as usize > r.remaining() / 20 {
-        return Err(r.error(format!("BUFFER lists {n} CPUs but has room for {}", r.remaining() / 20)));
+        return Err(r.error(format!(
+            "BUFFER lists {n} CPUs but has room for {}",
+            r.remaining() / 20
+        )));
     }
     let mut cpus = Vec::with_capacity(n as usize);
     for _ in 0..n {
-        cpus.push((r.u32("BUFFER cpu id")?, r.u64("BUFFER data offset")?, r.u64("BUFFER data size")?));
+        cpus.push((
+            r.u32("BUFFER cpu id")?,
+            r.u64("BUFFER data offset")?,
+            r.u64("BUFFER data size")?,
+        ));
     }
-    Ok(Buffer { section, name, clock, page_size, cpus })
+    Ok(Buffer {
+        section,
+        name,
+        clock,
+        page_size,
+        cpus,
+    })
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
@@ -121,7 +165,8 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
                     }
                 }
                 16..=25 => {
-                    sections[id as usize] = Reader::new(payload, payload_at, endian).u64("section offset option")?;
+                    sections[id as usize] =
+                        Reader::new(payload, payload_at, endian).u64("section offset option")?;
                 }
                 _ => {
                     options.apply(id, payload, payload_at, endian)?;
@@ -132,20 +177,45 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
 
     let need = |id: u16, what: &str| -> Result<u64> {
         match sections[id as usize] {
-            0 => Err(Error::whole(format!("trace.dat v7 without a {what} section"))),
+            0 => Err(Error::whole(format!(
+                "trace.dat v7 without a {what} section"
+            ))),
             off => Ok(off),
         }
     };
-    let (data, at) = section_data(bytes, need(SEC_HEADER_INFO, "header info")?, endian, SEC_HEADER_INFO, codec)?;
+    let (data, at) = section_data(
+        bytes,
+        need(SEC_HEADER_INFO, "header info")?,
+        endian,
+        SEC_HEADER_INFO,
+        codec,
+    )?;
     let header_page = read_header_info(&mut Reader::new(&data, at, endian))?
         .header_page
-        .ok_or_else(|| Error::at(at, "empty header_page: pre-2.6.31 ring-buffer format is not supported"))?;
+        .ok_or_else(|| {
+            Error::at(
+                at,
+                "empty header_page: pre-2.6.31 ring-buffer format is not supported",
+            )
+        })?;
     let mut formats = Vec::new();
     if sections[SEC_FTRACE_EVENTS as usize] != 0 {
-        let (data, at) = section_data(bytes, sections[SEC_FTRACE_EVENTS as usize], endian, SEC_FTRACE_EVENTS, codec)?;
+        let (data, at) = section_data(
+            bytes,
+            sections[SEC_FTRACE_EVENTS as usize],
+            endian,
+            SEC_FTRACE_EVENTS,
+            codec,
+        )?;
         read_ftrace_formats(&mut Reader::new(&data, at, endian), &mut formats)?;
     }
-    let (data, at) = section_data(bytes, need(SEC_EVENT_FORMATS, "event formats")?, endian, SEC_EVENT_FORMATS, codec)?;
+    let (data, at) = section_data(
+        bytes,
+        need(SEC_EVENT_FORMATS, "event formats")?,
+        endian,
+        SEC_EVENT_FORMATS,
+        codec,
+    )?;
     read_event_formats(&mut Reader::new(&data, at, endian), &mut formats)?;
     let cmdlines = match sections[SEC_CMDLINES as usize] {
         0 => Vec::new(),
@@ -155,11 +225,17 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
         }
     };
 
-    let top = top.ok_or_else(|| Error::whole("trace.dat v7 without a top-instance BUFFER option (no flyrecord data)"))?;
+    let top = top.ok_or_else(|| {
+        Error::whole("trace.dat v7 without a top-instance BUFFER option (no flyrecord data)")
+    })?;
     if !top.clock.is_empty() {
         options.clock = Some(top.clock.clone());
     }
-    let page_size = if top.page_size != 0 { top.page_size } else { file_page_size } as usize;
+    let page_size = if top.page_size != 0 {
+        top.page_size
+    } else {
+        file_page_size
+    } as usize;
     check_page_size(page_size, header_page.page_size(), top.section)?;
     let fly = section(bytes, top.section, endian, OPT_BUFFER)?;
     let fly_end = fly.offset + 16 + fly.payload.len() as u64;
@@ -172,17 +248,27 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
             continue;
         }
         if offset < fly.offset + 16 || offset > fly_end {
-            return Err(Error::at(offset, format!("CPU {cpu} data offset {offset} lies outside its flyrecord section")));
+            return Err(Error::at(
+                offset,
+                format!("CPU {cpu} data offset {offset} lies outside its flyrecord section"),
+            ));
         }
         let source = if compressed {
             // `size` differs between trace-cmd versions (with or without the chunk count):
             // walk the chunks, bounded by the section end.
-            CpuSource::Chunked { bytes: &bytes[offset as usize..fly_end as usize], offset, codec }
+            CpuSource::Chunked {
+                bytes: &bytes[offset as usize..fly_end as usize],
+                offset,
+                codec,
+            }
         } else {
             let end = offset.checked_add(size).filter(|&e| e <= fly_end).ok_or_else(|| {
                 Error::at(offset, format!("CPU {cpu} data (+{size}) runs past its flyrecord section end {fly_end}"))
             })?;
-            CpuSource::Raw { bytes: &bytes[offset as usize..end as usize], offset }
+            CpuSource::Raw {
+                bytes: &bytes[offset as usize..end as usize],
+                offset,
+            }
         };
         cpus.push(CpuData { cpu, source });
     }

@@ -24,6 +24,8 @@ pub fn read_all(bytes: &[u8]) -> (Ingested, Vec<Event>) {
 /// One event line of `trace-cmd report` text.
 #[derive(Debug, Clone)]
 pub struct ReportLine<'a> {
+    /// pid of the running task (the `COMM-PID` column).
+    pub task_pid: i32,
     pub cpu: u32,
     /// Microseconds (trace-cmd rounds ns to the nearest µs).
     pub us: u64,
@@ -47,13 +49,25 @@ fn parse_line(line: &str) -> Option<ReportLine<'_>> {
             continue;
         }
         let rest = line[close + 1..].trim_start();
-        let Some((ts, after)) = rest.split_once(": ") else { continue };
-        let Some((secs, usecs)) = ts.split_once('.') else { continue };
-        if usecs.len() != 6 || !secs.bytes().all(|b| b.is_ascii_digit()) || !usecs.bytes().all(|b| b.is_ascii_digit()) {
+        let Some((ts, after)) = rest.split_once(": ") else {
+            continue;
+        };
+        let Some((secs, usecs)) = ts.split_once('.') else {
+            continue;
+        };
+        if usecs.len() != 6
+            || !secs.bytes().all(|b| b.is_ascii_digit())
+            || !usecs.bytes().all(|b| b.is_ascii_digit())
+        {
             continue;
         }
-        let (name, body) = after.trim_start().split_once(':').unwrap_or((after.trim(), ""));
+        let (name, body) = after
+            .trim_start()
+            .split_once(':')
+            .unwrap_or((after.trim(), ""));
+        let task_pid = line[..open].trim().rsplit_once('-')?.1.parse().ok()?;
         return Some(ReportLine {
+            task_pid,
             cpu: cpu_text.parse().ok()?,
             us: secs.parse::<u64>().ok()? * 1_000_000 + usecs.parse::<u64>().ok()?,
             name: name.trim(),
@@ -79,15 +93,47 @@ pub fn check_against_report(trace: &str, report: &str) -> (Ingested, Vec<Event>)
     let text = String::from_utf8(load(report)).unwrap();
     let lines = report_lines(&text);
     assert!(!lines.is_empty(), "{report}: no event lines parsed");
-    assert_eq!(ingested.stats.events, report_counts(&lines), "{trace}: event counts differ from {report}");
-    assert!(events.windows(2).all(|w| (w[0].ts, w[0].cpu) <= (w[1].ts, w[1].cpu) || w[0].ts <= w[1].ts && matches!(w[0].kind, EventKind::TaskName { .. })),
-        "{trace}: stream not in (ts, cpu) order");
-    let real = events.iter().filter(|e| !matches!(e.kind, EventKind::TaskName { .. } | EventKind::Lost { .. })).count() as u64;
-    assert_eq!(real, ingested.stats.events.values().sum::<u64>(), "{trace}: emitted events != counted events");
-    assert!(ingested.stats.rejected.is_empty(), "{trace}: rejected {:?} {:?}", ingested.stats.rejected, ingested.stats.reject_examples);
+    assert_eq!(
+        ingested.stats.events,
+        report_counts(&lines),
+        "{trace}: event counts differ from {report}"
+    );
+    assert!(
+        events
+            .windows(2)
+            .all(|w| (w[0].ts, w[0].cpu) <= (w[1].ts, w[1].cpu)
+                || w[0].ts <= w[1].ts && matches!(w[0].kind, EventKind::TaskName { .. })),
+        "{trace}: stream not in (ts, cpu) order"
+    );
+    let real = events
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::TaskName { .. } | EventKind::Lost { .. }))
+        .count() as u64;
+    assert_eq!(
+        real,
+        ingested.stats.events.values().sum::<u64>(),
+        "{trace}: emitted events != counted events"
+    );
+    assert!(
+        ingested.stats.rejected.is_empty(),
+        "{trace}: rejected {:?} {:?}",
+        ingested.stats.rejected,
+        ingested.stats.reject_examples
+    );
     // The stream's first and last event times match the report's (µs, rounded like trace-cmd).
-    let first = events.iter().find(|e| !matches!(e.kind, EventKind::TaskName { .. })).unwrap();
-    assert_eq!((first.ts + 500) / 1000, lines[0].us, "{trace}: first timestamp");
-    assert_eq!((events.last().unwrap().ts + 500) / 1000, lines.last().unwrap().us, "{trace}: last timestamp");
+    let first = events
+        .iter()
+        .find(|e| !matches!(e.kind, EventKind::TaskName { .. }))
+        .unwrap();
+    assert_eq!(
+        (first.ts + 500) / 1000,
+        lines[0].us,
+        "{trace}: first timestamp"
+    );
+    assert_eq!(
+        (events.last().unwrap().ts + 500) / 1000,
+        lines.last().unwrap().us,
+        "{trace}: last timestamp"
+    );
     (ingested, events)
 }
