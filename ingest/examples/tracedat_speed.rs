@@ -22,6 +22,22 @@ fn main() {
         .expect("read");
     }
     let secs = start.elapsed().as_secs_f64();
+    // The per-file fixed cost (metadata, formats, decoder): layout parsing alone.
+    let start_meta = Instant::now();
+    for _ in 0..rounds {
+        let parsed = if bytes.get(10) == Some(&b'7') {
+            ingest::tracedat::v7::parse(&bytes).map(|_| ())
+        } else {
+            ingest::tracedat::v6::parse(&bytes).map(|_| ())
+        };
+        parsed.expect("layout");
+    }
+    let meta_secs = start_meta.elapsed().as_secs_f64();
+    println!(
+        "layout parsing {:.2} ms/round; events alone: {:.2} M events/s",
+        meta_secs * 1e3 / rounds as f64,
+        events as f64 / (secs - meta_secs) / 1e6
+    );
     println!(
         "{path}: {} bytes, {} events/round ({} switches), {rounds} rounds in {secs:.3} s = {:.2} M events/s, {:.0} MB/s",
         bytes.len(),
