@@ -31,6 +31,14 @@ impl IdMap {
         self.dense.clear();
     }
 
+    /// Records the CPU an already known id was opened on (ID_INDEX).
+    pub fn set_cpu(&mut self, id: u64, cpu: u32) {
+        if let Some(e) = self.entries.get_mut(&id) {
+            e.cpu = Some(cpu);
+            self.dense.clear();
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

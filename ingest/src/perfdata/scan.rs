@@ -333,14 +333,14 @@ impl<'a> Scan<'a> {
                 format!("ID_INDEX: {nr} entries do not fit in the record"),
             ));
         }
+        // Entries are {id, idx, cpu, tid}; `idx` is the position in the event's CPU/thread
+        // map, not the attr: ids are tied to attrs by HEADER_ATTR / the attrs section only.
         for i in 0..nr as usize {
             let e = 8 + 32 * i;
             let word = |k: usize| u64_at(self.endian, rec.body, e + 8 * k).unwrap_or(0);
-            let (id, idx, cpu) = (word(0), word(1), word(2));
-            if let Ok(idx) = u16::try_from(idx) {
-                if (idx as usize) < self.attrs.len() {
-                    let cpu = u32::try_from(cpu).ok().filter(|&c| c != u32::MAX);
-                    self.ids.insert(id, idx, cpu);
+            if let Ok(cpu) = u32::try_from(word(2)) {
+                if cpu != u32::MAX {
+                    self.ids.set_cpu(word(0), cpu);
                 }
             }
         }
