@@ -171,7 +171,9 @@ fn parse_field_line(line: &str) -> Option<Field> {
     };
     let name_start = base
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| {
+            i + base[i..].chars().next().map_or(1, char::len_utf8)
+        });
     let name = &base[name_start..];
     if name.is_empty() {
         return None;
