@@ -44,8 +44,9 @@ const READ_LOST: u64 = 16;
 const BRANCH_HW_INDEX: u64 = 1 << 17;
 const BRANCH_COUNTERS: u64 = 1 << 19;
 
-/// Fields after RAW: when none is set the walk stops at RAW.
-const AFTER_RAW: u64 = !((RAW << 1) - 1);
+/// Fields laid out after RAW (IDENTIFIER has a higher bit but comes first): when none is
+/// set the walk stops at RAW.
+const AFTER_RAW: u64 = !((RAW << 1) - 1) & !IDENTIFIER;
 
 /// Precomputed layout of the samples and trailers of one attr.
 #[derive(Debug, Clone, Default)]
@@ -66,6 +67,57 @@ pub struct SampleFormat {
     pub id_offset: Option<usize>,
     /// Position of the ID word counted in bytes back from the end of a non-sample record.
     pub trailer_id_from_end: Option<usize>,
+    /// When every field up to RAW has a fixed size and nothing follows RAW (the tracepoint
+    /// case), the offsets of the fields we read, so a sample needs no field-by-field walk.
+    fixed: Option<FixedLayout>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct FixedLayout {
+    id: Option<usize>,
+    tid: Option<usize>,
+    time: Option<usize>,
+    cpu: Option<usize>,
+    period: Option<usize>,
+    raw: Option<usize>,
+    /// Bytes before RAW (the whole sample when there is no RAW).
+    len: usize,
+}
+
+impl FixedLayout {
+    fn new(st: u64, read_format: u64) -> Option<FixedLayout> {
+        if st & (CALLCHAIN | AFTER_RAW) != 0 || (st & READ != 0 && read_format & READ_GROUP != 0) {
+            return None;
+        }
+        let mut f = FixedLayout::default();
+        let mut pos = 0;
+        let mut take = |bit: u64, size: usize| -> Option<usize> {
+            (st & bit != 0).then(|| {
+                pos += size;
+                pos - size
+            })
+        };
+        let identifier = take(IDENTIFIER, 8);
+        take(IP, 8);
+        f.tid = take(TID, 8);
+        f.time = take(TIME, 8);
+        take(ADDR, 8);
+        let id = take(ID, 8);
+        f.id = identifier.or(id);
+        take(STREAM_ID, 8);
+        f.cpu = take(CPU, 8);
+        f.period = take(PERIOD, 8);
+        let rf = read_format;
+        let read_words = 1
+            + (rf & READ_TOTAL_TIME_ENABLED != 0) as usize
+            + (rf & READ_TOTAL_TIME_RUNNING != 0) as usize
+            + (rf & READ_ID != 0) as usize
+            + (rf & READ_LOST != 0) as usize;
+        take(READ, 8 * read_words);
+        f.raw = take(RAW, 4);
+        f.len = pos;
+        Some(f)
+    }
 }
 
 /// The fields of one sample that schedtrace uses; absent fields are `None`.
@@ -141,11 +193,55 @@ impl SampleFormat {
             } else {
                 None
             },
+            fixed: FixedLayout::new(st, attr.read_format),
         }
     }
 
+    /// [`SampleFormat::parse`] for the fixed layouts: direct reads at known offsets.
+    #[inline]
+    fn parse_fixed<'a>(
+        &self,
+        f: &FixedLayout,
+        endian: Endian,
+        body: &'a [u8],
+    ) -> Result<Sample<'a>, &'static str> {
+        if body.len() < f.len {
+            return Err("sample shorter than its fixed fields");
+        }
+        let u64f = |o: Option<usize>| o.and_then(|o| u64_at(endian, body, o));
+        let raw = match f.raw {
+            Some(o) => {
+                let size = u32_at(endian, body, o).ok_or("RAW")? as usize;
+                Some(body.get(o + 4..o + 4 + size).ok_or("RAW")?)
+            }
+            None => None,
+        };
+        Ok(Sample {
+            id: u64f(f.id),
+            pid: f.tid.and_then(|o| u32_at(endian, body, o)),
+            tid: f.tid.and_then(|o| u32_at(endian, body, o + 4)),
+            time: u64f(f.time),
+            cpu: f.cpu.and_then(|o| u32_at(endian, body, o)),
+            period: u64f(f.period),
+            raw,
+        })
+    }
+
     /// Walks a sample body (the record after its 8-byte header). Errors name the field.
+    #[inline]
     pub fn parse<'a>(&self, endian: Endian, body: &'a [u8]) -> Result<Sample<'a>, &'static str> {
+        if let Some(f) = &self.fixed {
+            return self.parse_fixed(f, endian, body);
+        }
+        self.parse_walk(endian, body)
+    }
+
+    /// The general walk, field by field in the kernel's order.
+    pub fn parse_walk<'a>(
+        &self,
+        endian: Endian,
+        body: &'a [u8],
+    ) -> Result<Sample<'a>, &'static str> {
         let st = self.sample_type;
         let mut w = Walk {
             endian,
@@ -350,5 +446,185 @@ impl<'a> Walk<'a> {
             .and_then(|n| n.checked_mul(8))
             .ok_or(what)?;
         self.skip(n, what)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attr(sample_type: u64, read_format: u64) -> Attr {
+        Attr {
+            sample_type,
+            read_format,
+            flags: 1 << 18,
+            sample_regs_user: 0b1011,
+            sample_regs_intr: 0b1,
+            branch_sample_type: BRANCH_HW_INDEX,
+            ..Attr::default()
+        }
+    }
+
+    /// Builds a sample body with every field of `st` in kernel order; returns it and the RAW payload.
+    fn body(st: u64, read_format: u64) -> (Vec<u8>, Vec<u8>) {
+        let mut b = Vec::new();
+        let w = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
+        let raw: Vec<u8> = (0..12u8).collect();
+        if st & IDENTIFIER != 0 {
+            w(&mut b, 77)
+        }
+        if st & IP != 0 {
+            w(&mut b, 0xffff_1234)
+        }
+        if st & TID != 0 {
+            w(&mut b, 5 | 6 << 32)
+        }
+        if st & TIME != 0 {
+            w(&mut b, 123_456)
+        }
+        if st & ADDR != 0 {
+            w(&mut b, 1)
+        }
+        if st & ID != 0 {
+            w(&mut b, 77)
+        }
+        if st & STREAM_ID != 0 {
+            w(&mut b, 2)
+        }
+        if st & CPU != 0 {
+            w(&mut b, 3)
+        }
+        if st & PERIOD != 0 {
+            w(&mut b, 1)
+        }
+        if st & READ != 0 {
+            if read_format & READ_GROUP != 0 {
+                w(&mut b, 2); // nr
+                w(&mut b, 10); // enabled
+                for _ in 0..2 {
+                    w(&mut b, 1);
+                    w(&mut b, 2);
+                } // value, id
+            } else {
+                w(&mut b, 1);
+                w(&mut b, 10);
+                w(&mut b, 2); // value, enabled, id
+            }
+        }
+        if st & CALLCHAIN != 0 {
+            w(&mut b, 2);
+            w(&mut b, 1);
+            w(&mut b, 2)
+        }
+        if st & RAW != 0 {
+            b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+            b.extend_from_slice(&raw);
+        }
+        if st & BRANCH_STACK != 0 {
+            w(&mut b, 1);
+            w(&mut b, 9);
+            for _ in 0..3 {
+                w(&mut b, 0)
+            }
+        }
+        if st & REGS_USER != 0 {
+            w(&mut b, 2);
+            for _ in 0..3 {
+                w(&mut b, 0)
+            }
+        }
+        if st & STACK_USER != 0 {
+            w(&mut b, 8);
+            w(&mut b, 0);
+            w(&mut b, 8)
+        }
+        if st & WEIGHT != 0 {
+            w(&mut b, 0)
+        }
+        if st & DATA_SRC != 0 {
+            w(&mut b, 0)
+        }
+        if st & TRANSACTION != 0 {
+            w(&mut b, 0)
+        }
+        if st & REGS_INTR != 0 {
+            w(&mut b, 0)
+        } // abi 0: no registers
+        if st & PHYS_ADDR != 0 {
+            w(&mut b, 0)
+        }
+        if st & CGROUP != 0 {
+            w(&mut b, 0)
+        }
+        if st & DATA_PAGE_SIZE != 0 {
+            w(&mut b, 0)
+        }
+        if st & CODE_PAGE_SIZE != 0 {
+            w(&mut b, 0)
+        }
+        if st & AUX != 0 {
+            w(&mut b, 16);
+            w(&mut b, 0);
+            w(&mut b, 0)
+        }
+        (b, raw)
+    }
+
+    #[test]
+    fn every_field_layout_finds_the_same_values() {
+        let sched = IDENTIFIER | IP | TID | TIME | CPU | PERIOD | RAW;
+        let everything = (1u64 << 25) - 1 & !WEIGHT_STRUCT;
+        for (st, rf) in [
+            (sched, 0),
+            (sched | READ, READ_TOTAL_TIME_ENABLED | READ_ID),
+            (sched | READ, READ_GROUP | READ_TOTAL_TIME_ENABLED | READ_ID),
+            (IP | TID | TIME | ID | PERIOD, 0),
+            (everything, READ_TOTAL_TIME_ENABLED | READ_ID),
+            (
+                everything & !IDENTIFIER,
+                READ_GROUP | READ_TOTAL_TIME_ENABLED | READ_ID,
+            ),
+        ] {
+            let format = SampleFormat::new(&attr(st, rf));
+            let (b, raw) = body(st, rf);
+            let walked = format.parse_walk(Endian::Little, &b).expect("walk");
+            let fast = format.parse(Endian::Little, &b).expect("parse");
+            let want_raw = (st & RAW != 0).then_some(&raw[..]);
+            for s in [walked, fast] {
+                assert_eq!(s.raw, want_raw, "{st:#x}");
+                assert_eq!(s.time, (st & TIME != 0).then_some(123_456));
+                assert_eq!(s.tid, (st & TID != 0).then_some(6));
+                assert_eq!(s.cpu, (st & CPU != 0).then_some(3));
+                assert_eq!(s.id, (st & (ID | IDENTIFIER) != 0).then_some(77));
+            }
+            assert_eq!(
+                format.time_offset.map(|o| u64_at(Endian::Little, &b, o)),
+                (st & TIME != 0).then_some(Some(123_456))
+            );
+            // One byte short is always detected.
+            assert!(
+                format
+                    .parse_walk(Endian::Little, &b[..b.len() - 1])
+                    .is_err(),
+                "{st:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn trailer_is_read_from_the_end() {
+        let st = TID | TIME | ID | STREAM_ID | CPU | IDENTIFIER;
+        let format = SampleFormat::new(&attr(st, 0));
+        assert_eq!(format.trailer_len, 48);
+        let mut b = vec![0xaa; 13];
+        for v in [5 | 6 << 32, 999, 41, 0, 2, 41u64] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        let t = format.trailer(Endian::Little, &b).unwrap();
+        assert_eq!(
+            (t.pid, t.tid, t.time, t.id, t.cpu),
+            (Some(5), Some(6), Some(999), Some(41), Some(2))
+        );
+        assert_eq!(format.trailer_id_from_end, Some(8));
     }
 }

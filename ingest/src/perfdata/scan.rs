@@ -161,6 +161,8 @@ impl<'a> Scan<'a> {
     pub fn scan_input(&mut self, bytes: &'a [u8], data: Section) -> Result<()> {
         let stream = data.slice(bytes, "data", 40)?;
         let base = data.offset as usize;
+        // perf sched samples are ~100 bytes: one allocation instead of a dozen regrowths.
+        self.keys.reserve(stream.len() / 96);
         let mut pos = 0;
         while let Some(rec) = records::frame(self.endian, stream, pos, base as u64)? {
             self.record(rec, base + pos)?;
