@@ -3,7 +3,7 @@
 
 use ingest::{Event, Ingested};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces");
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/perfdata");
@@ -17,14 +17,14 @@ pub fn fixture(rel: &str) -> PathBuf {
 }
 
 /// Decompressed bytes of a file (xz etc. undone).
-pub fn bytes(path: &PathBuf) -> Vec<u8> {
+pub fn bytes(path: &Path) -> Vec<u8> {
     ingest::input::load(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .to_vec()
 }
 
 /// Reads a perf.data through the public entry point, collecting every event.
-pub fn read_all(path: &PathBuf) -> (Ingested, Vec<Event>) {
+pub fn read_all(path: &Path) -> (Ingested, Vec<Event>) {
     let mut events = Vec::new();
     let mut sink = |e: &Event| events.push(*e);
     let ingested = ingest::read_path(path, &mut sink).unwrap_or_else(|e| panic!("{e}"));
@@ -32,7 +32,7 @@ pub fn read_all(path: &PathBuf) -> (Ingested, Vec<Event>) {
 }
 
 /// Text of a (possibly xz-compressed) reference file.
-pub fn text(path: &PathBuf) -> String {
+pub fn text(path: &Path) -> String {
     String::from_utf8(bytes(path)).expect("utf-8 reference text")
 }
 
