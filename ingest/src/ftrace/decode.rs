@@ -445,6 +445,65 @@ mod tests {
         );
     }
 
+    /// No big-endian trace.dat exists in public: a hand-built big-endian record.
+    #[test]
+    fn big_endian_sched_switch_and_data_loc() {
+        let d = Decoder::new(&formats(), Endian::Big, None);
+        let mut r = Vec::new();
+        r.extend_from_slice(&372u16.to_be_bytes());
+        r.extend_from_slice(&[0, 0]);
+        r.extend_from_slice(&7i32.to_be_bytes());
+        r.extend_from_slice(&comm16("a"));
+        r.extend_from_slice(&7i32.to_be_bytes());
+        r.extend_from_slice(&100i32.to_be_bytes());
+        r.extend_from_slice(&2i64.to_be_bytes());
+        r.extend_from_slice(&comm16("b"));
+        r.extend_from_slice(&8i32.to_be_bytes());
+        r.extend_from_slice(&(-1i32).to_be_bytes());
+        let Decoded::Event {
+            current_pid, kind, ..
+        } = d.decode(&r)
+        else {
+            panic!()
+        };
+        assert_eq!(current_pid, 7);
+        let EventKind::Switch {
+            prev,
+            prev_state,
+            next,
+        } = kind
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (prev.pid, prev.prio, prev_state, next.pid, next.prio),
+            (7, 100, PrevState::Blocked, 8, -1)
+        );
+        let mut r = Vec::new();
+        r.extend_from_slice(&371u16.to_be_bytes());
+        r.extend_from_slice(&[0, 0, 0, 0, 0, 1]);
+        r.extend_from_slice(&((3u32 << 16) | 28).to_be_bytes());
+        for v in [5i32, 120, 0, 1] {
+            r.extend_from_slice(&v.to_be_bytes());
+        }
+        r.extend_from_slice(b"ab\0");
+        let Decoded::Event { kind, .. } = d.decode(&r) else {
+            panic!()
+        };
+        assert_eq!(
+            kind,
+            EventKind::Migrate {
+                task: TaskRef {
+                    pid: 5,
+                    comm: "ab".into(),
+                    prio: 120
+                },
+                orig_cpu: 0,
+                dest_cpu: 1
+            }
+        );
+    }
+
     #[test]
     fn data_loc_comm_in_6_18_migrate_and_fork() {
         let d = Decoder::new(&formats(), Endian::Little, None);

@@ -41,7 +41,7 @@ pub fn run(
             .filter(|s| !s.exhausted)
             .map(|s| (s.last_ts, s.cpu))
             .min();
-        let within = |e: &Event| bound.map_or(true, |b| (e.ts, e.cpu) <= b);
+        let within = |e: &Event| !matches!(bound, Some(b) if (e.ts, e.cpu) > b);
         heap.clear();
         for (i, s) in streams.iter().enumerate() {
             if let Some(e) = s.buf.front().filter(|e| within(e)) {

@@ -113,7 +113,7 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
 /// Page size must be able to hold the page header and agree with header_page
 /// (which gives the kernel's sub-buffer size).
 pub fn check_page_size(page_size: usize, from_header_page: usize, offset: u64) -> Result<()> {
-    if page_size < 64 || page_size > 64 << 20 {
+    if !(64..=64 << 20).contains(&page_size) {
         return Err(Error::at(
             offset,
             format!("implausible page size {page_size}"),
