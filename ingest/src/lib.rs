@@ -17,6 +17,7 @@ pub mod input;
 pub mod meta;
 pub mod perfdata;
 pub mod text;
+pub mod topology;
 pub mod tracedat;
 
 pub use error::{Error, Location, Result};

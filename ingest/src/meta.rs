@@ -76,6 +76,8 @@ pub struct TraceMeta {
     pub clock: Option<String>,
     /// Other metadata worth showing (trace-cmd version, hostname, uname, cmdline...).
     pub extra: BTreeMap<String, String>,
+    /// CPU topology (cores, caches, NUMA nodes) when the trace records it (perf.data).
+    pub topology: Option<crate::topology::Topology>,
 }
 
 /// What the reader saw while reading (JSON `quality`, together with the analysis' own checks).

@@ -69,6 +69,7 @@ fn meta(layout: &Layout, kernel_release: Option<String>) -> TraceMeta {
         cpus: Some(o.cpu_count.unwrap_or(layout.cpus_in_file)),
         clock: o.clock.clone(),
         extra: Default::default(),
+        topology: None,
     };
     let mut put = |k: &str, v: String| {
         meta.extra.insert(k.to_string(), v);

@@ -1,0 +1,319 @@
+//! Pass 2: walks the sorted keys, decodes each record in place and hands events to the
+//! sink. Tracepoint samples go through `ftrace::Decoder` (RAW data starts at common_type);
+//! sample TIME/CPU/TID give the event's time, CPU and current task. Side-band records give
+//! task names (COMM, FORK), lost-event markers (LOST, LOST_SAMPLES) and, only when the
+//! matching tracepoint was not recorded, Fork/Exit events. Counting uses dense arrays
+//! indexed by decoder name or attr, so nothing is allocated per sample.
+
+use super::attr::TYPE_TRACEPOINT;
+use super::bytes::{u32_at, u64_at, Endian};
+use super::ids::IdMap;
+use super::records::{self, MISC_COMM_EXEC};
+use super::scan::{record_at, AttrEntry, Key, SEG_INPUT};
+use crate::ftrace::{Decoded, Decoder, EventFormat};
+use crate::{Comm, Event, EventKind, EventSink, IngestStats};
+use std::collections::HashMap;
+
+pub struct Emitter<'s> {
+    pub endian: Endian,
+    pub attrs: &'s [AttrEntry],
+    pub ids: &'s IdMap,
+    pub decoder: Option<&'s Decoder>,
+    /// Samples per decoder event name.
+    pub by_name: Vec<u64>,
+    /// Non-tracepoint samples per attr.
+    pub by_attr: Vec<u64>,
+    /// Fork/Exit events come from the tracepoints when these were recorded.
+    pub fork_traced: bool,
+    pub exit_traced: bool,
+    comms: HashMap<i32, Comm>,
+    pub lost: u64,
+    pub lost_records: u64,
+    pub comm_records: u64,
+    pub fork_records: u64,
+    pub exit_records: u64,
+    /// Samples without a CPU field whose CPU came from ID_INDEX or was unknown (0).
+    pub cpu_unknown: u64,
+}
+
+/// True when a tracepoint attr records the event `name` (format found by attr.config).
+pub fn traces(attrs: &[AttrEntry], formats: &[EventFormat], name: &str) -> bool {
+    attrs.iter().any(|a| {
+        a.attr.kind == TYPE_TRACEPOINT
+            && formats
+                .iter()
+                .any(|f| f.id as u64 == a.attr.config && f.name == name)
+    })
+}
+
+impl<'s> Emitter<'s> {
+    pub fn new(
+        endian: Endian,
+        attrs: &'s [AttrEntry],
+        ids: &'s IdMap,
+        decoder: Option<&'s Decoder>,
+        formats: &[EventFormat],
+    ) -> Emitter<'s> {
+        Emitter {
+            endian,
+            attrs,
+            ids,
+            decoder,
+            by_name: vec![0; decoder.map_or(0, |d| d.event_count())],
+            by_attr: vec![0; attrs.len()],
+            fork_traced: traces(attrs, formats, "sched_process_fork"),
+            exit_traced: traces(attrs, formats, "sched_process_exit"),
+            comms: HashMap::new(),
+            lost: 0,
+            lost_records: 0,
+            comm_records: 0,
+            fork_records: 0,
+            exit_records: 0,
+            cpu_unknown: 0,
+        }
+    }
+
+    pub fn run(
+        &mut self,
+        keys: &[Key],
+        input: &[u8],
+        unpacked: &[u8],
+        sink: &mut dyn EventSink,
+        stats: &mut IngestStats,
+    ) {
+        for key in keys {
+            let seg = if key.segment() == SEG_INPUT {
+                input
+            } else {
+                unpacked
+            };
+            let Some((kind, misc, body)) = record_at(self.endian, seg, key.offset()) else {
+                // Keys are made from framed records; this cannot fail for a stable input.
+                continue;
+            };
+            let attr = &self.attrs[key.attr()];
+            match kind {
+                records::SAMPLE => self.sample(key, attr, body, sink, stats),
+                _ => self.side_band(key, attr, kind, misc, body, sink, stats),
+            }
+        }
+    }
+
+    #[inline]
+    fn sample(
+        &mut self,
+        key: &Key,
+        attr: &AttrEntry,
+        body: &[u8],
+        sink: &mut dyn EventSink,
+        stats: &mut IngestStats,
+    ) {
+        let sample = match attr.format.parse(self.endian, body) {
+            Ok(s) => s,
+            Err(field) => {
+                let offset = key.offset();
+                stats.reject("malformed perf sample", || {
+                    format!("perf sample at offset {offset}: field {field} runs past the record")
+                });
+                return;
+            }
+        };
+        let cpu = match sample.cpu {
+            Some(cpu) => cpu,
+            None => {
+                self.cpu_unknown += 1;
+                sample
+                    .id
+                    .and_then(|id| self.ids.get(id))
+                    .and_then(|i| i.cpu)
+                    .unwrap_or(0)
+            }
+        };
+        let ts = sample.time.unwrap_or(key.ts);
+        let tid = sample.tid.map(|t| t as i32);
+        match (attr.attr.kind == TYPE_TRACEPOINT, sample.raw, self.decoder) {
+            (true, Some(raw), Some(decoder)) => match decoder.decode(raw) {
+                Decoded::Event {
+                    name,
+                    current_pid,
+                    kind,
+                } => {
+                    self.by_name[name as usize] += 1;
+                    sink.event(&Event {
+                        ts,
+                        cpu,
+                        current_pid: tid.unwrap_or(current_pid),
+                        kind,
+                    });
+                }
+                Decoded::Unknown { id } => {
+                    let offset = key.offset();
+                    stats.reject("tracepoint id without format", || {
+                        format!("perf sample at offset {offset}: common_type {id} has no format in the tracing data")
+                    });
+                }
+                Decoded::Malformed { name, reason } => {
+                    let offset = key.offset();
+                    let event = decoder.event_name(name).to_string();
+                    stats.reject("malformed tracepoint payload", || {
+                        format!("perf sample at offset {offset} ({event}): {reason}")
+                    });
+                }
+            },
+            (true, _, _) => {
+                let offset = key.offset();
+                stats.reject("tracepoint sample without RAW data or tracing data", || {
+                    format!("perf sample at offset {offset}: no RAW payload or no event formats")
+                });
+            }
+            _ => {
+                self.by_attr[key.attr()] += 1;
+                sink.event(&Event {
+                    ts,
+                    cpu,
+                    current_pid: tid.unwrap_or(-1),
+                    kind: EventKind::Other,
+                });
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn side_band(
+        &mut self,
+        key: &Key,
+        attr: &AttrEntry,
+        kind: u32,
+        misc: u16,
+        body: &[u8],
+        sink: &mut dyn EventSink,
+        stats: &mut IngestStats,
+    ) {
+        let e = self.endian;
+        let trailer = attr.format.trailer(e, body).unwrap_or_default();
+        let cpu = trailer.cpu.filter(|&c| c != u32::MAX).or_else(|| {
+            trailer
+                .id
+                .and_then(|id| self.ids.get(id))
+                .and_then(|i| i.cpu)
+        });
+        let current_pid = trailer.tid.map_or(-1, |t| t as i32);
+        let mut emit = |kind: EventKind, cpu: Option<u32>| {
+            sink.event(&Event {
+                ts: key.ts,
+                cpu: cpu.unwrap_or(0),
+                current_pid,
+                kind,
+            })
+        };
+        let u32f = |off: usize| u32_at(e, body, off).map(|v| v as i32);
+        match kind {
+            records::COMM => {
+                let (Some(pid), Some(tid)) = (u32f(0), u32f(4)) else {
+                    return short(stats, key, "COMM");
+                };
+                self.comm_records += 1;
+                let name_end = body.len() - attr.format.trailer_len.min(body.len());
+                let comm = Comm::from_bytes(body.get(8..name_end).unwrap_or(&[]));
+                let _exec = misc & MISC_COMM_EXEC != 0;
+                self.comms.insert(tid, comm);
+                emit(
+                    EventKind::TaskName {
+                        pid: tid,
+                        tgid: pid,
+                        comm,
+                    },
+                    cpu,
+                );
+            }
+            records::FORK | records::EXIT => {
+                let (Some(pid), Some(_ppid), Some(tid), Some(ptid)) =
+                    (u32f(0), u32f(4), u32f(8), u32f(12))
+                else {
+                    return short(stats, key, "FORK/EXIT");
+                };
+                // Records synthesized for tasks alive at start have time 0: names only.
+                let real = u64_at(e, body, 16).is_some_and(|t| t != 0);
+                if kind == records::FORK {
+                    self.fork_records += 1;
+                    // A new task starts with its parent's name (perf does the same).
+                    let comm = self.comms.get(&ptid).copied().unwrap_or_default();
+                    self.comms.insert(tid, comm);
+                    emit(
+                        EventKind::TaskName {
+                            pid: tid,
+                            tgid: pid,
+                            comm,
+                        },
+                        cpu,
+                    );
+                    if real && !self.fork_traced {
+                        emit(
+                            EventKind::Fork {
+                                parent_pid: ptid,
+                                child_pid: tid,
+                                child_comm: comm,
+                            },
+                            cpu,
+                        );
+                    }
+                } else {
+                    self.exit_records += 1;
+                    if real && !self.exit_traced {
+                        emit(EventKind::Exit { pid: tid }, cpu);
+                    }
+                }
+            }
+            records::LOST | records::LOST_SAMPLES => {
+                let off = if kind == records::LOST { 8 } else { 0 };
+                let Some(lost) = u64_at(e, body, off) else {
+                    return short(stats, key, "LOST");
+                };
+                let cpu = cpu.or_else(|| {
+                    if kind == records::LOST {
+                        u64_at(e, body, 0)
+                            .and_then(|id| self.ids.get(id))
+                            .and_then(|i| i.cpu)
+                    } else {
+                        None
+                    }
+                });
+                self.lost += lost;
+                self.lost_records += 1;
+                emit(EventKind::Lost { count: Some(lost) }, cpu);
+            }
+            _ => {}
+        }
+    }
+
+    /// `IngestStats.events`: tracepoint samples under the event name as `perf script` prints
+    /// it without the system ("sched_switch"), other samples under their attr name.
+    pub fn count_into(&self, stats: &mut IngestStats) {
+        if let Some(decoder) = self.decoder {
+            for (i, &n) in self.by_name.iter().enumerate() {
+                if n > 0 {
+                    *stats
+                        .events
+                        .entry(decoder.event_name(i as u32).to_string())
+                        .or_insert(0) += n;
+                }
+            }
+        }
+        for (i, &n) in self.by_attr.iter().enumerate() {
+            if n > 0 {
+                let a = &self.attrs[i];
+                let name = a.name.clone().unwrap_or_else(|| {
+                    format!("perf_type{}_config{:#x}", a.attr.kind, a.attr.config)
+                });
+                *stats.events.entry(name).or_insert(0) += n;
+            }
+        }
+    }
+}
+
+fn short(stats: &mut IngestStats, key: &Key, what: &str) {
+    let offset = key.offset();
+    stats.reject("truncated perf side-band record", || {
+        format!("perf {what} record at offset {offset} is too short")
+    });
+}
