@@ -203,7 +203,10 @@ fn group<'a>(
     }
     groups
         .into_iter()
-        .map(|(key, members)| merge(&key, &members, by_name))
+        .map(|(key, mut members)| {
+            members.sort_by_key(|t| t.pid);
+            merge(&key, &members, by_name)
+        })
         .collect()
 }
 
