@@ -1,0 +1,148 @@
+//! trace.dat v7 compression (formats.md §1.5-1.6): whole-block sections and
+//! chunked per-CPU data, codecs `none`, `zlib`, `zstd`.
+
+use crate::error::{Error, Result};
+use crate::ftrace::{Endian, Reader};
+use std::io::Read;
+
+/// Largest decompressed block we accept (kallsyms of big kernels is tens of MB);
+/// a corrupt size must not make us allocate gigabytes.
+const MAX_BLOCK: usize = 512 << 20;
+
+/// The file's compression algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    None,
+    Zlib,
+    Zstd,
+}
+
+impl Codec {
+    /// From the name in the v7 header (trace-cmd matches case-sensitively).
+    pub fn from_name(name: &str, offset: u64) -> Result<Codec> {
+        match name {
+            "none" | "" => Ok(Codec::None),
+            "zlib" => Ok(Codec::Zlib),
+            "zstd" => Ok(Codec::Zstd),
+            other => Err(Error::at(
+                offset,
+                format!("unsupported compression algorithm {other:?}"),
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::None => "none",
+            Codec::Zlib => "zlib",
+            Codec::Zstd => "zstd",
+        }
+    }
+
+    /// Decompresses `data` (at file offset `offset`) into exactly `size` bytes.
+    pub fn decompress(self, data: &[u8], size: usize, offset: u64) -> Result<Vec<u8>> {
+        if size > MAX_BLOCK {
+            return Err(Error::at(
+                offset,
+                format!("compressed block claims {size} bytes uncompressed (limit {MAX_BLOCK})"),
+            ));
+        }
+        let out = match self {
+            Codec::None => {
+                return Err(Error::at(
+                    offset,
+                    "block flagged compressed in a file with compression \"none\"",
+                ))
+            }
+            Codec::Zstd => zstd::bulk::decompress(data, size)
+                .map_err(|e| Error::at(offset, format!("zstd: {e}")))?,
+            Codec::Zlib => {
+                let mut out = Vec::with_capacity(size);
+                flate2::read::ZlibDecoder::new(data)
+                    .take(size as u64 + 1)
+                    .read_to_end(&mut out)
+                    .map_err(|e| Error::at(offset, format!("zlib: {e}")))?;
+                out
+            }
+        };
+        if out.len() != size {
+            return Err(Error::at(
+                offset,
+                format!(
+                    "{} block decompressed to {} bytes, header says {size}",
+                    self.name(),
+                    out.len()
+                ),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// A compressed metadata block: `u32 compressed; u32 uncompressed; data`.
+    pub fn block(self, payload: &[u8], offset: u64, endian: Endian) -> Result<Vec<u8>> {
+        let mut r = Reader::new(payload, offset, endian);
+        let csize = r.u32("compressed block size")? as usize;
+        let usize_ = r.u32("uncompressed block size")? as usize;
+        let at = r.offset();
+        let data = r.bytes(csize, "compressed block")?;
+        self.decompress(data, usize_, at)
+    }
+}
+
+/// Walks the chunks of one compressed CPU block: `u32 count; count × {u32 csize; u32 usize; data}`.
+#[derive(Clone, Debug)]
+pub struct Chunks<'a> {
+    reader: Reader<'a>,
+    left: u32,
+    codec: Codec,
+}
+
+impl<'a> Chunks<'a> {
+    /// `bytes` starts at the CPU block (file offset `offset`) and may run past its end.
+    pub fn new(bytes: &'a [u8], offset: u64, endian: Endian, codec: Codec) -> Result<Chunks<'a>> {
+        let mut reader = Reader::new(bytes, offset, endian);
+        let left = reader.u32("chunk count")?;
+        Ok(Chunks {
+            reader,
+            left,
+            codec,
+        })
+    }
+
+    /// The next chunk decompressed, with the file offset of its compressed data.
+    pub fn next_chunk(&mut self) -> Option<Result<(Vec<u8>, u64)>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some((|| {
+            let csize = self.reader.u32("chunk compressed size")? as usize;
+            let usize_ = self.reader.u32("chunk uncompressed size")? as usize;
+            let at = self.reader.offset();
+            let data = self.reader.bytes(csize, "compressed chunk")?;
+            Ok((self.codec.decompress(data, usize_, at)?, at))
+        })())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_rejects_bad_sizes() {
+        let raw: Vec<u8> = (0..10_000u32).map(|i| (i % 7) as u8).collect();
+        let z = zstd::bulk::compress(&raw, 3).unwrap();
+        assert_eq!(Codec::Zstd.decompress(&z, raw.len(), 0).unwrap(), raw);
+        assert!(Codec::Zstd.decompress(&z, raw.len() - 1, 0).is_err());
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut enc, &raw).unwrap();
+        let zl = enc.finish().unwrap();
+        assert_eq!(Codec::Zlib.decompress(&zl, raw.len(), 0).unwrap(), raw);
+        let err = Codec::Zlib.decompress(&zl, raw.len() + 5, 77).unwrap_err();
+        assert_eq!(err.location, crate::Location::Offset(77));
+        assert!(Codec::Zlib.decompress(&zl[..20], raw.len(), 0).is_err());
+        assert!(Codec::Zstd.decompress(&z, usize::MAX, 0).is_err());
+        assert!(Codec::from_name("lz4", 3).is_err());
+    }
+}

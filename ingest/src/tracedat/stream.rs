@@ -1,0 +1,197 @@
+//! One CPU's event stream: its pages (raw or chunk-decompressed), decoded a batch
+//! at a time into a small buffer of normalized events.
+//!
+//! Timestamps that go backwards inside one CPU stream are counted and clamped to
+//! the previous timestamp: the ring buffer of one CPU is written in event order, so
+//! page order is the true order (a backward step is a clock glitch, e.g. an absolute
+//! timestamp or an unsynchronised TSC); sorting would reorder causally ordered
+//! events (a switch and the wakeup it caused), while clamping keeps both the order
+//! and a monotonic global stream for the merge.
+
+use super::compress::Chunks;
+use super::layout::{CpuData, CpuSource};
+use super::options::TsAdjust;
+use crate::error::Result;
+use crate::event::{Event, EventKind};
+use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem};
+use std::collections::{BTreeMap, VecDeque};
+
+/// What the decoders of all CPUs share (read-only).
+pub struct Shared<'d> {
+    pub decoder: &'d Decoder,
+    pub pages: PageDecoder,
+    pub page_size: usize,
+    pub adjust: TsAdjust,
+}
+
+/// Per-CPU tallies, summed into `IngestStats` at the end.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Events per dense name index of the decoder.
+    pub names: Vec<u64>,
+    pub unknown_ids: BTreeMap<u32, u64>,
+    pub malformed: BTreeMap<(u32, &'static str), u64>,
+    pub out_of_order: u64,
+    pub lost_pages: u64,
+    pub lost_events: u64,
+    pub partial_pages: u64,
+}
+
+enum Pages<'a> {
+    Raw {
+        bytes: &'a [u8],
+        offset: u64,
+        pos: usize,
+    },
+    Chunked {
+        chunks: Chunks<'a>,
+        current: Vec<u8>,
+        /// File offset of the current chunk's compressed data (decompressed pages have none).
+        current_offset: u64,
+        pos: usize,
+    },
+}
+
+impl<'a> Pages<'a> {
+    /// The next whole page and the file offset to blame for it.
+    fn next_page(&mut self, page_size: usize, counts: &mut Counts) -> Result<Option<(&[u8], u64)>> {
+        match self {
+            Pages::Raw { bytes, offset, pos } => {
+                if *pos + page_size > bytes.len() {
+                    if *pos < bytes.len() {
+                        counts.partial_pages += 1;
+                        *pos = bytes.len();
+                    }
+                    return Ok(None);
+                }
+                let at = *pos;
+                *pos += page_size;
+                Ok(Some((&bytes[at..at + page_size], *offset + at as u64)))
+            }
+            Pages::Chunked {
+                chunks,
+                current,
+                current_offset,
+                pos,
+            } => {
+                while *pos + page_size > current.len() {
+                    if *pos < current.len() {
+                        counts.partial_pages += 1;
+                    }
+                    match chunks.next_chunk() {
+                        None => return Ok(None),
+                        Some(chunk) => {
+                            let (data, at) = chunk?;
+                            *current = data;
+                            *current_offset = at;
+                            *pos = 0;
+                        }
+                    }
+                }
+                let at = *pos;
+                *pos += page_size;
+                Ok(Some((&current[at..at + page_size], *current_offset)))
+            }
+        }
+    }
+}
+
+/// A CPU's decoding state and its buffer of decoded, not yet merged events.
+pub struct CpuStream<'a> {
+    pub cpu: u32,
+    pages: Pages<'a>,
+    pub buf: VecDeque<Event>,
+    /// Timestamp of the last decoded event (after clamping); 0 before the first.
+    pub last_ts: u64,
+    pub exhausted: bool,
+    pub counts: Counts,
+}
+
+impl<'a> CpuStream<'a> {
+    pub fn new(
+        data: &CpuData<'a>,
+        shared: &Shared,
+        endian: crate::ftrace::Endian,
+    ) -> Result<CpuStream<'a>> {
+        let pages = match data.source {
+            CpuSource::Raw { bytes, offset } => Pages::Raw {
+                bytes,
+                offset,
+                pos: 0,
+            },
+            CpuSource::Chunked {
+                bytes,
+                offset,
+                codec,
+            } => Pages::Chunked {
+                chunks: Chunks::new(bytes, offset, endian, codec)?,
+                current: Vec::new(),
+                current_offset: offset,
+                pos: 0,
+            },
+        };
+        Ok(CpuStream {
+            cpu: data.cpu,
+            pages,
+            buf: VecDeque::new(),
+            last_ts: 0,
+            exhausted: false,
+            counts: Counts {
+                names: vec![0; shared.decoder.event_count()],
+                ..Counts::default()
+            },
+        })
+    }
+
+    /// Decodes up to `max_pages` more pages into `buf`.
+    pub fn fill(&mut self, shared: &Shared, max_pages: usize) -> Result<()> {
+        let cpu = self.cpu;
+        let buf = &mut self.buf;
+        let counts = &mut self.counts;
+        let last_ts = &mut self.last_ts;
+        for _ in 0..max_pages {
+            let Some((page, offset)) = self.pages.next_page(shared.page_size, counts)? else {
+                self.exhausted = true;
+                break;
+            };
+            let mut push = |ts: u64, current_pid: i32, kind: EventKind, counts: &mut Counts| {
+                let mut ts = shared.adjust.apply(ts);
+                if ts < *last_ts {
+                    counts.out_of_order += 1;
+                    ts = *last_ts;
+                }
+                *last_ts = ts;
+                buf.push_back(Event {
+                    ts,
+                    cpu,
+                    current_pid,
+                    kind,
+                });
+            };
+            shared
+                .pages
+                .decode_page(page, offset, &mut |item| match item {
+                    PageItem::Record { ts, payload } => match shared.decoder.decode(payload) {
+                        Decoded::Event {
+                            name,
+                            current_pid,
+                            kind,
+                        } => {
+                            counts.names[name as usize] += 1;
+                            push(ts, current_pid, kind, counts);
+                        }
+                        Decoded::Unknown { id } => *counts.unknown_ids.entry(id).or_insert(0) += 1,
+                        Decoded::Malformed { name, reason } => {
+                            *counts.malformed.entry((name, reason)).or_insert(0) += 1
+                        }
+                    },
+                    PageItem::Lost { ts, count } => {
+                        counts.lost_pages += 1;
+                        counts.lost_events += count.unwrap_or(0);
+                        push(ts, -1, EventKind::Lost { count }, counts);
+                    }
+                })?;
+        }
+        Ok(())
+    }
+}
