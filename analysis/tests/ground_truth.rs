@@ -451,3 +451,38 @@ fn host_trace_with_hidden_agent() {
         );
     }
 }
+
+/// Real reports (and a grouped one) are valid against schemas/report.schema.json.
+#[test]
+fn reports_match_the_json_schema() {
+    let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/report.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).expect("valid schema");
+    for trace in [
+        "cfs-6.1-vm/pp2/trace-v6.dat.xz",
+        "eevdf-6.18-host/pipe_pinned/trace.dat",
+    ] {
+        let (report, _) = analyze(&shared(trace), Config::default());
+        let grouped = report.select(&analysis::Selection {
+            group: analysis::GroupBy::Name,
+            ..Default::default()
+        });
+        for r in [&report, &grouped] {
+            let json = serde_json::to_value(r).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&json)
+                .map(|e| format!("{} at {}", e, e.instance_path))
+                .collect();
+            assert!(errors.is_empty(), "{trace}: {errors:?}");
+        }
+    }
+    // And the schema rejects a report missing a required field.
+    let (report, _) = analyze(&shared("cfs-6.1-vm/pp1/trace-v6.dat.xz"), Config::default());
+    let mut json = serde_json::to_value(&report).unwrap();
+    json["tasks"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("wakeup_latency");
+    assert!(!validator.is_valid(&json));
+}
