@@ -59,6 +59,12 @@ pub struct Cpu {
     pub lost: Vec<Lost>,
 }
 
+impl Default for Cpu {
+    fn default() -> Cpu {
+        Cpu::new()
+    }
+}
+
 impl Cpu {
     pub fn new() -> Cpu {
         Cpu {

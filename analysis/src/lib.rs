@@ -13,6 +13,7 @@
 
 pub mod analyzer;
 pub mod cpu;
+mod finish;
 pub mod report;
 pub mod scope;
 pub mod select;

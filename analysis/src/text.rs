@@ -128,11 +128,19 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
     let runtime: u64 = r.tasks.iter().map(|t| t.runtime_ns).sum();
     let known = runtime + q.unknown_ns;
     if q.unknown_ns > 0 && q.unknown_ns as f64 > opts.unknown_warn_ratio * known as f64 {
+        let mut worst: Vec<&TaskRow> = r.tasks.iter().filter(|t| t.unknown_ns > 0).collect();
+        worst.sort_by_key(|t| std::cmp::Reverse(t.unknown_ns));
+        let names: Vec<String> = worst
+            .iter()
+            .take(3)
+            .map(|t| format!("{} {} ms", task_label(t), ms(t.unknown_ns)))
+            .collect();
         let _ = writeln!(
             out,
             "WARNING:  {:.1} % of task time is unknown (lost events or events missing from the trace); \
-             totals are lower bounds",
-            100.0 * q.unknown_ns as f64 / known as f64
+             totals are lower bounds. Most: {}",
+            100.0 * q.unknown_ns as f64 / known as f64,
+            names.join(", ")
         );
     }
     out.push('\n');

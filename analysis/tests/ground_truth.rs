@@ -16,7 +16,7 @@ use analysis::{Analyzer, Config, Report, TaskRow};
 use ingest::{Event, EventKind, EventSink};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn shared(rel: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")).join(rel)
@@ -24,7 +24,7 @@ fn shared(rel: &str) -> PathBuf {
 
 /// A trace's report, and per pid the summed time from each `sched_waking` to the
 /// `sched_wakeup` that follows it (measured beside the analyzer, for the delay check).
-fn analyze(path: &PathBuf, config: Config) -> (Report, HashMap<i32, u64>) {
+fn analyze(path: &Path, config: Config) -> (Report, HashMap<i32, u64>) {
     let mut analyzer = Analyzer::new(config);
     let mut waking_at: HashMap<i32, u64> = HashMap::new();
     let mut waking_to_wakeup: HashMap<i32, u64> = HashMap::new();
@@ -323,7 +323,7 @@ fn vm_traces_match_kernel_counters() {
 
 /// Time of the `gt_snapshot` marker each workload task wrote right after reading its own
 /// counters, from the `trace-cmd report` reference output (µs resolution).
-fn snapshot_markers(report_txt: &PathBuf) -> HashMap<i32, u64> {
+fn snapshot_markers(report_txt: &Path) -> HashMap<i32, u64> {
     let bytes = ingest::input::load(report_txt).unwrap();
     let text = std::str::from_utf8(&bytes).unwrap();
     let mut markers = HashMap::new();
