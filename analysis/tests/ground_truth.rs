@@ -402,6 +402,39 @@ fn host_trace_with_hidden_agent() {
         );
     }
 
+    // The longest wait of each side is the one `perf sched latency` found in the perf
+    // recording of the same run (its own clock and timestamps: ±1 µs print rounding and
+    // a few hundred ns of recorder jitter).
+    let perf = std::fs::read_to_string(shared(&format!("{dir}/perf.sched.latency.txt"))).unwrap();
+    for k in &kernel {
+        let line = perf
+            .lines()
+            .find(|l| {
+                l.trim_start()
+                    .starts_with(&format!("{}:{} ", k.comm, k.pid))
+            })
+            .unwrap();
+        let max_ms: f64 = line
+            .split("max:")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let ours = row(&report, k).sched_delay.max_ns;
+        eprintln!(
+            "{name} {}: max sched delay {ours} ns, perf sched latency {max_ms} ms",
+            k.comm
+        );
+        assert!(
+            (ours as f64 - max_ms * 1e6).abs() <= 1500.0,
+            "{}: {ours} vs perf {max_ms} ms",
+            k.comm
+        );
+    }
+
     // Up to each task's own snapshot marker, the counts are the kernel's exactly, and the
     // kernel's runtime read just before the marker (se.sum_exec_runtime) and just after
     // it (the thread CPU clock) bracket ours, give or take the IRQ time the kernel does not
