@@ -1,1 +1,71 @@
-pub fn placeholder() {}
+//! Scheduler metrics from the normalized event stream (`docs/metrics.md` §1–4, §9).
+//!
+//! Data flows one way: events → task timelines ([`timeline`]) and CPU states ([`cpu`])
+//! in one pass ([`Analyzer`], an [`ingest::EventSink`]) → [`Report`] ([`report`]) →
+//! shaped for the user ([`select`]) → text ([`text`]) or JSON (serde).
+//!
+//! # Choices where `docs/metrics.md` leaves room
+//!
+//! - Percentiles: nearest-rank on the exact samples (`quality.percentile_method`).
+//!   `max_at_ns` is when the longest interval *ended* (switch-in for waits, switch-out
+//!   for slices).
+//! - Slices are complete running intervals (observed switch-in and switch-out). Runtime
+//!   also counts the open interval at the end of the trace; the running time before a
+//!   task's first event (a first switch-out) is not counted anywhere.
+//! - `--time`: intervals (runtime, sleep, unknown, busy, idle) are clipped to the window;
+//!   counts and samples (switches, wakeups, migrations, slices, waits) are taken when the
+//!   event that completes them is inside it, with their full length.
+//! - `sched_waking` vs `sched_wakeup` is decided in the one pass: once a `sched_waking`
+//!   has been seen, a `sched_wakeup` no longer starts a timed wait (a wakeup without its
+//!   waking gives an untimed wait, counted in `quality.wakeup_latency_started_by.untimed`);
+//!   before the first `sched_waking`, `sched_wakeup` starts them.
+//! - A `sched_waking` that arrives while its task is still on a CPU (ttwu racing the
+//!   task's own way to sleep) is remembered: the task's next blocking switch-out makes it
+//!   runnable at once, and its wakeup latency is timed from that switch-out.
+//! - A sleeping task switched in without an observed wakeup: the interval since it slept
+//!   is `unknown`, not sleep (when it woke is not known).
+//! - After lost events, a task stays `unknown` until its next switch, as §2 says; wakeups
+//!   seen meanwhile are counted but not timed. The unknown time starts at the CPU's last
+//!   event before the loss record (the events were dropped somewhere after it).
+//! - Context-switch bugs (§9): the CPU's occupant is known until its last *confirmed*
+//!   moment, its switch-in or a later event on that CPU fired by it (or by an unnamed
+//!   task when the format does not say who was running). That occupant becomes `unknown`
+//!   from there until its next switch; the switched-out task is `unknown` from the later
+//!   of that moment and its own last transition. Each inconsistent switch counts once, on
+//!   the CPU where it was seen.
+//! - Utilization is busy / window length as §4 says; the CPU's `unknown_ns` (before its
+//!   first switch, after losses and bugs) is reported beside it.
+//! - A pid seen again in a `fork` after it was used starts a new task (pid reuse).
+//!
+//! ```no_run
+//! let mut analyzer = analysis::Analyzer::new(analysis::Config::default());
+//! let ingested = ingest::read_path("trace.dat".as_ref(), &mut analyzer).unwrap();
+//! let report = analyzer.finish(&ingested, "trace.dat");
+//! print!("{}", analysis::text::render(&report, &analysis::text::TextOptions::default()));
+//! ```
+
+pub mod analyzer;
+pub mod cpu;
+mod finish;
+pub mod report;
+pub mod scope;
+pub mod select;
+pub mod stats;
+pub mod text;
+pub mod timeline;
+
+pub use analyzer::Analyzer;
+pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
+pub use select::{CommFilter, GroupBy, Selection, SortKey};
+pub use stats::{Samples, Stats};
+pub use text::TextOptions;
+
+/// What to analyze.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// `--time`: ns, inclusive start, exclusive end. Intervals are clipped to it and
+    /// counts taken only for events inside it; state before it is still tracked.
+    pub time_window: Option<(u64, u64)>,
+    /// `-C`: only these CPUs in the per-CPU table, and only task time on them.
+    pub cpus: Option<Vec<u32>>,
+}

@@ -1,0 +1,385 @@
+//! The one-pass analysis: an [`EventSink`] that keeps every task's timeline and every
+//! CPU's occupant, checks each switch against what the CPUs were believed to run
+//! (context-switch bugs, metrics.md §9), applies lost events, and builds the [`Report`].
+//!
+//! O(1) work per event: tasks live in a dense vector found through a pid-indexed slot
+//! table; lost events are applied lazily (a task remembers the CPU and lost count of its
+//! last transition, and is brought up to date the next time an event names it).
+
+use crate::cpu::{Cpu, Lost, Occupant};
+use crate::scope::Scope;
+use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
+use crate::Config;
+use ingest::{Event, EventKind, EventSink, TaskRef};
+use std::collections::{BTreeMap, HashMap};
+
+/// pids below this are found through a flat table (the kernel's PID_MAX_LIMIT is 2^22).
+const DENSE_PIDS: usize = 1 << 22;
+/// Larger CPU numbers are rejected rather than sizing tables by a corrupt field.
+const MAX_CPUS: u32 = 1 << 14;
+const NO_SLOT: u32 = u32::MAX;
+
+/// Event kinds, for the analyzer's own event counts (used when the reader gives none).
+pub(crate) const KIND_NAMES: [&str; 11] = [
+    "sched_switch",
+    "sched_waking",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "sched_migrate_task",
+    "sched_process_fork",
+    "sched_process_exit",
+    "sched_process_free",
+    "task_name",
+    "lost",
+    "other",
+];
+
+pub struct Analyzer {
+    pub(crate) config: Config,
+    pub(crate) scope: Scope,
+    pub(crate) tasks: Vec<Task>,
+    pub(crate) dense_slots: Vec<u32>,
+    pub(crate) sparse_slots: HashMap<i32, u32>,
+    pub(crate) cpus: Vec<Cpu>,
+    pub(crate) first_ts: Option<u64>,
+    pub(crate) last_ts: u64,
+    pub(crate) waking_seen: bool,
+    pub(crate) kind_counts: [u64; KIND_NAMES.len()],
+    /// Waits started by waking / wakeup / wakeup_new, and wakeups that could not be timed.
+    pub(crate) started_by: [u64; 4],
+    pub(crate) rejected: BTreeMap<&'static str, u64>,
+}
+
+impl Analyzer {
+    pub fn new(config: Config) -> Analyzer {
+        let scope = Scope::new(config.time_window, config.cpus.as_deref());
+        Analyzer {
+            config,
+            scope,
+            tasks: Vec::new(),
+            dense_slots: Vec::new(),
+            sparse_slots: HashMap::new(),
+            cpus: Vec::new(),
+            first_ts: None,
+            last_ts: 0,
+            waking_seen: false,
+            kind_counts: [0; KIND_NAMES.len()],
+            started_by: [0; 4],
+            rejected: BTreeMap::new(),
+        }
+    }
+
+    fn reject(&mut self, reason: &'static str) {
+        *self.rejected.entry(reason).or_insert(0) += 1;
+    }
+
+    /// The slot of `pid`'s current task, if it has one.
+    fn find(&self, pid: i32) -> Option<usize> {
+        let slot = if (pid as usize) < DENSE_PIDS {
+            *self.dense_slots.get(pid as usize)?
+        } else {
+            *self.sparse_slots.get(&pid)?
+        };
+        (slot != NO_SLOT).then_some(slot as usize)
+    }
+
+    /// Makes `pid` name a new task (first sight, or pid reuse after fork).
+    fn new_task(&mut self, pid: i32) -> usize {
+        let slot = self.tasks.len();
+        self.tasks.push(Task::new(pid));
+        if (pid as usize) < DENSE_PIDS {
+            let idx = pid as usize;
+            if idx >= self.dense_slots.len() {
+                // Grows to the largest pid seen: at most 16 MiB, amortized.
+                self.dense_slots
+                    .resize((idx + 1).next_power_of_two(), NO_SLOT);
+            }
+            self.dense_slots[idx] = slot as u32;
+        } else {
+            self.sparse_slots.insert(pid, slot as u32);
+        }
+        slot
+    }
+
+    /// The task named by an event, brought up to date with lost events.
+    fn task(&mut self, task: &TaskRef) -> usize {
+        let slot = self
+            .find(task.pid)
+            .unwrap_or_else(|| self.new_task(task.pid));
+        let t = &mut self.tasks[slot];
+        t.note_comm(task.comm);
+        if task.prio >= 0 {
+            t.prio = task.prio;
+        }
+        self.apply_lost(slot);
+        slot
+    }
+
+    /// If the CPU of the task's last transition lost events since, the task is unknown
+    /// from the first such loss on (metrics.md §2).
+    pub(crate) fn apply_lost(&mut self, slot: usize) {
+        let t = &mut self.tasks[slot];
+        let Some(cpu) = self.cpus.get(t.trans_cpu as usize) else {
+            return;
+        };
+        if let Some(lost) = cpu.lost.get(t.trans_epoch as usize) {
+            t.lose_track(lost.from, t.trans_cpu, cpu.epoch(), &self.scope);
+        }
+    }
+
+    fn epoch(&self, cpu: u32) -> u32 {
+        self.cpus[cpu as usize].epoch()
+    }
+
+    /// A task believed to run on `cpu` was seen elsewhere: it left `cpu` unobserved
+    /// some time after it was last confirmed there.
+    fn detach(&mut self, slot: usize, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        let at = c.confirmed;
+        let pid = self.tasks[slot].pid;
+        self.tasks[slot].lose_track(at, cpu, c.epoch(), &self.scope);
+        if c.occupant == Occupant::Task(pid) {
+            c.lose_track(at, &self.scope);
+        }
+    }
+
+    fn on_switch(
+        &mut self,
+        ts: u64,
+        cpu: u32,
+        prev: &TaskRef,
+        state: ingest::PrevState,
+        next: &TaskRef,
+    ) {
+        let ci = cpu as usize;
+        if self.scope.counts(ts, cpu) {
+            self.cpus[ci].switches += 1;
+        }
+        let prev_slot = (prev.pid > 0).then(|| self.task(prev));
+        let next_slot = (next.pid > 0).then(|| self.task(next));
+        let mut bug = false;
+
+        // 1. prev must be what this CPU was last seen to run.
+        let believed = self.cpus[ci].occupant;
+        if believed != Occupant::Unknown && !believed.is(prev.pid) {
+            bug = true;
+            let from = self.cpus[ci].confirmed;
+            if let Occupant::Task(a) = believed {
+                if let Some(s) = self.find(a) {
+                    let epoch = self.epoch(cpu);
+                    self.tasks[s].lose_track(from, cpu, epoch, &self.scope);
+                }
+            }
+            self.cpus[ci].lose_track(from, &self.scope);
+            if let Some(p) = prev_slot {
+                match self.tasks[p].state {
+                    State::Running { cpu: other } if other != cpu => self.detach(p, other),
+                    _ => {
+                        let epoch = self.epoch(cpu);
+                        self.tasks[p].lose_track(from, cpu, epoch, &self.scope)
+                    }
+                }
+            }
+        }
+        // 2. next must not be running on another CPU.
+        if let Some(n) = next_slot {
+            if let State::Running { cpu: other } = self.tasks[n].state {
+                if other != cpu {
+                    bug = true;
+                    self.detach(n, other);
+                }
+            }
+        }
+        if bug && self.scope.contains(ts) {
+            self.cpus[ci].bugs += 1;
+        }
+
+        // 3. Go on from the switch as observed.
+        let epoch = self.epoch(cpu);
+        if let Some(p) = prev_slot {
+            let reason = self.tasks[p].switch_out(ts, cpu, epoch, state, &self.scope);
+            debug_assert!(SwitchReason::ALL.contains(&reason));
+        }
+        if let Some(n) = next_slot {
+            self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
+        }
+        self.cpus[ci].set(Occupant::of_pid(next.pid), ts, &self.scope);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn on_wake(
+        &mut self,
+        kind: WakeKind,
+        ts: u64,
+        cpu: u32,
+        current_pid: i32,
+        task: &TaskRef,
+        target: i32,
+    ) {
+        if task.pid <= 0 {
+            return;
+        }
+        let slot = self.task(task);
+        let waker = if current_pid >= 0 {
+            current_pid
+        } else {
+            match self.cpus[cpu as usize].occupant {
+                Occupant::Task(p) => p,
+                Occupant::Idle => 0,
+                Occupant::Unknown => -1,
+            }
+        };
+        let epoch = self.epoch(cpu);
+        let started = self.tasks[slot].wake(
+            kind,
+            ts,
+            cpu,
+            epoch,
+            target,
+            waker,
+            self.waking_seen,
+            &self.scope,
+        );
+        if self.scope.contains(ts) {
+            match started {
+                WakeStart::Timed(WakeKind::Waking) => self.started_by[0] += 1,
+                WakeStart::Timed(WakeKind::Wakeup) => self.started_by[1] += 1,
+                WakeStart::Timed(WakeKind::WakeupNew) => self.started_by[2] += 1,
+                WakeStart::Untimed => self.started_by[3] += 1,
+                WakeStart::None => {}
+            }
+        }
+    }
+
+    fn on_lost(&mut self, ts: u64, cpu: u32, count: Option<u64>) {
+        let c = &mut self.cpus[cpu as usize];
+        let from = c.last_event.unwrap_or(ts);
+        c.lost.push(Lost { ts, count, from });
+        if c.occupant != Occupant::Unknown {
+            c.lose_track(from, &self.scope);
+        }
+    }
+
+    fn count_kind(&mut self, kind: &EventKind) {
+        let i = match kind {
+            EventKind::Switch { .. } => 0,
+            EventKind::Waking { .. } => 1,
+            EventKind::Wakeup { .. } => 2,
+            EventKind::WakeupNew { .. } => 3,
+            EventKind::Migrate { .. } => 4,
+            EventKind::Fork { .. } => 5,
+            EventKind::Exit { .. } => 6,
+            EventKind::Free { .. } => 7,
+            EventKind::TaskName { .. } => 8,
+            EventKind::Lost { .. } => 9,
+            EventKind::Other => 10,
+        };
+        self.kind_counts[i] += 1;
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+}
+
+impl EventSink for Analyzer {
+    fn event(&mut self, ev: &Event) {
+        let cpu = ev.cpu;
+        if cpu >= MAX_CPUS {
+            self.reject("cpu number out of range");
+            return;
+        }
+        let mut ts = ev.ts;
+        if ts < self.last_ts {
+            // The reader sorts; an event still out of order is processed at the last time.
+            self.reject("event before the previous one (processed at the previous time)");
+            ts = self.last_ts;
+        }
+        self.first_ts.get_or_insert(ts);
+        self.last_ts = ts;
+        if cpu as usize >= self.cpus.len() {
+            self.cpus.resize_with(cpu as usize + 1, Cpu::new);
+        }
+        self.count_kind(&ev.kind);
+        let c = &mut self.cpus[cpu as usize];
+        if c.last_event.is_none() {
+            c.since = ts;
+            c.confirmed = ts;
+        }
+        if !matches!(ev.kind, EventKind::Switch { .. } | EventKind::Lost { .. })
+            && (ev.current_pid < 0 || c.occupant.is(ev.current_pid))
+        {
+            c.confirmed = ts;
+        }
+        match ev.kind {
+            EventKind::Switch {
+                ref prev,
+                prev_state,
+                ref next,
+            } => self.on_switch(ts, cpu, prev, prev_state, next),
+            EventKind::Waking {
+                ref task,
+                target_cpu,
+            } => {
+                self.waking_seen = true;
+                self.on_wake(WakeKind::Waking, ts, cpu, ev.current_pid, task, target_cpu)
+            }
+            EventKind::Wakeup {
+                ref task,
+                target_cpu,
+            } => self.on_wake(WakeKind::Wakeup, ts, cpu, ev.current_pid, task, target_cpu),
+            EventKind::WakeupNew {
+                ref task,
+                target_cpu,
+            } => self.on_wake(
+                WakeKind::WakeupNew,
+                ts,
+                cpu,
+                ev.current_pid,
+                task,
+                target_cpu,
+            ),
+            EventKind::Migrate {
+                ref task, dest_cpu, ..
+            } => {
+                if task.pid > 0 {
+                    let slot = self.task(task);
+                    self.tasks[slot].migrate(dest_cpu);
+                }
+            }
+            EventKind::Fork {
+                child_pid,
+                child_comm,
+                ..
+            } => {
+                if child_pid > 0 {
+                    let slot = match self.find(child_pid) {
+                        // A pid seen before is being reused: a new task.
+                        Some(s) if self.tasks[s].seen() => self.new_task(child_pid),
+                        Some(s) => s,
+                        None => self.new_task(child_pid),
+                    };
+                    self.tasks[slot].note_comm(child_comm);
+                }
+            }
+            EventKind::Exit { pid } => {
+                if let Some(s) = (pid > 0).then(|| self.find(pid)).flatten() {
+                    self.tasks[s].exited = true;
+                }
+            }
+            EventKind::TaskName { pid, tgid, comm } => {
+                if pid > 0 {
+                    let slot = self.find(pid).unwrap_or_else(|| self.new_task(pid));
+                    let t = &mut self.tasks[slot];
+                    t.note_comm(comm);
+                    if tgid > 0 {
+                        t.tgid = tgid;
+                    }
+                }
+            }
+            EventKind::Lost { count } => self.on_lost(ts, cpu, count),
+            EventKind::Free { .. } | EventKind::Other => {}
+        }
+        self.cpus[cpu as usize].last_event = Some(ts);
+    }
+}

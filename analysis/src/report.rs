@@ -1,0 +1,218 @@
+//! The report model: what `schedtrace analyze` prints and exports as JSON
+//! (`schemas/report.schema.json`), and what `compare` reads back.
+//!
+//! Field names are a contract: add fields, never rename. Times are ns.
+
+use crate::stats::{Samples, Stats};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub source: Source,
+    pub window: Window,
+    pub quality: Quality,
+    pub tasks: Vec<TaskRow>,
+    pub cpus: Vec<CpuRow>,
+}
+
+/// Where the trace came from.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Source {
+    pub path: String,
+    /// `trace.dat`, `perf.data`, `text`, `perfetto`; null when not known.
+    pub format: Option<String>,
+    pub format_version: String,
+    pub kernel_release: Option<String>,
+    pub cpus: Option<u32>,
+    pub clock: Option<String>,
+    /// Other metadata the reader found (trace-cmd version, hostname, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, String>,
+}
+
+/// The time the numbers cover: first to last event, clipped to `--time`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Window {
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl Window {
+    pub fn len_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
+/// The data-quality ledger (metrics.md §9).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Quality {
+    /// Events read, by event name.
+    pub events: BTreeMap<String, u64>,
+    pub lost_events: Vec<LostRow>,
+    pub out_of_order: u64,
+    /// Task time whose state is not known (sum of the tasks' `unknown_ns`).
+    pub unknown_ns: u64,
+    /// `sched_waking` when the trace has it (it then times wakeup latency), else `sched_wakeup`.
+    pub wakeup_event: String,
+    /// Records not used, by reason (from the reader and from the analysis).
+    #[serde(default)]
+    pub rejected: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub reject_examples: Vec<String>,
+    /// Switches inconsistent with what the CPU was believed to run (metrics.md §9).
+    #[serde(default)]
+    pub context_switch_bugs: Vec<CpuCount>,
+    /// Which event started the wait of each timed wakeup latency, and how many wakeups
+    /// could not be timed (a `sched_wakeup` without its `sched_waking`).
+    #[serde(default)]
+    pub wakeup_latency_started_by: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub percentile_method: String,
+}
+
+impl Quality {
+    pub fn context_switch_bugs_total(&self) -> u64 {
+        self.context_switch_bugs.iter().map(|c| c.count).sum()
+    }
+
+    pub fn lost_events_total(&self) -> (u64, usize) {
+        let known = self.lost_events.iter().filter_map(|l| l.count).sum();
+        let unknown = self
+            .lost_events
+            .iter()
+            .filter(|l| l.count.is_none())
+            .count();
+        (known, unknown)
+    }
+}
+
+/// One place where a CPU's recorder dropped events; `count` null when unknown.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LostRow {
+    pub cpu: u32,
+    pub ts_ns: u64,
+    pub count: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CpuCount {
+    pub cpu: u32,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Switches {
+    /// Slices ended by blocking.
+    pub voluntary: u64,
+    /// Slices ended runnable (wakeup-preempt + preempt).
+    pub involuntary: u64,
+}
+
+/// Slices by switch-out reason (metrics.md §3).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SwitchOut {
+    pub block: u64,
+    pub wakeup_preempt: u64,
+    pub preempt: u64,
+    pub exit: u64,
+}
+
+/// One task (one pid lifetime), or a group of tasks after [`Report::select`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TaskRow {
+    pub pid: i32,
+    /// Process id; null when the trace does not say.
+    pub tgid: Option<i32>,
+    /// Last name seen (for a name group: the folded name).
+    pub comm: String,
+    /// Every name seen, in order (renames, exec).
+    #[serde(default)]
+    pub comms: Vec<String>,
+    pub runtime_ns: u64,
+    pub unknown_ns: u64,
+    pub sleep_ns: u64,
+    pub migrations: u64,
+    pub wakeups: u64,
+    pub switches: Switches,
+    #[serde(default)]
+    pub switch_out: SwitchOut,
+    pub slices: Stats,
+    pub wakeup_latency: Stats,
+    pub preemption_wait: Stats,
+    pub sched_delay: Stats,
+    /// `process` or `name` for a grouped row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// pids merged into this row when grouped (empty for a single task).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<i32>,
+    /// False when the row merged tasks whose samples were not available (a report read
+    /// back from JSON): its percentiles are then the largest of the members' (an upper
+    /// bound); count, sum, mean and max stay exact.
+    #[serde(default = "yes")]
+    pub percentiles_exact: bool,
+    /// The exact samples (not exported), so grouping keeps percentiles exact.
+    #[serde(skip)]
+    pub samples: Option<TaskSamples>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Exact durations of one task, kept in memory next to its row.
+#[derive(Debug, Clone, Default)]
+pub struct TaskSamples {
+    pub slices: Samples,
+    pub wakeup_latency: Samples,
+    pub preemption_wait: Samples,
+}
+
+impl TaskSamples {
+    /// Sched delay = every wait episode, wakeup or preemption (metrics.md §3).
+    pub fn sched_delay(&self) -> Samples {
+        let mut all = self.wakeup_latency.clone();
+        all.merge(&self.preemption_wait);
+        all
+    }
+
+    pub fn merge(&mut self, other: &TaskSamples) {
+        self.slices.merge(&other.slices);
+        self.wakeup_latency.merge(&other.wakeup_latency);
+        self.preemption_wait.merge(&other.preemption_wait);
+    }
+
+    /// Recomputes the four statistics of `row` from these samples.
+    pub fn fill(&mut self, row: &mut TaskRow) {
+        row.slices = self.slices.stats();
+        row.wakeup_latency = self.wakeup_latency.stats();
+        row.preemption_wait = self.preemption_wait.stats();
+        row.sched_delay = self.sched_delay().stats();
+    }
+}
+
+/// One CPU (metrics.md §4).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CpuRow {
+    pub cpu: u32,
+    pub busy_ns: u64,
+    pub idle_ns: u64,
+    /// Time the CPU's occupant was not known (before its first switch, after lost events
+    /// or a context-switch bug, until its next switch).
+    #[serde(default)]
+    pub unknown_ns: u64,
+    /// busy / window length.
+    #[serde(default)]
+    pub utilization: f64,
+    pub switches: u64,
+    #[serde(default)]
+    pub switches_per_sec: f64,
+    #[serde(default)]
+    pub context_switch_bugs: u64,
+    #[serde(default)]
+    pub lost_events: u64,
+}

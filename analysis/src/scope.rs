@@ -1,0 +1,60 @@
+//! What part of a trace the numbers cover: the `--time` window (intervals are clipped
+//! to it, counts are taken when their event falls in it) and the `-C` CPU selection.
+
+/// A half-open time range `[start, end)` in ns plus the CPUs that count.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub start: u64,
+    pub end: u64,
+    /// `None` = every CPU; otherwise `selected[cpu]` tells whether a CPU counts.
+    selected: Option<Vec<bool>>,
+}
+
+impl Scope {
+    pub fn new(window: Option<(u64, u64)>, cpus: Option<&[u32]>) -> Scope {
+        let (start, end) = window.unwrap_or((0, u64::MAX));
+        let selected = cpus.map(|list| {
+            let len = list.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+            let mut mask = vec![false; len];
+            for &c in list {
+                mask[c as usize] = true;
+            }
+            mask
+        });
+        Scope {
+            start,
+            end,
+            selected,
+        }
+    }
+
+    /// Length of `[a, b)` inside the window.
+    #[inline]
+    pub fn clip(&self, a: u64, b: u64) -> u64 {
+        b.min(self.end).saturating_sub(a.max(self.start))
+    }
+
+    /// Whether an event at `t` is counted.
+    #[inline]
+    pub fn contains(&self, t: u64) -> bool {
+        t >= self.start && t < self.end
+    }
+
+    #[inline]
+    pub fn cpu(&self, cpu: u32) -> bool {
+        match &self.selected {
+            None => true,
+            Some(mask) => mask.get(cpu as usize).copied().unwrap_or(false),
+        }
+    }
+
+    /// Whether an event at `t` on `cpu` is counted.
+    #[inline]
+    pub fn counts(&self, t: u64, cpu: u32) -> bool {
+        self.contains(t) && self.cpu(cpu)
+    }
+
+    pub fn filters_cpus(&self) -> bool {
+        self.selected.is_some()
+    }
+}

@@ -1,0 +1,293 @@
+//! Shaping a report for the user: filter tasks by pid or name, group them (by pid,
+//! process or folded name), sort and keep the top N (`--sort`, `--top`, `-p`, `--comm`,
+//! `--group`). Grouped rows merge counts and the exact samples, so their percentiles
+//! stay exact (when the samples are at hand, i.e. not for a report read from JSON).
+
+use crate::report::{Report, SwitchOut, Switches, TaskRow};
+use crate::stats::Stats;
+use regex::Regex;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+/// `--sort`: numbers sort largest first, pid and comm ascending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    #[default]
+    Runtime,
+    WakeupMax,
+    WakeupP99,
+    WakeupMean,
+    /// Total sched delay.
+    SchedDelay,
+    SchedDelayMax,
+    Switches,
+    Migrations,
+    Pid,
+    Comm,
+}
+
+impl SortKey {
+    pub const NAMES: &'static [&'static str] = &[
+        "runtime",
+        "wakeup-max",
+        "wakeup-p99",
+        "wakeup-mean",
+        "sched-delay",
+        "sched-delay-max",
+        "switches",
+        "migrations",
+        "pid",
+        "comm",
+    ];
+
+    fn value(self, t: &TaskRow) -> u64 {
+        match self {
+            SortKey::Runtime => t.runtime_ns,
+            SortKey::WakeupMax => t.wakeup_latency.max_ns,
+            SortKey::WakeupP99 => t.wakeup_latency.p99_ns,
+            SortKey::WakeupMean => t.wakeup_latency.mean_ns,
+            SortKey::SchedDelay => t.sched_delay.sum_ns,
+            SortKey::SchedDelayMax => t.sched_delay.max_ns,
+            SortKey::Switches => t.switches.voluntary + t.switches.involuntary,
+            SortKey::Migrations => t.migrations,
+            SortKey::Pid | SortKey::Comm => 0,
+        }
+    }
+
+    fn compare(self, a: &TaskRow, b: &TaskRow) -> Ordering {
+        let primary = match self {
+            SortKey::Pid => a.pid.cmp(&b.pid),
+            SortKey::Comm => a.comm.cmp(&b.comm),
+            _ => self.value(b).cmp(&self.value(a)),
+        };
+        primary.then(a.pid.cmp(&b.pid)).then(a.comm.cmp(&b.comm))
+    }
+}
+
+impl FromStr for SortKey {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SortKey, String> {
+        let keys = [
+            SortKey::Runtime,
+            SortKey::WakeupMax,
+            SortKey::WakeupP99,
+            SortKey::WakeupMean,
+            SortKey::SchedDelay,
+            SortKey::SchedDelayMax,
+            SortKey::Switches,
+            SortKey::Migrations,
+            SortKey::Pid,
+            SortKey::Comm,
+        ];
+        SortKey::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| keys[i])
+            .ok_or_else(|| {
+                format!(
+                    "unknown sort key {s:?}; expected one of {}",
+                    SortKey::NAMES.join(", ")
+                )
+            })
+    }
+}
+
+/// `--group`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// One row per task (pid lifetime).
+    #[default]
+    Pid,
+    /// One row per process: tgid where the trace has it, else the pid.
+    Process,
+    /// One row per name with trailing digits folded (`kworker/0:1` → `kworker/0:`).
+    Name,
+}
+
+impl FromStr for GroupBy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GroupBy, String> {
+        match s {
+            "pid" => Ok(GroupBy::Pid),
+            "process" => Ok(GroupBy::Process),
+            "name" => Ok(GroupBy::Name),
+            _ => Err(format!(
+                "unknown grouping {s:?}; expected pid, process or name"
+            )),
+        }
+    }
+}
+
+/// `--comm`: a regular expression (unanchored, so a plain word is a substring match);
+/// text that is not a valid regex is matched as a plain substring.
+#[derive(Debug, Clone)]
+pub enum CommFilter {
+    Substring(String),
+    Regex(Regex),
+}
+
+impl CommFilter {
+    pub fn parse(s: &str) -> CommFilter {
+        match Regex::new(s) {
+            Ok(re) => CommFilter::Regex(re),
+            Err(_) => CommFilter::Substring(s.to_string()),
+        }
+    }
+
+    pub fn matches(&self, comm: &str) -> bool {
+        match self {
+            CommFilter::Substring(s) => comm.contains(s.as_str()),
+            CommFilter::Regex(re) => re.is_match(comm),
+        }
+    }
+}
+
+/// What rows to show and in which order.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub sort: SortKey,
+    pub top: Option<usize>,
+    /// `-p`: keep only these pids (empty = all); applied before grouping.
+    pub pids: Vec<i32>,
+    /// `--comm`: keep tasks any of whose names match; applied before grouping.
+    pub comm: Option<CommFilter>,
+    pub group: GroupBy,
+}
+
+/// A name with its trailing digits removed (perf's `comm:(N)` grouping).
+pub fn fold_name(comm: &str) -> &str {
+    let folded = comm.trim_end_matches(|c: char| c.is_ascii_digit());
+    if folded.is_empty() {
+        comm
+    } else {
+        folded
+    }
+}
+
+impl Report {
+    /// A copy of the report with its task rows filtered, grouped, sorted and cut.
+    pub fn select(&self, sel: &Selection) -> Report {
+        let kept = self.tasks.iter().filter(|t| {
+            (sel.pids.is_empty() || sel.pids.contains(&t.pid))
+                && sel
+                    .comm
+                    .as_ref()
+                    .is_none_or(|f| f.matches(&t.comm) || t.comms.iter().any(|c| f.matches(c)))
+        });
+        let mut rows: Vec<TaskRow> = match sel.group {
+            GroupBy::Pid => kept.cloned().collect(),
+            GroupBy::Process => group(kept, |t| t.tgid.unwrap_or(t.pid).to_string(), false),
+            GroupBy::Name => group(kept, |t| fold_name(&t.comm).to_string(), true),
+        };
+        rows.sort_by(|a, b| sel.sort.compare(a, b));
+        if let Some(n) = sel.top {
+            rows.truncate(n);
+        }
+        Report {
+            tasks: rows,
+            ..self.clone()
+        }
+    }
+}
+
+/// Merges rows with the same key into one row per key.
+fn group<'a>(
+    rows: impl Iterator<Item = &'a TaskRow>,
+    key: impl Fn(&TaskRow) -> String,
+    by_name: bool,
+) -> Vec<TaskRow> {
+    let mut groups: BTreeMap<String, Vec<&TaskRow>> = BTreeMap::new();
+    for row in rows {
+        groups.entry(key(row)).or_default().push(row);
+    }
+    groups
+        .into_iter()
+        .map(|(key, mut members)| {
+            members.sort_by_key(|t| t.pid);
+            merge(&key, &members, by_name)
+        })
+        .collect()
+}
+
+fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
+    let first = members[0];
+    if members.len() == 1 && !by_name {
+        return first.clone();
+    }
+    let leader = if by_name {
+        first
+    } else {
+        // A process row is named after its main thread when it is among the members.
+        members
+            .iter()
+            .find(|t| Some(t.pid) == t.tgid)
+            .copied()
+            .unwrap_or(first)
+    };
+    let mut row = TaskRow {
+        pid: if by_name {
+            first.pid
+        } else {
+            leader.tgid.unwrap_or(leader.pid)
+        },
+        tgid: if by_name { None } else { leader.tgid },
+        comm: if by_name {
+            key.to_string()
+        } else {
+            leader.comm.clone()
+        },
+        comms: Vec::new(),
+        runtime_ns: 0,
+        unknown_ns: 0,
+        sleep_ns: 0,
+        migrations: 0,
+        wakeups: 0,
+        switches: Switches::default(),
+        switch_out: SwitchOut::default(),
+        slices: Stats::default(),
+        wakeup_latency: Stats::default(),
+        preemption_wait: Stats::default(),
+        sched_delay: Stats::default(),
+        group: Some(if by_name { "name" } else { "process" }.to_string()),
+        members: Vec::new(),
+        percentiles_exact: true,
+        samples: None,
+    };
+    let have_samples = members.iter().all(|m| m.samples.is_some());
+    let mut samples = crate::report::TaskSamples::default();
+    for m in members {
+        for c in &m.comms {
+            if !row.comms.contains(c) {
+                row.comms.push(c.clone());
+            }
+        }
+        row.runtime_ns += m.runtime_ns;
+        row.unknown_ns += m.unknown_ns;
+        row.sleep_ns += m.sleep_ns;
+        row.migrations += m.migrations;
+        row.wakeups += m.wakeups;
+        row.switches.voluntary += m.switches.voluntary;
+        row.switches.involuntary += m.switches.involuntary;
+        row.switch_out.block += m.switch_out.block;
+        row.switch_out.wakeup_preempt += m.switch_out.wakeup_preempt;
+        row.switch_out.preempt += m.switch_out.preempt;
+        row.switch_out.exit += m.switch_out.exit;
+        row.members.push(m.pid);
+        match &m.samples {
+            Some(s) if have_samples => samples.merge(s),
+            _ => {
+                row.slices = row.slices.merge_upper_bound(&m.slices);
+                row.wakeup_latency = row.wakeup_latency.merge_upper_bound(&m.wakeup_latency);
+                row.preemption_wait = row.preemption_wait.merge_upper_bound(&m.preemption_wait);
+                row.sched_delay = row.sched_delay.merge_upper_bound(&m.sched_delay);
+                row.percentiles_exact &= members.len() == 1 && m.percentiles_exact;
+            }
+        }
+    }
+    if have_samples {
+        samples.fill(&mut row);
+        row.samples = Some(samples);
+    }
+    row
+}

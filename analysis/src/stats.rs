@@ -1,0 +1,190 @@
+//! Latency and slice statistics: exact samples while the trace is read, and the
+//! summary (`STATS` in the report) computed from them with nearest-rank percentiles.
+
+use serde::{Deserialize, Serialize};
+
+/// How percentiles are computed; written into every report (`quality.percentile_method`).
+pub const PERCENTILE_METHOD: &str = "nearest-rank on exact values";
+
+/// The exact durations of one metric of one task, plus where the largest one ended.
+///
+/// Values are kept (8 bytes each) rather than binned so that grouped rows can merge
+/// them and still give exact percentiles; pushing is amortized O(1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Samples {
+    values: Vec<u64>,
+    max: u64,
+    max_at: u64,
+    sorted: bool,
+}
+
+impl Samples {
+    /// Adds one duration `value` that ended at time `at`.
+    pub fn push(&mut self, value: u64, at: u64) {
+        if self.values.is_empty() || value > self.max {
+            self.max = value;
+            self.max_at = at;
+        }
+        self.values.push(value);
+        self.sorted = false;
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Adds every sample of `other` (used for sched delay = wakeup latency ∪ preemption
+    /// wait, and for grouped rows). On equal maxima the earlier end time wins.
+    pub fn merge(&mut self, other: &Samples) {
+        if other.values.is_empty() {
+            return;
+        }
+        if self.values.is_empty()
+            || other.max > self.max
+            || (other.max == self.max && other.max_at < self.max_at)
+        {
+            self.max = other.max;
+            self.max_at = other.max_at;
+        }
+        self.values.extend_from_slice(&other.values);
+        self.sorted = false;
+    }
+
+    /// The summary of these samples (sorts them once).
+    pub fn stats(&mut self) -> Stats {
+        if !self.sorted {
+            self.values.sort_unstable();
+            self.sorted = true;
+        }
+        let values = &self.values;
+        let count = values.len() as u64;
+        if count == 0 {
+            return Stats::default();
+        }
+        let sum: u64 = values.iter().fold(0u64, |a, &v| a.saturating_add(v));
+        let rank = |permille: u64| -> u64 {
+            // Nearest rank: the smallest value with at least p % of the samples at or below it.
+            let r = (permille * count).div_ceil(1000).max(1);
+            values[(r - 1) as usize]
+        };
+        Stats {
+            count,
+            sum_ns: sum,
+            mean_ns: (sum + count / 2) / count,
+            p50_ns: rank(500),
+            p90_ns: rank(900),
+            p99_ns: rank(990),
+            p999_ns: rank(999),
+            max_ns: self.max,
+            max_at_ns: self.max_at,
+        }
+    }
+}
+
+/// Summary of a set of durations (JSON `STATS`). All times in ns; `max_at_ns` is the
+/// time at which the longest one ended (switch-in for waits, switch-out for slices).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    pub count: u64,
+    pub sum_ns: u64,
+    /// Rounded to the nearest ns.
+    pub mean_ns: u64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+    pub max_at_ns: u64,
+}
+
+impl Stats {
+    /// Combines summaries whose samples are not available (reports read back from JSON):
+    /// count, sum, mean, max and its time stay exact; each percentile becomes the largest
+    /// of the members' (an upper bound), which the caller must flag as inexact.
+    pub fn merge_upper_bound(&self, other: &Stats) -> Stats {
+        if self.count == 0 {
+            return *other;
+        }
+        if other.count == 0 {
+            return *self;
+        }
+        let count = self.count + other.count;
+        let sum = self.sum_ns.saturating_add(other.sum_ns);
+        let (max_ns, max_at_ns) = if other.max_ns > self.max_ns
+            || (other.max_ns == self.max_ns && other.max_at_ns < self.max_at_ns)
+        {
+            (other.max_ns, other.max_at_ns)
+        } else {
+            (self.max_ns, self.max_at_ns)
+        };
+        Stats {
+            count,
+            sum_ns: sum,
+            mean_ns: (sum + count / 2) / count,
+            p50_ns: self.p50_ns.max(other.p50_ns),
+            p90_ns: self.p90_ns.max(other.p90_ns),
+            p99_ns: self.p99_ns.max(other.p99_ns),
+            p999_ns: self.p999_ns.max(other.p999_ns),
+            max_ns,
+            max_at_ns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_on_ten_values() {
+        let mut s = Samples::default();
+        for (i, v) in [50, 10, 40, 20, 30, 100, 90, 60, 80, 70].iter().enumerate() {
+            s.push(*v, i as u64);
+        }
+        let st = s.stats();
+        assert_eq!(st.count, 10);
+        assert_eq!(st.sum_ns, 550);
+        assert_eq!(st.mean_ns, 55);
+        // ranks: p50 -> ceil(5) = 5th = 50; p90 -> 9th = 90; p99 -> ceil(9.9) = 10th = 100.
+        assert_eq!(
+            (st.p50_ns, st.p90_ns, st.p99_ns, st.p999_ns),
+            (50, 90, 100, 100)
+        );
+        assert_eq!((st.max_ns, st.max_at_ns), (100, 5));
+    }
+
+    #[test]
+    fn single_value_and_empty() {
+        let mut s = Samples::default();
+        assert_eq!(s.stats(), Stats::default());
+        s.push(7, 3);
+        let st = s.stats();
+        assert_eq!(
+            (st.p50_ns, st.p999_ns, st.max_ns, st.max_at_ns),
+            (7, 7, 7, 3)
+        );
+    }
+
+    #[test]
+    fn merge_keeps_exact_percentiles() {
+        let mut a = Samples::default();
+        let mut b = Samples::default();
+        for v in 1..=500 {
+            a.push(v, v);
+        }
+        for v in 501..=1000 {
+            b.push(v, v);
+        }
+        a.merge(&b);
+        let st = a.stats();
+        assert_eq!(
+            (st.count, st.p50_ns, st.p90_ns, st.p99_ns, st.p999_ns),
+            (1000, 500, 900, 990, 999)
+        );
+        assert_eq!((st.max_ns, st.max_at_ns), (1000, 1000));
+    }
+}

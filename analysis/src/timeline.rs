@@ -1,0 +1,358 @@
+//! The per-task state machine of `docs/metrics.md` §2–3: one task's state, the
+//! interval it has been in since its last transition, and the metrics that each
+//! transition completes (runtime, sleep, unknown time, slices, waits, switches).
+//!
+//! Every method is O(1) and allocation-free apart from amortized sample pushes.
+//! Cross-CPU consistency (context-switch bugs, lost events) is decided by the
+//! analyzer, which then calls [`Task::lose_track`] here.
+
+use crate::scope::Scope;
+use crate::stats::Samples;
+use ingest::{Comm, PrevState};
+
+/// Why a slice ended (metrics.md §3 "switch-out reason").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchReason {
+    /// Switched out in a non-runnable, non-dead state: a voluntary switch.
+    Block,
+    /// Switched out runnable because a task woken onto this CPU took it (§5). Not yet
+    /// produced: every runnable switch-out is `Preempt` until §5 is implemented.
+    WakeupPreempt,
+    /// Any other runnable switch-out: slice expiry, tick, yield.
+    Preempt,
+    /// The task's final switch-out.
+    Exit,
+}
+
+impl SwitchReason {
+    pub const ALL: [SwitchReason; 4] = [
+        SwitchReason::Block,
+        SwitchReason::WakeupPreempt,
+        SwitchReason::Preempt,
+        SwitchReason::Exit,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn of(state: PrevState) -> SwitchReason {
+        match state {
+            PrevState::Runnable | PrevState::Preempted => SwitchReason::Preempt,
+            PrevState::Sleeping | PrevState::Blocked => SwitchReason::Block,
+            PrevState::Dead => SwitchReason::Exit,
+        }
+    }
+}
+
+/// How the current wait of a runnable task started, i.e. which sample it will give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Started by a wakeup (waking, else wakeup, else wakeup_new): a wakeup latency.
+    Wakeup,
+    /// Started by a switch-out in R/R+: a preemption wait.
+    Preempt,
+    /// Start not observed (the trace has `sched_waking` but this wakeup's was missing).
+    Untimed,
+}
+
+/// metrics.md §2 states. `Unseen` is the time before a task's first event (never counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Unseen,
+    Running { cpu: u32 },
+    Runnable { rq_cpu: i32, wait: Wait },
+    Sleeping,
+    Blocked,
+    Dead,
+    Unknown,
+}
+
+/// Which wakeup event this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeKind {
+    Waking,
+    Wakeup,
+    WakeupNew,
+}
+
+/// What a wakeup event did to a task (for the data-quality ledger).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeStart {
+    /// Nothing: the task was running, already waiting, or unknown.
+    None,
+    /// Started a wait that will be timed from this event.
+    Timed(WakeKind),
+    /// Made the task runnable, but its wait start is not known (missing waking).
+    Untimed,
+}
+
+/// One task (one pid lifetime) and everything measured about it so far.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub pid: i32,
+    pub tgid: i32,
+    pub comm: Comm,
+    /// Every distinct name the task had, in order of appearance (renames, exec).
+    pub comms: Vec<Comm>,
+    pub prio: i32,
+    pub state: State,
+    /// When the current state began.
+    pub since: u64,
+    /// CPU and per-CPU lost-event count at the last transition (lazy lost handling).
+    pub trans_cpu: u32,
+    pub trans_epoch: u32,
+    /// CPU of the task's previous slice (for migrations).
+    pub last_run_cpu: Option<u32>,
+    /// A `sched_waking` seen while the task was still on its CPU (it raced its own sleep).
+    pub pending_waking: bool,
+    /// pid of the task that last woke this one, -1 when unknown.
+    pub waker: i32,
+    pub exited: bool,
+    pub runtime_ns: u64,
+    pub sleep_ns: u64,
+    pub unknown_ns: u64,
+    pub migrations: u64,
+    pub wakeups: u64,
+    pub reasons: [u64; 4],
+    pub slices: Samples,
+    pub wakeup_latency: Samples,
+    pub preemption_wait: Samples,
+}
+
+impl Task {
+    pub fn new(pid: i32) -> Task {
+        Task {
+            pid,
+            tgid: -1,
+            comm: Comm::default(),
+            comms: Vec::new(),
+            prio: -1,
+            state: State::Unseen,
+            since: 0,
+            trans_cpu: u32::MAX,
+            trans_epoch: 0,
+            last_run_cpu: None,
+            pending_waking: false,
+            waker: -1,
+            exited: false,
+            runtime_ns: 0,
+            sleep_ns: 0,
+            unknown_ns: 0,
+            migrations: 0,
+            wakeups: 0,
+            reasons: [0; 4],
+            slices: Samples::default(),
+            wakeup_latency: Samples::default(),
+            preemption_wait: Samples::default(),
+        }
+    }
+
+    /// Records the task's current name; a different non-empty name is a rename.
+    #[inline]
+    pub fn note_comm(&mut self, comm: Comm) {
+        if comm != self.comm && !comm.is_empty() {
+            self.comm = comm;
+            // Names change rarely (exec, prctl): a linear search over a handful is fine.
+            if !self.comms.contains(&comm) {
+                self.comms.push(comm);
+            }
+        }
+    }
+
+    /// Whether anything at all happened to this task (pid-reuse check).
+    pub fn seen(&self) -> bool {
+        self.state != State::Unseen
+    }
+
+    /// Ends the current state's interval at `now`, adding it to the matching total.
+    fn close_interval(&mut self, now: u64, scope: &Scope) {
+        let len = scope.clip(self.since, now);
+        match self.state {
+            State::Running { cpu } if scope.cpu(cpu) => self.runtime_ns += len,
+            State::Sleeping | State::Blocked => self.sleep_ns += len,
+            State::Unknown => self.unknown_ns += len,
+            _ => {}
+        }
+    }
+
+    fn enter(&mut self, state: State, now: u64, cpu: u32, epoch: u32) {
+        self.state = state;
+        self.since = now;
+        self.trans_cpu = cpu;
+        self.trans_epoch = epoch;
+    }
+
+    /// From `at` on, the task's state is not known (lost events, a missed switch).
+    /// `epoch` is the current lost count of `cpu`, so the same loss is not applied twice.
+    pub fn lose_track(&mut self, at: u64, cpu: u32, epoch: u32, scope: &Scope) {
+        if matches!(self.state, State::Unseen | State::Dead | State::Unknown) {
+            self.trans_cpu = cpu;
+            self.trans_epoch = epoch;
+            return;
+        }
+        let at = at.max(self.since);
+        self.close_interval(at, scope);
+        self.pending_waking = false;
+        self.enter(State::Unknown, at, cpu, epoch);
+    }
+
+    /// `cpu` switched this task out at `now` in `prev_state`. Returns the switch-out reason.
+    pub fn switch_out(
+        &mut self,
+        now: u64,
+        cpu: u32,
+        epoch: u32,
+        prev_state: PrevState,
+        scope: &Scope,
+    ) -> SwitchReason {
+        let counted = scope.counts(now, cpu);
+        match self.state {
+            State::Running { cpu: c } if c == cpu => {
+                // A complete slice: its start is the observed switch-in.
+                if counted {
+                    self.slices.push(now - self.since, now);
+                }
+            }
+            // First event (or a new life of a reused pid): earlier time is not counted.
+            State::Unseen | State::Dead => {}
+            // Switched out without an observed switch-in here: since its last known
+            // transition the task ran, waited or slept in an unknown mix.
+            _ => self.state = State::Unknown,
+        }
+        self.close_interval(now, scope);
+        let reason = SwitchReason::of(prev_state);
+        if counted {
+            self.reasons[reason.index()] += 1;
+        }
+        let next = match prev_state {
+            PrevState::Runnable | PrevState::Preempted => State::Runnable {
+                rq_cpu: cpu as i32,
+                wait: Wait::Preempt,
+            },
+            // The waking already happened while the task was finishing its switch-out
+            // (ttwu waits for it to leave the CPU): it is runnable from here.
+            PrevState::Sleeping | PrevState::Blocked if self.pending_waking => {
+                if scope.contains(now) {
+                    self.wakeups += 1;
+                }
+                State::Runnable {
+                    rq_cpu: cpu as i32,
+                    wait: Wait::Wakeup,
+                }
+            }
+            PrevState::Sleeping => State::Sleeping,
+            PrevState::Blocked => State::Blocked,
+            PrevState::Dead => State::Dead,
+        };
+        self.pending_waking = false;
+        self.last_run_cpu = Some(cpu);
+        self.enter(next, now, cpu, epoch);
+        reason
+    }
+
+    /// `cpu` switched this task in at `now`.
+    pub fn switch_in(&mut self, now: u64, cpu: u32, epoch: u32, scope: &Scope) {
+        let counted = scope.counts(now, cpu);
+        match self.state {
+            // Same CPU again without a switch-out (duplicate record): nothing changes.
+            State::Running { cpu: c } if c == cpu => return,
+            State::Runnable { wait, .. } if counted => {
+                let waited = now.saturating_sub(self.since);
+                match wait {
+                    Wait::Wakeup => self.wakeup_latency.push(waited, now),
+                    Wait::Preempt => self.preemption_wait.push(waited, now),
+                    Wait::Untimed => {}
+                }
+            }
+            // Switched in without an observed wakeup: when it woke is not known, so the
+            // whole interval is unknown rather than sleep.
+            State::Sleeping | State::Blocked => self.state = State::Unknown,
+            _ => {}
+        }
+        if counted && self.last_run_cpu.is_some_and(|c| c != cpu) {
+            self.migrations += 1;
+        }
+        self.close_interval(now, scope);
+        self.pending_waking = false;
+        self.last_run_cpu = Some(cpu);
+        self.enter(State::Running { cpu }, now, cpu, epoch);
+    }
+
+    /// A wakeup event for this task at `now` on `cpu`. `waking_trace` tells whether the
+    /// trace has `sched_waking` (then a plain wakeup does not start a timed wait).
+    #[allow(clippy::too_many_arguments)]
+    pub fn wake(
+        &mut self,
+        kind: WakeKind,
+        now: u64,
+        cpu: u32,
+        epoch: u32,
+        target_cpu: i32,
+        waker: i32,
+        waking_trace: bool,
+        scope: &Scope,
+    ) -> WakeStart {
+        match self.state {
+            State::Running { .. } => {
+                // waking of a task still on its CPU: it is about to sleep and will be
+                // runnable the moment it leaves; a wakeup here means ttwu found it still
+                // queued and it keeps running.
+                self.pending_waking = kind == WakeKind::Waking;
+                WakeStart::None
+            }
+            State::Runnable { ref mut rq_cpu, .. } => {
+                if kind != WakeKind::Waking && target_cpu >= 0 {
+                    *rq_cpu = target_cpu;
+                }
+                WakeStart::None
+            }
+            State::Unknown => {
+                // Still unknown until the next observed switch (metrics.md §2).
+                if scope.contains(now) {
+                    self.wakeups += 1;
+                }
+                WakeStart::None
+            }
+            State::Unseen | State::Sleeping | State::Blocked | State::Dead => {
+                let timed = match kind {
+                    WakeKind::Waking | WakeKind::WakeupNew => true,
+                    WakeKind::Wakeup => !waking_trace,
+                };
+                self.close_interval(now, scope);
+                if scope.contains(now) {
+                    self.wakeups += 1;
+                }
+                self.waker = waker;
+                let wait = if timed { Wait::Wakeup } else { Wait::Untimed };
+                self.enter(
+                    State::Runnable {
+                        rq_cpu: target_cpu,
+                        wait,
+                    },
+                    now,
+                    cpu,
+                    epoch,
+                );
+                if timed {
+                    WakeStart::Timed(kind)
+                } else {
+                    WakeStart::Untimed
+                }
+            }
+        }
+    }
+
+    /// The task was moved to another runqueue.
+    pub fn migrate(&mut self, dest_cpu: i32) {
+        if let State::Runnable { ref mut rq_cpu, .. } = self.state {
+            *rq_cpu = dest_cpu;
+        }
+    }
+
+    /// Closes the open interval at the end of the trace window.
+    pub fn finish(&mut self, end: u64, scope: &Scope) {
+        self.close_interval(end, scope);
+        self.since = end;
+    }
+}
