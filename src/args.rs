@@ -29,7 +29,7 @@ pub struct Cli {
 pub enum Command {
     /// Per-task and per-CPU scheduling report of one trace
     #[command(
-        after_help = "Examples:\n  schedtrace analyze trace.dat\n  schedtrace analyze perf.data --sort max-wakeup --top 20\n  \
+        after_help = "Examples:\n  schedtrace analyze trace.dat\n  schedtrace analyze perf.data --sort wakeup-max --top 20\n  \
                       schedtrace analyze trace.dat.xz --comm 'hackbench' --group name\n  \
                       schedtrace analyze trace.dat --time 19.5,20.5 -C 1 --json report.json\n  \
                       perf sched record -o - -- ./bench | schedtrace analyze -"
@@ -52,7 +52,12 @@ pub struct AnalyzeArgs {
     pub top: Option<usize>,
 
     /// Only these tasks (comma-separated pids)
-    #[arg(short = 'p', long = "pid", value_name = "PID[,PID...]", value_delimiter = ',')]
+    #[arg(
+        short = 'p',
+        long = "pid",
+        value_name = "PID[,PID...]",
+        value_delimiter = ','
+    )]
     pub pids: Vec<i32>,
 
     /// Only tasks whose name matches (a substring or a regular expression)
@@ -83,13 +88,15 @@ pub enum SortKey {
     /// Total time on CPU (descending)
     Runtime,
     /// Largest wakeup latency (descending)
-    MaxWakeup,
+    WakeupMax,
     /// 99th percentile of wakeup latency (descending)
-    P99Wakeup,
+    WakeupP99,
     /// Mean wakeup latency (descending)
-    AvgWakeup,
+    WakeupMean,
     /// Total sched delay, all waits runnable -> running (descending)
     SchedDelay,
+    /// Largest sched delay (descending), like `perf sched latency`'s max delay
+    SchedDelayMax,
     /// Context switches, voluntary + involuntary (descending)
     Switches,
     /// Migrations (descending)
@@ -107,13 +114,62 @@ pub enum Grouping {
     Name,
 }
 
+impl AnalyzeArgs {
+    /// What the analysis computes: the time window and CPUs restrict the timelines themselves.
+    pub fn analysis_config(&self) -> analysis::Config {
+        let time_window = self
+            .time
+            .map(|(start, end)| (start.unwrap_or(0), end.unwrap_or(u64::MAX)));
+        analysis::Config {
+            time_window,
+            cpus: self.cpus.clone(),
+        }
+    }
+
+    /// How the report is shaped for display: filters, grouping, order, length.
+    pub fn selection(&self) -> Result<analysis::Selection, String> {
+        use analysis::{GroupBy, SortKey as S};
+        let sort = match self.sort {
+            SortKey::Runtime => S::Runtime,
+            SortKey::WakeupMax => S::WakeupMax,
+            SortKey::WakeupP99 => S::WakeupP99,
+            SortKey::WakeupMean => S::WakeupMean,
+            SortKey::SchedDelay => S::SchedDelay,
+            SortKey::SchedDelayMax => S::SchedDelayMax,
+            SortKey::Switches => S::Switches,
+            SortKey::Migrations => S::Migrations,
+            SortKey::Pid => S::Pid,
+            SortKey::Comm => S::Comm,
+        };
+        let group = match self.group {
+            Grouping::Pid => GroupBy::Pid,
+            Grouping::Process => GroupBy::Process,
+            Grouping::Name => GroupBy::Name,
+        };
+        Ok(analysis::Selection {
+            sort,
+            top: self.top,
+            pids: self.pids.clone(),
+            comm: self.comm.as_deref().map(analysis::CommFilter::parse),
+            group,
+        })
+    }
+
+    pub fn text_options(&self) -> analysis::TextOptions {
+        analysis::TextOptions::default()
+    }
+}
+
 fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
     let mut cpus = Vec::new();
     for part in s.split(',').filter(|p| !p.is_empty()) {
         let bad = || format!("`{part}` is not a CPU number or range like 0-3");
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                let (a, b): (u32, u32) = (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                );
                 if a > b || b - a > 65_536 {
                     return Err(bad());
                 }
@@ -133,13 +189,17 @@ fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
 type TimeRange = (Option<u64>, Option<u64>);
 
 fn parse_time_range(s: &str) -> Result<TimeRange, String> {
-    let (a, b) = s.split_once(',').ok_or("expected START,END in seconds, e.g. 19.5,20.25 or 19.5,")?;
+    let (a, b) = s
+        .split_once(',')
+        .ok_or("expected START,END in seconds, e.g. 19.5,20.25 or 19.5,")?;
     let secs = |t: &str| -> Result<Option<u64>, String> {
         let t = t.trim();
         if t.is_empty() {
             return Ok(None);
         }
-        let v: f64 = t.parse().map_err(|_| format!("`{t}` is not a time in seconds"))?;
+        let v: f64 = t
+            .parse()
+            .map_err(|_| format!("`{t}` is not a time in seconds"))?;
         if !v.is_finite() || v < 0.0 {
             return Err(format!("`{t}` is not a time in seconds"));
         }
@@ -167,8 +227,14 @@ mod tests {
 
     #[test]
     fn time_ranges() {
-        assert_eq!(parse_time_range("19.5,20.25").unwrap(), (Some(19_500_000_000), Some(20_250_000_000)));
-        assert_eq!(parse_time_range("1.5,").unwrap(), (Some(1_500_000_000), None));
+        assert_eq!(
+            parse_time_range("19.5,20.25").unwrap(),
+            (Some(19_500_000_000), Some(20_250_000_000))
+        );
+        assert_eq!(
+            parse_time_range("1.5,").unwrap(),
+            (Some(1_500_000_000), None)
+        );
         assert!(parse_time_range("2,1").is_err());
         assert!(parse_time_range("2").is_err());
     }

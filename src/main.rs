@@ -55,14 +55,16 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     let shaped = report.select(&a.selection().map_err(Failure::Message)?);
 
     if let Some(path) = &a.json {
-        let json = serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
+        let json =
+            serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
         if path.as_os_str() == "-" {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{json}")?;
             return Ok(());
         }
-        std::fs::write(path, json + "\n")
-            .map_err(|e| Failure::Message(format!("{}: cannot write JSON report: {e}", path.display())))?;
+        std::fs::write(path, json + "\n").map_err(|e| {
+            Failure::Message(format!("{}: cannot write JSON report: {e}", path.display()))
+        })?;
     }
     let text = analysis::text::render(&shaped, &a.text_options());
     std::io::stdout().lock().write_all(text.as_bytes())?;

@@ -6,11 +6,20 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/pipe_pinned.eevdf-6.18.trace.dat");
-const GROUND_TRUTH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/pipe_pinned.eevdf-6.18.groundtruth.json");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/pipe_pinned.eevdf-6.18.trace.dat"
+);
+const GROUND_TRUTH: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/pipe_pinned.eevdf-6.18.groundtruth.json"
+);
 
 fn schedtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedtrace")).args(args).output().expect("run schedtrace")
+    Command::new(env!("CARGO_BIN_EXE_schedtrace"))
+        .args(args)
+        .output()
+        .expect("run schedtrace")
 }
 
 fn stdout(o: &Output) -> String {
@@ -35,7 +44,12 @@ fn ground_truth_tasks() -> Vec<Value> {
 }
 
 fn task<'a>(report: &'a Value, pid: i64) -> &'a Value {
-    report["tasks"].as_array().unwrap().iter().find(|t| t["pid"] == pid).unwrap_or_else(|| panic!("no task {pid}"))
+    report["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["pid"] == pid)
+        .unwrap_or_else(|| panic!("no task {pid}"))
 }
 
 #[test]
@@ -43,7 +57,10 @@ fn text_report_has_header_tasks_and_cpus() {
     let out = schedtrace(&["analyze", FIXTURE]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("6.18.44-fc-v657"), "kernel release in the header:\n{text}");
+    assert!(
+        text.contains("6.18.44-fc-v657"),
+        "kernel release in the header:\n{text}"
+    );
     assert!(text.contains("trace.dat"), "format in the header");
     for gt in ground_truth_tasks() {
         let name = format!("{}:{}", gt["comm"].as_str().unwrap(), gt["pid"]);
@@ -62,13 +79,21 @@ fn json_report_carries_the_kernel_counters() {
     for gt in ground_truth_tasks() {
         let t = task(&report, gt["pid"].as_i64().unwrap());
         let kernel_vol = gt["proc_sched"]["nr_voluntary_switches"].as_i64().unwrap();
-        let kernel_invol = gt["proc_sched"]["nr_involuntary_switches"].as_i64().unwrap();
+        let kernel_invol = gt["proc_sched"]["nr_involuntary_switches"]
+            .as_i64()
+            .unwrap();
         let vol = t["switches"]["voluntary"].as_i64().unwrap();
         let invol = t["switches"]["involuntary"].as_i64().unwrap();
         // Each task read its counters shortly before exiting: the trace may hold a few more switches
         // (the exit switch among them), never fewer.
-        assert!((kernel_vol..=kernel_vol + 3).contains(&vol), "voluntary {vol} vs kernel {kernel_vol}");
-        assert!((kernel_invol..=kernel_invol + 3).contains(&invol), "involuntary {invol} vs kernel {kernel_invol}");
+        assert!(
+            (kernel_vol..=kernel_vol + 3).contains(&vol),
+            "voluntary {vol} vs kernel {kernel_vol}"
+        );
+        assert!(
+            (kernel_invol..=kernel_invol + 3).contains(&invol),
+            "involuntary {invol} vs kernel {kernel_invol}"
+        );
     }
 }
 
@@ -84,15 +109,24 @@ fn pid_filter_sort_and_top() {
     let report = json_report(&["--sort", "switches", "--top", "3"]);
     let tasks = report["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3);
-    let switches = |t: &Value| t["switches"]["voluntary"].as_i64().unwrap() + t["switches"]["involuntary"].as_i64().unwrap();
-    assert!(switches(&tasks[0]) >= switches(&tasks[1]) && switches(&tasks[1]) >= switches(&tasks[2]));
+    let switches = |t: &Value| {
+        t["switches"]["voluntary"].as_i64().unwrap()
+            + t["switches"]["involuntary"].as_i64().unwrap()
+    };
+    assert!(
+        switches(&tasks[0]) >= switches(&tasks[1]) && switches(&tasks[1]) >= switches(&tasks[2])
+    );
 }
 
 #[test]
 fn comm_filter_takes_a_regex() {
     let report = json_report(&["--comm", "^pp-[ab]$"]);
-    let mut comms: Vec<String> =
-        report["tasks"].as_array().unwrap().iter().map(|t| t["comm"].as_str().unwrap().to_string()).collect();
+    let mut comms: Vec<String> = report["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["comm"].as_str().unwrap().to_string())
+        .collect();
     comms.sort();
     assert_eq!(comms, ["pp-a", "pp-b"]);
 }
@@ -106,8 +140,18 @@ fn time_window_clips_the_report() {
     let arg = format!("{:.9},", mid as f64 / 1e9);
     let half = json_report(&["--time", &arg]);
     let half_start = half["window"]["start_ns"].as_u64().unwrap();
-    assert!(half_start.abs_diff(mid) < 2, "window starts at the requested time: {half_start} vs {mid}");
-    let busy = |r: &Value| r["cpus"].as_array().unwrap().iter().map(|c| c["busy_ns"].as_u64().unwrap()).sum::<u64>();
+    assert!(
+        half_start.abs_diff(mid) < 2,
+        "window starts at the requested time: {half_start} vs {mid}"
+    );
+    let busy = |r: &Value| {
+        r["cpus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["busy_ns"].as_u64().unwrap())
+            .sum::<u64>()
+    };
     assert!(busy(&half) < busy(&full));
 }
 
@@ -137,19 +181,36 @@ fn bad_inputs_exit_2_with_file_offset_and_cause() {
     let real = std::fs::read(FIXTURE).unwrap();
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("empty.dat", vec![]),
-        ("junk.bin", vec![0x00, 0xff, 0x13, 0x37, 0x00, 0x01, 0x02, 0x80]),
+        (
+            "junk.bin",
+            vec![0x00, 0xff, 0x13, 0x37, 0x00, 0x01, 0x02, 0x80],
+        ),
         ("truncated-header.dat", real[..30].to_vec()),
         ("truncated-middle.dat", real[..real.len() / 2].to_vec()),
     ];
     for (name, bytes) in cases {
         let (out, path) = bad_input(name, &bytes);
         let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{name}: exit code; stderr: {err}");
-        assert!(err.contains(path.to_str().unwrap()), "{name}: error names the file: {err}");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{name}: exit code; stderr: {err}"
+        );
+        assert!(
+            err.contains(path.to_str().unwrap()),
+            "{name}: error names the file: {err}"
+        );
         assert!(!err.contains("panicked"), "{name}: no panic: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{name}: one-line error: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{name}: one-line error: {err}"
+        );
         if name != "empty.dat" {
-            assert!(err.contains("offset"), "{name}: error names the offset: {err}");
+            assert!(
+                err.contains("offset"),
+                "{name}: error names the offset: {err}"
+            );
         }
     }
 }
