@@ -282,8 +282,29 @@ impl Analyzer {
     }
 }
 
+impl Analyzer {
+    fn note_task_name(&mut self, pid: i32, tgid: i32, comm: ingest::Comm) {
+        if pid > 0 {
+            let slot = self.find(pid).unwrap_or_else(|| self.new_task(pid));
+            let t = &mut self.tasks[slot];
+            t.note_comm(comm);
+            if tgid > 0 {
+                t.tgid = tgid;
+            }
+        }
+    }
+}
+
 impl EventSink for Analyzer {
     fn event(&mut self, ev: &Event) {
+        if let EventKind::TaskName { pid, tgid, comm } = ev.kind {
+            // Names are metadata, not scheduling: readers may stamp them with a time outside the
+            // trace (perf synthesizes COMM records at time 0), so they touch neither the window
+            // nor any CPU's state.
+            self.count_kind(&ev.kind);
+            self.note_task_name(pid, tgid, comm);
+            return;
+        }
         let cpu = ev.cpu;
         if cpu >= MAX_CPUS {
             self.reject("cpu number out of range");
@@ -367,16 +388,8 @@ impl EventSink for Analyzer {
                     self.tasks[s].exited = true;
                 }
             }
-            EventKind::TaskName { pid, tgid, comm } => {
-                if pid > 0 {
-                    let slot = self.find(pid).unwrap_or_else(|| self.new_task(pid));
-                    let t = &mut self.tasks[slot];
-                    t.note_comm(comm);
-                    if tgid > 0 {
-                        t.tgid = tgid;
-                    }
-                }
-            }
+            // Handled before the window logic above.
+            EventKind::TaskName { .. } => {}
             EventKind::Lost { count } => self.on_lost(ts, cpu, count),
             EventKind::Free { .. } | EventKind::Other => {}
         }

@@ -125,7 +125,8 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
         "latency:  wakeup latency timed from {}; percentiles {}",
         q.wakeup_event, q.percentile_method
     );
-    let runtime: u64 = r.tasks.iter().map(|t| t.runtime_ns).sum();
+    // CPU busy time is the runtime of all tasks, also when the task table is filtered.
+    let runtime: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
     let known = runtime + q.unknown_ns;
     if q.unknown_ns > 0 && q.unknown_ns as f64 > opts.unknown_warn_ratio * known as f64 {
         let mut worst: Vec<&TaskRow> = r.tasks.iter().filter(|t| t.unknown_ns > 0).collect();
@@ -135,12 +136,12 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
             .take(3)
             .map(|t| format!("{} {} ms", task_label(t), ms(t.unknown_ns)))
             .collect();
+        let most = if names.is_empty() { String::new() } else { format!(" Most: {}", names.join(", ")) };
         let _ = writeln!(
             out,
             "WARNING:  {:.1} % of task time is unknown (lost events or events missing from the trace); \
-             totals are lower bounds. Most: {}",
+             totals are lower bounds.{most}",
             100.0 * q.unknown_ns as f64 / known as f64,
-            names.join(", ")
         );
     }
     out.push('\n');
