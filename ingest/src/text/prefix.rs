@@ -118,6 +118,10 @@ fn task_before(left: &[u8]) -> Option<(i32, Style)> {
     }
     let (pid, before) = trailing_int(left)?;
     match before.last() {
+        // perf prints `:-1    -1` for a sample whose thread it does not know.
+        Some(b'-') if before.len() >= 2 && before[before.len() - 2] == b' ' => {
+            Some((-pid, Style::Perf))
+        }
         Some(b'-') => Some((pid, Style::Dashed)),
         Some(b' ') => Some((pid, Style::Perf)),
         Some(b'/') => {
