@@ -494,3 +494,80 @@ fn trace_cmd_raw_with_empty_cpus() {
         )
     );
 }
+
+/// Shapes not present in ../shared (from formats.md §5 and the kernel's trace_output.c):
+/// a 3.x kernel's 4-char irq-info and 5-wide pid, trace-cmd >= 3.3 with its flags column,
+/// kernel and trace-cmd lost markers, annotate lines, a non-ns (counter) clock.
+#[test]
+fn older_and_rarer_shapes() {
+    let text = b"\
+# tracer: nop
+##### CPU 1 buffer started ####
+     kworker/0:1-22    [000] d..3   123.456789: sched_switch: prev_comm=kworker/0:1 prev_pid=22 prev_prio=120 prev_state=D|K ==> next_comm=swapper/0 next_pid=0 next_prio=120
+[LOST 3 EVENTS]
+          <idle>-0     [001] dN.2.  124.000001: sched_switch:         swapper/1:0 [120] R ==> rs:main Q:Reg:2041 [120]
+CPU:1 [12 EVENTS DROPPED]
+     rs:main Q:Reg-2041  [001] ....   124.000002: sched_wakeup: comm=sshd pid=9 prio=120 success=1 target_cpu=000
+            bash-77    [000] d..2 124000003000: sched_process_exit: comm=bash pid=77 prio=120
+";
+    let (got, ev) = read_text(text);
+    assert!(
+        got.stats.rejected.is_empty(),
+        "{:?}",
+        got.stats.reject_examples
+    );
+    assert_eq!(got.meta.cpus, Some(2));
+    assert_eq!(ev.len(), 6);
+    assert_eq!(
+        ev[0].kind,
+        switch(
+            t(22, "kworker/0:1", 120),
+            PrevState::Blocked,
+            t(0, "swapper/0", 120)
+        )
+    );
+    assert_eq!(
+        (ev[1].ts, ev[1].cpu, ev[1].kind),
+        (124_000_001_000, 1, EventKind::Lost { count: Some(3) })
+    );
+    assert_eq!(
+        ev[2].kind,
+        switch(
+            t(0, "swapper/1", 120),
+            PrevState::Runnable,
+            t(2041, "rs:main Q:Reg", 120)
+        )
+    );
+    assert_eq!(
+        (ev[3].ts, ev[3].cpu, ev[3].kind),
+        (124_000_002_000, 1, EventKind::Lost { count: Some(12) })
+    );
+    assert_eq!(
+        (ev[4].current_pid, ev[4].kind),
+        (
+            2041,
+            EventKind::Wakeup {
+                task: t(9, "sshd", 120),
+                target_cpu: 0
+            }
+        )
+    );
+    assert_eq!(
+        (ev[5].ts, ev[5].kind),
+        (124_000_003_000, EventKind::Exit { pid: 77 })
+    );
+}
+
+/// The crate's entry point finds the text format by content, `.xz` undone by the loader.
+#[test]
+fn read_path_dispatches_text() {
+    let mut n = 0u64;
+    let got = ingest::read_path(
+        &shared("cfs-6.1-vm/nice/report.txt.xz"),
+        &mut |_: &Event| n += 1,
+    )
+    .unwrap();
+    assert_eq!(got.meta.format, Some(ingest::Format::Text));
+    assert_eq!(got.meta.format_version, "trace-cmd report");
+    assert_eq!(n, got.stats.events.values().sum::<u64>());
+}

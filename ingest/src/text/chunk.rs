@@ -42,7 +42,9 @@ pub struct RejectExample<'a> {
 pub struct ChunkOut<'a> {
     pub events: Vec<Pending>,
     pub lines: u64,
-    pub names: HashMap<&'a [u8], u64>,
+    /// Events per name; a short list (traces have few distinct events), searched from
+    /// the most recent hit, beats hashing every line's name.
+    pub names: Vec<(&'a [u8], u64)>,
     pub rejected: HashMap<&'static str, u64>,
     pub examples: Vec<RejectExample<'a>>,
     pub cpus_header: Option<u32>,
@@ -100,7 +102,7 @@ pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
                 kind,
                 state,
             } => {
-                *out.names.entry(prefix.name).or_insert(0) += 1;
+                count_name(&mut out.names, prefix.name);
                 out.max_cpu = Some(out.max_cpu.map_or(prefix.cpu, |m| m.max(prefix.cpu)));
                 match prefix.style {
                     Style::Dashed => out.votes.dashed += 1,
@@ -135,6 +137,13 @@ pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
         }
     }
     out
+}
+
+fn count_name<'a>(names: &mut Vec<(&'a [u8], u64)>, name: &'a [u8]) {
+    match names.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, count)) => *count += 1,
+        None => names.push((name, 1)),
+    }
 }
 
 /// `# entries-in-buffer/entries-written: 0/0   #P:2` -> 2.
