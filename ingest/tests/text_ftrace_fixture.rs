@@ -174,7 +174,8 @@ fn tgid_latency_and_no_irq_info_variants() {
         (PrevState::Runnable, 32409, Comm::from("lto 0qc8vrtkjew"))
     );
     // lto 0qc8-32409     1d.h3. 1548256043us : sched_waking: comm=migration/1 pid=21 prio=0 target_cpu=001
-    let (_, ev) = read_text(&load(&fixture("ftrace-6.18-latency.trace.xz")));
+    let (got, ev) = read_text(&load(&fixture("ftrace-6.18-latency.trace.xz")));
+    assert_eq!(got.meta.kernel_release.as_deref(), Some("6.18.44-fc-v769"));
     assert_eq!(
         (ev[0].ts, ev[0].cpu, ev[0].current_pid),
         (1_548_256_043_000, 1, 32409)

@@ -51,6 +51,11 @@ pub struct ChunkOut<'a> {
     /// `#P:N` of the ftrace header.
     pub cpus_comment: Option<u32>,
     pub version: Option<&'a [u8]>,
+    /// `# nop latency trace v1.1.5 on 6.18.44-fc-v769` (latency-format header).
+    pub kernel_release: Option<&'a [u8]>,
+    /// Lost-event markers and the events they report (when they say how many).
+    pub lost_markers: u64,
+    pub lost_events: u64,
     pub trace_cmd_headers: u64,
     pub max_cpu: Option<u32>,
     pub votes: Votes,
@@ -76,6 +81,7 @@ pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
             Line::Skip => {
                 if line.first() == Some(&b'#') {
                     out.cpus_comment = out.cpus_comment.or(cpus_from_comment(line));
+                    out.kernel_release = out.kernel_release.or(release_from_comment(line));
                 }
             }
             Line::Cpus(n) => {
@@ -87,16 +93,20 @@ pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
                 out.trace_cmd_headers += 1;
             }
             Line::CpuEmpty => out.trace_cmd_headers += 1,
-            Line::Lost { cpu, count } => out.events.push(Pending {
-                event: Event {
-                    ts: 0,
-                    cpu: cpu.unwrap_or(CPU_UNKNOWN),
-                    current_pid: -1,
-                    kind: EventKind::Lost { count },
-                },
-                state: StateSrc::Done,
-                needs_time: true,
-            }),
+            Line::Lost { cpu, count } => {
+                out.lost_markers += 1;
+                out.lost_events += count.unwrap_or(0);
+                out.events.push(Pending {
+                    event: Event {
+                        ts: 0,
+                        cpu: cpu.unwrap_or(CPU_UNKNOWN),
+                        current_pid: -1,
+                        kind: EventKind::Lost { count },
+                    },
+                    state: StateSrc::Done,
+                    needs_time: true,
+                })
+            }
             Line::Event {
                 prefix,
                 kind,
@@ -144,6 +154,14 @@ fn count_name<'a>(names: &mut Vec<(&'a [u8], u64)>, name: &'a [u8]) {
         Some((_, count)) => *count += 1,
         None => names.push((name, 1)),
     }
+}
+
+/// `# nop latency trace v1.1.5 on 6.18.44-fc-v769` -> `6.18.44-fc-v769`.
+fn release_from_comment(line: &[u8]) -> Option<&[u8]> {
+    let at = memchr::memmem::find(line, b" latency trace v")?;
+    let on = memchr::memmem::find(&line[at..], b" on ")? + at + 4;
+    let release = line[on..].split(|&b| b == b' ').next()?;
+    (!release.is_empty()).then_some(release)
 }
 
 /// `# entries-in-buffer/entries-written: 0/0   #P:2` -> 2.

@@ -35,6 +35,7 @@ pub fn finish(
     let (mut votes_perf, mut votes_dashed, mut votes_latency, mut padded, mut tc_headers) =
         (0, 0, 0, 0, 0);
 
+    let (mut lost_markers, mut lost_events) = (0u64, 0u64);
     let mut next_line = 1;
     for (piece, out) in pieces.iter().zip(&outs) {
         let first_line = piece.region_first_line.unwrap_or(next_line);
@@ -67,6 +68,12 @@ pub fn finish(
                 String::from_utf8_lossy(v).trim().to_string(),
             );
         }
+        if let Some(r) = out.kernel_release {
+            meta.kernel_release
+                .get_or_insert_with(|| String::from_utf8_lossy(r).into_owned());
+        }
+        lost_markers += out.lost_markers;
+        lost_events += out.lost_events;
         votes_perf += out.votes.perf;
         votes_dashed += out.votes.dashed;
         votes_latency += out.votes.latency;
@@ -106,6 +113,12 @@ pub fn finish(
         .or(cpus_comment)
         .or(max_cpu.map(|m| m.saturating_add(1)));
 
+    if lost_markers > 0 {
+        meta.extra.insert(
+            "lost events".into(),
+            format!("{lost_markers} markers reporting {lost_events} lost events"),
+        );
+    }
     let encoding = evidence.encoding();
     let any_raw_state = outs.iter().any(|o| {
         o.events
