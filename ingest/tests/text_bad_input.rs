@@ -132,3 +132,55 @@ proptest! {
         }
     }
 }
+
+/// Inputs over a few MB are parsed in parallel chunks: line numbers of rejects, lost
+/// markers at chunk ends and the out-of-order count must not depend on the split.
+#[test]
+fn line_numbers_and_markers_across_chunks() {
+    let mut text = String::from("cpus=2\n");
+    let mut line_no = 1;
+    for i in 0..60_000u64 {
+        line_no += 1;
+        if i == 45_000 {
+            text += "garbage in the middle\n";
+            continue;
+        }
+        if i % 10_000 == 9_999 {
+            text += &format!("CPU:{} [LOST {i} EVENTS]\n", i % 2);
+            continue;
+        }
+        let (s, us) = (1000 + i / 1_000_000, i % 1_000_000);
+        text += &format!(
+            "            bash-4242  [{:03}] {s}.{us:06}: sched_waking:         comm=worker one pid=77 prio=120 target_cpu=001\n",
+            i % 2
+        );
+    }
+    assert!(text.len() > 6 << 20, "{} bytes: several chunks", text.len());
+    let (got, events) = read_text(text.as_bytes());
+    assert_eq!(got.stats.rejected.get("no [CPU] column"), Some(&1));
+    assert_eq!(
+        got.stats.reject_examples,
+        [format!(
+            "line {}: no [CPU] column: \"garbage in the middle\"",
+            45_002
+        )]
+    );
+    assert_eq!(line_no, 60_001);
+    assert_eq!(got.stats.events["sched_waking"], 60_000 - 1 - 6);
+    assert_eq!(got.stats.out_of_order, 0);
+    let lost: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e.kind, ingest::EventKind::Lost { .. }))
+        .collect();
+    assert_eq!(lost.len(), 6);
+    for l in &lost {
+        let ingest::EventKind::Lost { count: Some(c) } = l.kind else {
+            panic!()
+        };
+        // Marker i takes the time of the event after it (1000 s + (i + 1) µs); the last
+        // line has none after it and takes the one before.
+        let at = if c == 59_999 { c - 1 } else { c + 1 };
+        assert_eq!(l.ts, 1_000_000_000_000 + at * 1000, "{l:?}");
+        assert_eq!(u64::from(l.cpu), c % 2);
+    }
+}
