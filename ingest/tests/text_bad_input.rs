@@ -65,9 +65,9 @@ fn bad_lines_among_good_ones_are_counted_with_line_numbers() {
     assert_eq!(
         rejected,
         [
-            ("malformed sched_switch", 1),
             ("malformed sched_wakeup", 1),
-            ("no [CPU] column", 1)
+            ("no [CPU] column", 1),
+            ("unknown sched_switch prev_state letters", 1),
         ]
     );
     assert_eq!(got.stats.reject_examples.len(), 3);
@@ -76,7 +76,9 @@ fn bad_lines_among_good_ones_are_counted_with_line_numbers() {
         "{:?}",
         got.stats.reject_examples
     );
-    assert!(got.stats.reject_examples[1].starts_with("line 4: malformed sched_switch"));
+    assert!(
+        got.stats.reject_examples[1].starts_with("line 4: unknown sched_switch prev_state letters")
+    );
     assert!(got.stats.reject_examples[2].starts_with("line 5: malformed sched_wakeup"));
 }
 

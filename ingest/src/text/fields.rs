@@ -14,7 +14,11 @@ use crate::event::{Comm, EventKind, PrevState, TaskRef};
 pub fn decode(name: &[u8], body: &[u8]) -> Result<Option<(EventKind, StateSrc)>, Reject> {
     let done = |kind| Ok(Some((kind, StateSrc::Done)));
     match name {
-        b"sched_switch" => switch(body).map(Some).ok_or("malformed sched_switch"),
+        b"sched_switch" => match switch(body) {
+            Some(Ok(decoded)) => Ok(Some(decoded)),
+            Some(Err(reason)) => Err(reason),
+            None => Err("malformed sched_switch"),
+        },
         b"sched_waking" => match wakeup(body) {
             Some((task, target_cpu)) => done(EventKind::Waking { task, target_cpu }),
             None => Err("malformed sched_waking"),
@@ -111,17 +115,18 @@ fn task(comm: &[u8], pid: i32, prio: i32) -> TaskRef {
     }
 }
 
-fn switch(body: &[u8]) -> Option<(EventKind, StateSrc)> {
+/// `None` when the fields do not parse, `Some(Err)` for an unknown `prev_state`.
+fn switch(body: &[u8]) -> Option<Result<(EventKind, StateSrc), Reject>> {
     if body.starts_with(b"prev_comm=") {
         switch_fields(body)
     } else {
-        switch_plugin(body)
+        switch_plugin(body).map(Ok)
     }
 }
 
 /// `prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120`,
 /// and the `-R` form with a number for the state and no `==>`.
-fn switch_fields(body: &[u8]) -> Option<(EventKind, StateSrc)> {
+fn switch_fields(body: &[u8]) -> Option<Result<(EventKind, StateSrc), Reject>> {
     let mut f = Fields::start(body, b"prev_comm=")?;
     let prev_comm = f.text_until(b" prev_pid=")?;
     let prev_pid = f.int()?;
@@ -138,14 +143,17 @@ fn switch_fields(body: &[u8]) -> Option<(EventKind, StateSrc)> {
     let next_prio = f.int()?;
     let (prev_state, src) = match parse_u64(state_text) {
         Some(value) => (PrevState::Runnable, StateSrc::Value(value)),
-        None => (kernel_letters(state_text)?, StateSrc::Done),
+        None => match kernel_letters(state_text) {
+            Some(state) => (state, StateSrc::Done),
+            None => return Some(Err("unknown sched_switch prev_state letters")),
+        },
     };
     let kind = EventKind::Switch {
         prev: task(prev_comm, prev_pid, prev_prio),
         prev_state,
         next: task(next_comm, next_pid, next_prio),
     };
-    Some((kind, src))
+    Some(Ok((kind, src)))
 }
 
 /// `prev:1 [120] S ==> next:2 [120]` (libtraceevent plugin).
@@ -253,7 +261,9 @@ mod tests {
 
     #[test]
     fn plugin_switch_with_colon_comm() {
-        let (kind, src) = switch(b"kworker/2:1:2923 [120] D ==> opt cgu.0:17910 [120]").unwrap();
+        let (kind, src) = switch(b"kworker/2:1:2923 [120] D ==> opt cgu.0:17910 [120]")
+            .unwrap()
+            .unwrap();
         let EventKind::Switch { prev, next, .. } = kind else {
             panic!()
         };
