@@ -1,0 +1,131 @@
+//! One line of trace text -> what it is: an event, a header (`cpus=4`, `version = 6`,
+//! `CPU 3 is empty`), a lost-events marker, a comment, or a reject with its reason.
+
+use super::fields;
+use super::prefix::{self, parse_u64, trim_end, trim_start, Prefix, Reject};
+use super::state::StateSrc;
+use crate::event::EventKind;
+
+/// What one line holds.
+#[derive(Debug)]
+pub enum Line<'a> {
+    /// Empty, `#` comment, `##### CPU 2 buffer started ####`.
+    Skip,
+    /// trace-cmd's `cpus=N`.
+    Cpus(u32),
+    /// Old trace-cmd's `version = 6`.
+    Version(&'a [u8]),
+    /// trace-cmd's `CPU 3 is empty`.
+    CpuEmpty,
+    /// `CPU:2 [LOST 17 EVENTS]`, `[LOST EVENTS]`, `CPU:2 [5 EVENTS DROPPED]`.
+    Lost {
+        cpu: Option<u32>,
+        count: Option<u64>,
+    },
+    Event {
+        prefix: Prefix<'a>,
+        kind: EventKind,
+        state: StateSrc,
+    },
+    Reject(Reject),
+}
+
+pub fn classify(line: &[u8]) -> Line<'_> {
+    let line = trim_end(line.strip_suffix(b"\r").unwrap_or(line));
+    let trimmed = trim_start(line);
+    if trimmed.is_empty() || trimmed[0] == b'#' {
+        return Line::Skip;
+    }
+    if let Some(n) = trimmed.strip_prefix(b"cpus=") {
+        return match parse_u64(n).and_then(|n| u32::try_from(n).ok()) {
+            Some(n) => Line::Cpus(n),
+            None => Line::Reject("bad cpus= header"),
+        };
+    }
+    if let Some(v) = trimmed.strip_prefix(b"version = ") {
+        return Line::Version(v);
+    }
+    if trimmed.starts_with(b"CPU ") && trimmed.ends_with(b" is empty") {
+        return Line::CpuEmpty;
+    }
+    if let Some(lost) = lost(trimmed) {
+        return lost;
+    }
+    let prefix = match prefix::parse(line) {
+        Ok(p) => p,
+        Err(reason) => return Line::Reject(reason),
+    };
+    match fields::decode(prefix.name, prefix.body) {
+        Ok(Some((kind, state))) => Line::Event {
+            prefix,
+            kind,
+            state,
+        },
+        Ok(None) => Line::Event {
+            prefix,
+            kind: EventKind::Other,
+            state: StateSrc::Done,
+        },
+        Err(reason) => Line::Reject(reason),
+    }
+}
+
+/// Lost-event markers of the kernel (`CPU:%d [LOST %lu EVENTS]`, `CPU:%d [LOST EVENTS]`,
+/// `[LOST %lu EVENTS]` in old trace_pipe) and of trace-cmd (`CPU:%d [%lld EVENTS DROPPED]`).
+fn lost(line: &[u8]) -> Option<Line<'static>> {
+    let (cpu, rest) = match line.strip_prefix(b"CPU:") {
+        Some(rest) => {
+            let space = memchr::memchr(b' ', rest)?;
+            let cpu = u32::try_from(parse_u64(&rest[..space])?).ok()?;
+            (Some(cpu), &rest[space + 1..])
+        }
+        None => (None, line),
+    };
+    let inner = rest.strip_prefix(b"[")?.strip_suffix(b"]")?;
+    let count = if let Some(mid) = inner
+        .strip_prefix(b"LOST ")
+        .and_then(|r| r.strip_suffix(b" EVENTS"))
+    {
+        Some(parse_u64(mid)?)
+    } else if let Some(mid) = inner.strip_suffix(b" EVENTS DROPPED") {
+        Some(parse_u64(mid)?)
+    } else if inner == b"LOST EVENTS" || inner == b"EVENTS DROPPED" {
+        None
+    } else {
+        return None;
+    };
+    Some(Line::Lost { cpu, count })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers() {
+        assert!(matches!(
+            classify(b"CPU:2 [LOST 17 EVENTS]"),
+            Line::Lost {
+                cpu: Some(2),
+                count: Some(17)
+            }
+        ));
+        assert!(matches!(
+            classify(b"[LOST 3 EVENTS]"),
+            Line::Lost {
+                cpu: None,
+                count: Some(3)
+            }
+        ));
+        assert!(matches!(
+            classify(b"CPU:1 [EVENTS DROPPED]"),
+            Line::Lost {
+                cpu: Some(1),
+                count: None
+            }
+        ));
+        assert!(matches!(classify(b"cpus=6"), Line::Cpus(6)));
+        assert!(matches!(classify(b"CPU 3 is empty"), Line::CpuEmpty));
+        assert!(matches!(classify(b"hello"), Line::Reject(_)));
+    }
+}
