@@ -104,7 +104,10 @@ fn two_cpu_trace(release: &str, state_a: i64, state_b: i64) -> Vec<u8> {
         ),
     ];
     // CPU 0: one regular switch, then compact ones whose previous task it implies.
-    let mut cpu0 = bundle(0, vec![ev(1500, 100, switch((100, "app", 1), (0, "swapper/0")))]);
+    let mut cpu0 = bundle(
+        0,
+        vec![ev(1500, 100, switch((100, "app", 1), (0, "swapper/0")))],
+    );
     cpu0.ftrace_events.as_mut().unwrap().compact_sched = Some(CompactSched {
         intern_table: vec![b"app".to_vec(), b"swapper/0".to_vec(), b"worker".to_vec()],
         switch_timestamp: vec![3000, 500],
@@ -173,7 +176,10 @@ fn sw(prev: TaskRef, prev_state: PrevState, next: TaskRef) -> EventKind {
 #[test]
 fn hand_encoded_trace_decodes_to_known_events() {
     let bytes = two_cpu_trace("6.6.0-test", 0x100, 0x02);
-    assert_eq!(ingest::Format::detect(&bytes).unwrap(), ingest::Format::Perfetto);
+    assert_eq!(
+        ingest::Format::detect(&bytes).unwrap(),
+        ingest::Format::Perfetto
+    );
     let mut events = Vec::new();
     let got = ingest::read_bytes(&bytes, &mut |e: &Event| events.push(*e)).unwrap();
     let (app, worker) = (task(100, "app", 120), task(101, "worker", 120));
@@ -188,13 +194,38 @@ fn hand_encoded_trace_decodes_to_known_events() {
         at(1000, 0, -1, name(101, 100, "worker")),
         at(1500, 0, 100, sw(app, PrevState::Sleeping, idle0)),
         at(1800, 1, -1, EventKind::Lost { count: None }),
-        at(1800, 1, 0, EventKind::Migrate { task: worker, orig_cpu: 0, dest_cpu: 1 }),
-        at(2000, 1, 0, EventKind::Waking { task: worker, target_cpu: 1 }),
+        at(
+            1800,
+            1,
+            0,
+            EventKind::Migrate {
+                task: worker,
+                orig_cpu: 0,
+                dest_cpu: 1,
+            },
+        ),
+        at(
+            2000,
+            1,
+            0,
+            EventKind::Waking {
+                task: worker,
+                target_cpu: 1,
+            },
+        ),
         at(2100, 1, 0, sw(idle1, PrevState::Runnable, worker)),
         // Compact: prev = next of the switch before on CPU 0; timestamps are deltas.
         at(3000, 0, 0, sw(idle0, PrevState::Preempted, app)),
         // Compact waking: the waker is the task running on CPU 0.
-        at(3200, 0, 100, EventKind::Waking { task: worker, target_cpu: 1 }),
+        at(
+            3200,
+            0,
+            100,
+            EventKind::Waking {
+                task: worker,
+                target_cpu: 1,
+            },
+        ),
         at(3500, 0, 100, sw(app, PrevState::Blocked, idle0)),
     ];
     assert_eq!(events, expected);
@@ -206,8 +237,14 @@ fn hand_encoded_trace_decodes_to_known_events() {
     assert_eq!(m.cpus, Some(2));
     assert_eq!(m.clock.as_deref(), Some("boot"));
     assert_eq!(m.extra.get("machine").map(String::as_str), Some("x86_64"));
-    assert_eq!(m.extra.get("ftrace_overrun_cpu1").map(String::as_str), Some("7"));
-    assert_eq!(m.extra.get("lost_event_marks").map(String::as_str), Some("1"));
+    assert_eq!(
+        m.extra.get("ftrace_overrun_cpu1").map(String::as_str),
+        Some("7")
+    );
+    assert_eq!(
+        m.extra.get("lost_event_marks").map(String::as_str),
+        Some("1")
+    );
     let s = &got.stats;
     assert_eq!(s.events.get("sched_switch"), Some(&4));
     assert_eq!(s.events.get("sched_waking"), Some(&2));
@@ -233,8 +270,14 @@ fn prev_state_follows_the_kernel_release() {
         states
     };
     use PrevState::*;
-    assert_eq!(classes("4.9.0-android"), vec![Sleeping, Runnable, Preempted, Dead]);
-    assert_eq!(classes("6.1.0"), vec![Sleeping, Runnable, Runnable, Blocked]);
+    assert_eq!(
+        classes("4.9.0-android"),
+        vec![Sleeping, Runnable, Preempted, Dead]
+    );
+    assert_eq!(
+        classes("6.1.0"),
+        vec![Sleeping, Runnable, Runnable, Blocked]
+    );
     // No usable release: the current encoding.
     assert_eq!(classes(""), classes("6.1.0"));
 }

@@ -4,8 +4,8 @@
 use ingest::perfetto::proto::*;
 use ingest::perfetto::{Writer, WriterOptions};
 use ingest::{Event, EventSink, Location};
-use prost::Message;
 use proptest::prelude::*;
+use prost::Message;
 
 fn read(bytes: &[u8]) -> ingest::Result<ingest::Ingested> {
     ingest::perfetto::read(bytes, &mut |_: &Event| {})
@@ -13,9 +13,13 @@ fn read(bytes: &[u8]) -> ingest::Result<ingest::Ingested> {
 
 /// A valid trace written by our writer from a real trace's first 3000 events.
 fn small_trace(compact: bool) -> Vec<u8> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/cfs-6.1-vm/pp1/trace-v6.dat.xz");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/traces/cfs-6.1-vm/pp1/trace-v6.dat.xz"
+    );
     let mut events = Vec::new();
-    let got = ingest::read_path(std::path::Path::new(path), &mut |e: &Event| events.push(*e)).unwrap();
+    let got =
+        ingest::read_path(std::path::Path::new(path), &mut |e: &Event| events.push(*e)).unwrap();
     let mut w = Writer::new(
         Vec::new(),
         WriterOptions {
@@ -42,7 +46,11 @@ fn packet_offsets(bytes: &[u8]) -> Vec<usize> {
 
 #[test]
 fn junk_is_an_error_at_offset_zero() {
-    for junk in [&[0x0a, 0xff, 0xff, 0xff, 0x0f, 1, 2][..], &[0x0a, 0x05, 0xff][..], &[0x12, 0x00][..]] {
+    for junk in [
+        &[0x0a, 0xff, 0xff, 0xff, 0x0f, 1, 2][..],
+        &[0x0a, 0x05, 0xff][..],
+        &[0x12, 0x00][..],
+    ] {
         let e = read(junk).unwrap_err();
         assert_eq!(e.location, Location::Offset(0), "{e}");
     }
@@ -93,11 +101,19 @@ fn inconsistent_compact_sched_is_an_error() {
     };
     let e = read(&trace(&c)).unwrap_err();
     assert_eq!(e.location, Location::Offset(0));
-    assert!(e.cause.contains("switch_next_pid has 1 entries but switch_timestamp has 2"), "{e}");
+    assert!(
+        e.cause
+            .contains("switch_next_pid has 1 entries but switch_timestamp has 2"),
+        "{e}"
+    );
     c.switch_next_pid.push(2);
     c.switch_next_comm_index[1] = 9;
     let e = read(&trace(&c)).unwrap_err();
-    assert!(e.cause.contains("comm index 9 outside the intern table of 1"), "{e}");
+    assert!(
+        e.cause
+            .contains("comm index 9 outside the intern table of 1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -106,7 +122,10 @@ fn cut_after_whole_packets_is_read_and_reported() {
     let offsets = packet_offsets(&good);
     let cut_at = offsets[5] + 7;
     let got = read(&good[..cut_at]).unwrap();
-    assert_eq!(got.stats.rejected.get("truncated last TracePacket"), Some(&1));
+    assert_eq!(
+        got.stats.rejected.get("truncated last TracePacket"),
+        Some(&1)
+    );
     assert!(got.stats.reject_examples[0].contains(&format!("offset {}", offsets[5])));
     // Cut inside the very first packet: nothing to read, an error at 0.
     let e = read(&good[..offsets[1] - 1]).unwrap_err();

@@ -65,7 +65,11 @@ fn round_trip(rel: &str, compact_sched: bool) -> Outcome {
 }
 
 /// `edit` may change the source events (e.g. add loss marks) before they are written.
-fn round_trip_with(rel: &str, compact_sched: bool, mut edit: impl FnMut(&mut Vec<Event>)) -> Outcome {
+fn round_trip_with(
+    rel: &str,
+    compact_sched: bool,
+    mut edit: impl FnMut(&mut Vec<Event>),
+) -> Outcome {
     let input = ingest::input::load(Path::new(&shared(rel))).unwrap();
     let (mut orig, orig_meta) = read(&input);
     edit(&mut orig);
@@ -80,7 +84,10 @@ fn round_trip_with(rel: &str, compact_sched: bool, mut edit: impl FnMut(&mut Vec
         ingest::EventSink::event(&mut writer, e);
     }
     let (out, stats) = writer.finish(&orig_meta.meta).unwrap();
-    assert_eq!(ingest::Format::detect(&out).unwrap(), ingest::Format::Perfetto);
+    assert_eq!(
+        ingest::Format::detect(&out).unwrap(),
+        ingest::Format::Perfetto
+    );
     let (back, back_meta) = read(&out);
 
     let a: Vec<Event> = orig.iter().filter(|e| is_sched(e)).copied().collect();
@@ -88,10 +95,17 @@ fn round_trip_with(rel: &str, compact_sched: bool, mut edit: impl FnMut(&mut Vec
     assert!(a.len() > 400, "{rel}: only {} sched events", a.len());
     assert_eq!(a.len(), b.len(), "{rel}: sched event count");
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-        assert_eq!(x, y, "{rel} compact={compact_sched}: sched event #{i} differs");
+        assert_eq!(
+            x, y,
+            "{rel} compact={compact_sched}: sched event #{i} differs"
+        );
     }
     assert_eq!(names(&orig), names(&back), "{rel}: task names");
-    assert_eq!(loss_positions(&orig), loss_positions(&back), "{rel}: loss marks");
+    assert_eq!(
+        loss_positions(&orig),
+        loss_positions(&back),
+        "{rel}: loss marks"
+    );
     assert_eq!(back_meta.meta.kernel_release, orig_meta.meta.kernel_release);
     assert_eq!(back_meta.meta.cpus, orig_meta.meta.cpus);
     for name in [
@@ -111,7 +125,11 @@ fn round_trip_with(rel: &str, compact_sched: bool, mut edit: impl FnMut(&mut Vec
         );
     }
     assert_eq!(back_meta.stats.out_of_order, 0);
-    assert!(back_meta.stats.rejected.is_empty(), "{:?}", back_meta.stats.rejected);
+    assert!(
+        back_meta.stats.rejected.is_empty(),
+        "{:?}",
+        back_meta.stats.rejected
+    );
     Outcome {
         bytes: out.len(),
         sched: a.len(),
@@ -126,7 +144,12 @@ fn cfs_6_1_pp2_plain_and_compact() {
     assert_eq!(plain.compact, (0, 0));
     // Nearly every switch and waking can use the compact form, and it is smaller.
     assert!(compact.compact.0 > 0 && compact.compact.1 > 0);
-    assert!(compact.bytes < plain.bytes, "{} vs {}", compact.bytes, plain.bytes);
+    assert!(
+        compact.bytes < plain.bytes,
+        "{} vs {}",
+        compact.bytes,
+        plain.bytes
+    );
     eprintln!(
         "pp2: {} sched events, plain {} B, compact {} B ({} switches, {} wakings compact)",
         plain.sched, plain.bytes, compact.bytes, compact.compact.0, compact.compact.1
@@ -171,11 +194,20 @@ fn loss_marks_survive() {
             if e.cpu == 1 && is_sched(e) {
                 on_cpu1 += 1;
                 if on_cpu1 % 997 == 0 {
-                    out.push(Event { current_pid: -1, kind: EventKind::Lost { count: Some(5) }, ..*e });
+                    out.push(Event {
+                        current_pid: -1,
+                        kind: EventKind::Lost { count: Some(5) },
+                        ..*e
+                    });
                 }
             }
             if i == events.len() / 2 {
-                out.push(Event { cpu: 0, current_pid: -1, kind: EventKind::Lost { count: None }, ..*e });
+                out.push(Event {
+                    cpu: 0,
+                    current_pid: -1,
+                    kind: EventKind::Lost { count: None },
+                    ..*e
+                });
             }
             out.push(*e);
         }
@@ -185,7 +217,10 @@ fn loss_marks_survive() {
         let mut marks = 0;
         round_trip_with("cfs-6.1-vm/pp2/trace-v6.dat.xz", compact, |events| {
             add_marks(events);
-            marks = events.iter().filter(|e| matches!(e.kind, EventKind::Lost { .. })).count();
+            marks = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Lost { .. }))
+                .count();
         });
         assert!(marks >= 5, "{marks}");
     }

@@ -48,10 +48,23 @@ fn parse_proto(text: &str) -> Schema {
                 "optional" => (false, &words[1..]),
                 _ => (false, &words[..]),
             };
-            let number: u64 = rest[3].trim_end_matches(';').parse().unwrap_or_else(|_| panic!("field line {line:?}"));
+            let number: u64 = rest[3]
+                .trim_end_matches(';')
+                .parse()
+                .unwrap_or_else(|_| panic!("field line {line:?}"));
             assert_eq!(rest[2], "=", "{line}");
-            let message = scopes.iter().rev().find_map(|s| s.clone()).expect("field outside a message");
-            let old = schema.get_mut(&message).unwrap().insert(number, Decl { ty: rest[0].to_string(), repeated });
+            let message = scopes
+                .iter()
+                .rev()
+                .find_map(|s| s.clone())
+                .expect("field outside a message");
+            let old = schema.get_mut(&message).unwrap().insert(
+                number,
+                Decl {
+                    ty: rest[0].to_string(),
+                    repeated,
+                },
+            );
             assert!(old.is_none(), "{message}: field {number} declared twice");
         }
     }
@@ -87,10 +100,18 @@ fn walk(schema: &Schema, message: &str, bytes: &[u8], seen: &mut BTreeSet<(Strin
     let mut pos = 0;
     while pos < bytes.len() {
         let f = field_at(bytes, pos).unwrap();
-        let d = decls
-            .get(&f.number)
-            .unwrap_or_else(|| panic!("{message}: the structs encode field {} that the .proto does not declare", f.number));
-        assert_eq!(f.wire_type, expected_wire_type(schema, message, d), "{message}.{}: wire type", f.number);
+        let d = decls.get(&f.number).unwrap_or_else(|| {
+            panic!(
+                "{message}: the structs encode field {} that the .proto does not declare",
+                f.number
+            )
+        });
+        assert_eq!(
+            f.wire_type,
+            expected_wire_type(schema, message, d),
+            "{message}.{}: wire type",
+            f.number
+        );
         seen.insert((message.to_string(), f.number));
         if let Some(inner) = resolve(schema, message, &d.ty) {
             walk(schema, &inner, &bytes[f.payload.0..f.payload.1], seen);
@@ -104,7 +125,13 @@ fn s(x: &str) -> Option<Vec<u8>> {
 }
 
 fn wakeup() -> SchedWakeup {
-    SchedWakeup { comm: s("c"), pid: Some(1), prio: Some(2), success: Some(1), target_cpu: Some(3) }
+    SchedWakeup {
+        comm: s("c"),
+        pid: Some(1),
+        prio: Some(2),
+        success: Some(1),
+        target_cpu: Some(3),
+    }
 }
 
 fn everything() -> Trace {
@@ -125,14 +152,23 @@ fn everything() -> Trace {
         K::SchedWakeup(wakeup()),
         K::SchedWaking(wakeup()),
         K::SchedWakeupNew(wakeup()),
-        K::SchedProcessExit(SchedProcessExit { comm: s("x"), pid: Some(1), tgid: Some(2), prio: Some(3) }),
+        K::SchedProcessExit(SchedProcessExit {
+            comm: s("x"),
+            pid: Some(1),
+            tgid: Some(2),
+            prio: Some(3),
+        }),
         K::SchedProcessFork(SchedProcessFork {
             parent_comm: s("p"),
             parent_pid: Some(1),
             child_comm: s("c"),
             child_pid: Some(2),
         }),
-        K::SchedProcessFree(SchedProcessFree { comm: s("f"), pid: Some(1), prio: Some(2) }),
+        K::SchedProcessFree(SchedProcessFree {
+            comm: s("f"),
+            pid: Some(1),
+            prio: Some(2),
+        }),
         K::Generic(GenericFtraceEvent { event_name: s("g") }),
         K::SchedMigrateTask(SchedMigrateTask {
             comm: s("m"),
@@ -144,7 +180,12 @@ fn everything() -> Trace {
     ];
     let events = kinds
         .into_iter()
-        .map(|k| FtraceEvent { timestamp: Some(1), pid: Some(2), common_flags: Some(3), event: Some(k) })
+        .map(|k| FtraceEvent {
+            timestamp: Some(1),
+            pid: Some(2),
+            common_flags: Some(3),
+            event: Some(k),
+        })
         .collect();
     let packet = TracePacket {
         ftrace_events: Some(FtraceEventBundle {
@@ -171,11 +212,22 @@ fn everything() -> Trace {
             previous_bundle_end_timestamp: Some(5),
         }),
         process_tree: Some(ProcessTree {
-            processes: vec![Process { pid: Some(1), ppid: Some(2), cmdline: vec![b"a".to_vec()] }],
-            threads: vec![Thread { tid: Some(1), name: s("t"), tgid: Some(2) }],
+            processes: vec![Process {
+                pid: Some(1),
+                ppid: Some(2),
+                cmdline: vec![b"a".to_vec()],
+            }],
+            threads: vec![Thread {
+                tid: Some(1),
+                name: s("t"),
+                tgid: Some(2),
+            }],
         }),
         clock_snapshot: Some(ClockSnapshot {
-            clocks: vec![Clock { clock_id: Some(6), timestamp: Some(1) }],
+            clocks: vec![Clock {
+                clock_id: Some(6),
+                timestamp: Some(1),
+            }],
             primary_trace_clock: Some(6),
         }),
         timestamp: Some(1),
@@ -192,14 +244,21 @@ fn everything() -> Trace {
         }),
         previous_packet_dropped: Some(true),
         system_info: Some(SystemInfo {
-            utsname: Some(Utsname { sysname: s("L"), version: s("v"), release: s("r"), machine: s("m") }),
+            utsname: Some(Utsname {
+                sysname: s("L"),
+                version: s("v"),
+                release: s("r"),
+                machine: s("m"),
+            }),
             num_cpus: Some(4),
         }),
         compressed_packets: Some(vec![1]),
         timestamp_clock_id: Some(6),
         zstd_compressed_packets: Some(vec![2]),
     };
-    Trace { packet: vec![packet] }
+    Trace {
+        packet: vec![packet],
+    }
 }
 
 #[test]
@@ -219,7 +278,10 @@ fn structs_match_the_proto() {
         .flat_map(|(m, fields)| fields.keys().map(move |n| (m.clone(), *n)))
         .collect();
     let missing: Vec<_> = declared.difference(&seen).collect();
-    assert!(missing.is_empty(), "declared in the .proto but not encoded by the structs: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "declared in the .proto but not encoded by the structs: {missing:?}"
+    );
     // And the bytes decode back to the same value.
     assert_eq!(Trace::decode(&bytes[..]).unwrap(), everything());
 }

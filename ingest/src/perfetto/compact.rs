@@ -224,10 +224,20 @@ mod tests {
         assert_eq!(c.switch_timestamp, vec![1000, 500, 0]);
         assert_eq!(c.intern_table, vec![b"a".to_vec(), b"b".to_vec()]);
         let (sw, wk) = decode(&c).unwrap();
-        assert_eq!(sw.iter().map(|s| s.ts).collect::<Vec<_>>(), [1000, 1500, 1500]);
+        assert_eq!(
+            sw.iter().map(|s| s.ts).collect::<Vec<_>>(),
+            [1000, 1500, 1500]
+        );
         assert_eq!(sw[1].next, task(6, "b", 100));
         assert_eq!(sw[1].prev_state, 0x100);
-        assert_eq!(wk, vec![CompactWaking { ts: 1001, task: task(6, "b", 100), target_cpu: 3 }]);
+        assert_eq!(
+            wk,
+            vec![CompactWaking {
+                ts: 1001,
+                task: task(6, "b", 100),
+                target_cpu: 3
+            }]
+        );
         assert!(b.take().is_none());
     }
 

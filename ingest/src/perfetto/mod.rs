@@ -3,11 +3,13 @@
 //! ([`proto`], the subset in `schemas/perfetto/schedtrace_subset.proto`).
 
 pub mod compact;
+mod convert;
 pub mod events;
 pub mod proto;
 mod read;
 pub mod wire;
 mod write;
 
+pub use convert::{convert, Converted};
 pub use read::read;
 pub use write::{WriteStats, Writer, WriterOptions};

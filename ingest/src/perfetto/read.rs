@@ -41,7 +41,10 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         });
     }
     if framing.foreign_fields > 0 {
-        reader.extra("top_level_fields_skipped", framing.foreign_fields.to_string());
+        reader.extra(
+            "top_level_fields_skipped",
+            framing.foreign_fields.to_string(),
+        );
     }
     Ok(reader.finish(sink))
 }
@@ -127,9 +130,10 @@ impl Reader {
         }
         if packet.previous_packet_dropped == Some(true) {
             let seq = packet.trusted_packet_sequence_id.unwrap_or(0);
-            self.stats.reject("packets dropped by the tracing service", || {
-                format!("offset {offset}: packets lost before this one (sequence {seq})")
-            });
+            self.stats
+                .reject("packets dropped by the tracing service", || {
+                    format!("offset {offset}: packets lost before this one (sequence {seq})")
+                });
         }
         for (data, zstd) in [
             (&packet.compressed_packets, false),
@@ -155,7 +159,9 @@ impl Reader {
             return Ok(());
         };
         if cpu > MAX_CPU {
-            return Err(format!("ftrace bundle for cpu {cpu}: not a plausible CPU number"));
+            return Err(format!(
+                "ftrace bundle for cpu {cpu}: not a plausible CPU number"
+            ));
         }
         if let Some(clock) = b.ftrace_clock {
             self.ftrace_clock = Some(clock);
@@ -198,7 +204,9 @@ impl Reader {
             let heads = [
                 switches.get(si).map(|s| (s.ts, Lane::CompactSwitch)),
                 wakings.get(wi).map(|w| (w.ts, Lane::CompactWaking)),
-                b.event.get(ei).map(|e| (e.timestamp.unwrap_or(0), Lane::Regular)),
+                b.event
+                    .get(ei)
+                    .map(|e| (e.timestamp.unwrap_or(0), Lane::Regular)),
             ];
             let Some((ts, lane)) = heads.into_iter().flatten().min() else {
                 break;
@@ -298,18 +306,29 @@ impl Reader {
         }
         for t in &tree.threads {
             if let Some(tid) = t.tid {
-                name(tid, t.tgid.unwrap_or(-1), Comm::from_bytes(t.name.as_deref().unwrap_or_default()));
+                name(
+                    tid,
+                    t.tgid.unwrap_or(-1),
+                    Comm::from_bytes(t.name.as_deref().unwrap_or_default()),
+                );
             }
         }
     }
 
     fn system_info(&mut self, info: &proto::SystemInfo) {
-        let text = |b: &Option<Vec<u8>>| b.as_deref().map(|b| String::from_utf8_lossy(b).into_owned());
+        let text = |b: &Option<Vec<u8>>| {
+            b.as_deref()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        };
         if let Some(u) = &info.utsname {
             if let Some(release) = text(&u.release) {
                 self.meta.kernel_release = Some(release);
             }
-            for (key, value) in [("sysname", &u.sysname), ("uname_version", &u.version), ("machine", &u.machine)] {
+            for (key, value) in [
+                ("sysname", &u.sysname),
+                ("uname_version", &u.version),
+                ("machine", &u.machine),
+            ] {
                 if let Some(v) = text(value) {
                     self.extra(key, v);
                 }
@@ -343,7 +362,12 @@ impl Reader {
             }
             logs.push(events);
         }
-        let max_cpu = logs.iter().skip(1).filter_map(|l| l.first()).map(|p| p.event.cpu).max();
+        let max_cpu = logs
+            .iter()
+            .skip(1)
+            .filter_map(|l| l.first())
+            .map(|p| p.event.cpu)
+            .max();
 
         let mut next = vec![0usize; logs.len()];
         let key = |i: usize, p: &Pending| Reverse((p.event.ts, i.min(1), p.event.cpu, i));
@@ -355,7 +379,9 @@ impl Reader {
         while let Some(Reverse((_, _, _, i))) = heap.pop() {
             let mut p = logs[i][next[i]];
             next[i] += 1;
-            if let (Some(raw), EventKind::Switch { prev_state, .. }) = (p.raw_prev_state, &mut p.event.kind) {
+            if let (Some(raw), EventKind::Switch { prev_state, .. }) =
+                (p.raw_prev_state, &mut p.event.kind)
+            {
                 *prev_state = decoder.decode(raw as u64);
             }
             sink.event(&p.event);
@@ -416,7 +442,9 @@ fn decompress(data: &[u8], zstd: bool) -> std::result::Result<Vec<u8>, String> {
     };
     res.map_err(|e| format!("cannot decompress packets: {e}"))?;
     if out.len() as u64 > MAX_DECOMPRESSED {
-        return Err(format!("compressed packets expand beyond {MAX_DECOMPRESSED} bytes"));
+        return Err(format!(
+            "compressed packets expand beyond {MAX_DECOMPRESSED} bytes"
+        ));
     }
     Ok(out)
 }

@@ -116,7 +116,9 @@ pub fn for_each_packet(
                 }
                 return Err(Error::at(
                     at,
-                    format!("Perfetto trace: bad TracePacket framing after {packets} packets: {cause}"),
+                    format!(
+                        "Perfetto trace: bad TracePacket framing after {packets} packets: {cause}"
+                    ),
                 ));
             }
         };

@@ -144,7 +144,8 @@ impl<W: Write> Writer<W> {
             // make readers (ours, trace_processor) decode it the old way.
             if release_before_4_14(release) {
                 uts.version = Some(
-                    format!("kernel {release}; prev_state written in the 4.14+ encoding").into_bytes(),
+                    format!("kernel {release}; prev_state written in the 4.14+ encoding")
+                        .into_bytes(),
                 );
                 self.stats.notes.push(format!(
                     "kernel release {release} (< 4.14) written as utsname.version, not release: \
@@ -255,7 +256,12 @@ impl<W: Write> Writer<W> {
         }
         let b = self.cpus.get_mut(&e.cpu).expect("inserted above");
         match (lane, e.kind) {
-            (Lane::CompactSwitch, EventKind::Switch { prev_state, next, .. }) => {
+            (
+                Lane::CompactSwitch,
+                EventKind::Switch {
+                    prev_state, next, ..
+                },
+            ) => {
                 b.compact.switch(e.ts, encode_prev_state(prev_state), next);
                 self.stats.compact_switches += 1;
             }
@@ -311,14 +317,22 @@ impl<W: Write> EventSink for Writer<W> {
                 let b = self.cpus.entry(e.cpu).or_default();
                 if b.lost_pending {
                     // Two marks with nothing between them read back as one.
-                    *self.stats.not_written.entry("lost mark right after another").or_insert(0) += 1;
+                    *self
+                        .stats
+                        .not_written
+                        .entry("lost mark right after another")
+                        .or_insert(0) += 1;
                 }
                 b.lost_pending = true;
                 b.running.forget();
                 self.stats.lost_marks += 1;
             }
             EventKind::Other => {
-                *self.stats.not_written.entry("other (non-sched) event").or_insert(0) += 1;
+                *self
+                    .stats
+                    .not_written
+                    .entry("other (non-sched) event")
+                    .or_insert(0) += 1;
             }
             _ => self.add(e),
         }
