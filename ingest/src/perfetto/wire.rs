@@ -206,5 +206,15 @@ mod tests {
         assert!(looks_like_trace(&[0x0a, 0x02, 0x40, 0x07]));
         assert!(!looks_like_trace(&[0x0a, 0x02, 0x0f, 0x07]));
         assert!(!looks_like_trace(b"\n# tracer: nop\n"));
+        let report = b"\n\ncpus=4\n    sleep-1234  [001] 12.345678: sched_switch: prev_comm=sleep";
+        assert!(!looks_like_trace(report));
+        assert_eq!(crate::Format::detect(report).unwrap(), crate::Format::Text);
+        // A packet of printable bytes (a long string field) is still Perfetto.
+        let mut texty = vec![0x0a, 62, 0x12, 60];
+        texty.extend([b'a'; 60]);
+        assert_eq!(
+            crate::Format::detect(&texty).unwrap(),
+            crate::Format::Perfetto
+        );
     }
 }

@@ -27,6 +27,8 @@ use std::io::{self, Write};
 
 /// The sequence all our packets are on (any non-zero id works for one writer).
 const SEQUENCE_ID: u32 = 1;
+/// Task names per `ProcessTree` packet (bounds the names held in memory).
+const MAX_NAMES_PER_PACKET: usize = 8192;
 /// `TracePacket.sequence_flags`: SEQ_INCREMENTAL_STATE_CLEARED.
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 
@@ -303,7 +305,9 @@ impl<W: Write> EventSink for Writer<W> {
         }
         match e.kind {
             EventKind::TaskName { pid, tgid, comm } => {
-                if !self.names.is_empty() && self.names_ts != e.ts {
+                if !self.names.is_empty()
+                    && (self.names_ts != e.ts || self.names.len() >= MAX_NAMES_PER_PACKET)
+                {
                     self.flush_names();
                 }
                 self.names_ts = e.ts;
