@@ -3,7 +3,7 @@
 
 mod args;
 
-use args::{AnalyzeArgs, Cli, Command};
+use args::{AnalyzeArgs, Cli, Command, ConvertArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
@@ -15,6 +15,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(a) => analyze(&a),
+        Command::Convert(c) => convert(&c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -68,5 +69,33 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     }
     let text = analysis::text::render(&shaped, &a.text_options());
     std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn convert(c: &ConvertArgs) -> Result<(), Failure> {
+    let opts = ingest::perfetto::WriterOptions {
+        compact_sched: c.compact_sched,
+        ..Default::default()
+    };
+    let done = ingest::perfetto::convert(&c.file, &c.output, opts)?;
+    let w = &done.written;
+    eprintln!(
+        "schedtrace: wrote {} ({} packets, {} bytes): {} events, {} compact switches, {} compact wakings, \
+         {} task names, {} loss marks",
+        c.output.display(),
+        w.packets,
+        w.bytes,
+        w.regular_events,
+        w.compact_switches,
+        w.compact_wakings,
+        w.task_names,
+        w.lost_marks
+    );
+    for (what, n) in &w.not_written {
+        eprintln!("schedtrace: not written: {n} {what}");
+    }
+    for note in &w.notes {
+        eprintln!("schedtrace: note: {note}");
+    }
     Ok(())
 }

@@ -8,7 +8,8 @@
 //!   sched payload decoding, ring-buffer pages;
 //! - [`tracedat`]: trace-cmd `trace.dat` v6/v7;
 //! - [`perfdata`]: `perf.data` file and pipe mode;
-//! - [`text`]: ftrace / `trace-cmd report` / `perf script` text.
+//! - [`text`]: ftrace / `trace-cmd report` / `perf script` text;
+//! - [`perfetto`]: Perfetto protobuf traces, read and written.
 
 pub mod error;
 pub mod event;
@@ -16,6 +17,7 @@ pub mod ftrace;
 pub mod input;
 pub mod meta;
 pub mod perfdata;
+pub mod perfetto;
 pub mod text;
 pub mod topology;
 pub mod tracedat;
@@ -38,8 +40,6 @@ pub fn read_bytes(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         Format::TraceDat => tracedat::read(bytes, sink),
         Format::PerfData => perfdata::read(bytes, sink),
         Format::Text => text::read(bytes, sink),
-        Format::Perfetto => Err(Error::whole(
-            "Perfetto protobuf traces are not supported yet",
-        )),
+        Format::Perfetto => perfetto::read(bytes, sink),
     }
 }

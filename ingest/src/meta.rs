@@ -40,6 +40,12 @@ impl Format {
                 "perf.data version 1 (PERFFILE, 2009-2010) is not supported",
             ));
         }
+        // A Perfetto trace starts with a well-formed TracePacket (key 0x0a, a length that
+        // fits, valid fields); checked before the text test because a trace whose first
+        // packets hold long strings can look like text.
+        if bytes[0] == 0x0a && crate::perfetto::wire::looks_like_trace(bytes) {
+            return Ok(Format::Perfetto);
+        }
         let head = &bytes[..bytes.len().min(4096)];
         let texty = head
             .iter()
@@ -48,7 +54,8 @@ impl Format {
         if texty * 10 >= head.len() * 9 {
             return Ok(Format::Text);
         }
-        // A Perfetto trace is a protobuf `Trace`: repeated field 1 (TracePacket), wire type 2.
+        // Not a well-formed first packet, but it starts like one: the Perfetto reader
+        // reports the framing error with its offset.
         if bytes[0] == 0x0a {
             return Ok(Format::Perfetto);
         }
