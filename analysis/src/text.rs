@@ -136,7 +136,11 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
             .take(3)
             .map(|t| format!("{} {} ms", task_label(t), ms(t.unknown_ns)))
             .collect();
-        let most = if names.is_empty() { String::new() } else { format!(" Most: {}", names.join(", ")) };
+        let most = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" Most: {}", names.join(", "))
+        };
         let _ = writeln!(
             out,
             "WARNING:  {:.1} % of task time is unknown (lost events or events missing from the trace); \
