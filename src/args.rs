@@ -69,8 +69,8 @@ pub struct AnalyzeArgs {
     pub file: PathBuf,
 
     /// Order of the task table
-    #[arg(long, value_enum, default_value_t = SortKey::Runtime)]
-    pub sort: SortKey,
+    #[arg(long, value_name = "KEY", default_value = "runtime", value_parser = sort_key_parser())]
+    pub sort: analysis::SortKey,
 
     /// Show only the first N rows of the task table
     #[arg(long, value_name = "N")]
@@ -109,30 +109,6 @@ pub struct AnalyzeArgs {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortKey {
-    /// Total time on CPU (descending)
-    Runtime,
-    /// Largest wakeup latency (descending)
-    WakeupMax,
-    /// 99th percentile of wakeup latency (descending)
-    WakeupP99,
-    /// Mean wakeup latency (descending)
-    WakeupMean,
-    /// Total sched delay, all waits runnable -> running (descending)
-    SchedDelay,
-    /// Largest sched delay (descending), like `perf sched latency`'s max delay
-    SchedDelayMax,
-    /// Context switches, voluntary + involuntary (descending)
-    Switches,
-    /// Migrations (descending)
-    Migrations,
-    /// Task id (ascending)
-    Pid,
-    /// Task name (ascending)
-    Comm,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Grouping {
     Pid,
     Process,
@@ -153,26 +129,14 @@ impl AnalyzeArgs {
 
     /// How the report is shaped for display: filters, grouping, order, length.
     pub fn selection(&self) -> Result<analysis::Selection, String> {
-        use analysis::{GroupBy, SortKey as S};
-        let sort = match self.sort {
-            SortKey::Runtime => S::Runtime,
-            SortKey::WakeupMax => S::WakeupMax,
-            SortKey::WakeupP99 => S::WakeupP99,
-            SortKey::WakeupMean => S::WakeupMean,
-            SortKey::SchedDelay => S::SchedDelay,
-            SortKey::SchedDelayMax => S::SchedDelayMax,
-            SortKey::Switches => S::Switches,
-            SortKey::Migrations => S::Migrations,
-            SortKey::Pid => S::Pid,
-            SortKey::Comm => S::Comm,
-        };
+        use analysis::GroupBy;
         let group = match self.group {
             Grouping::Pid => GroupBy::Pid,
             Grouping::Process => GroupBy::Process,
             Grouping::Name => GroupBy::Name,
         };
         Ok(analysis::Selection {
-            sort,
+            sort: self.sort,
             top: self.top,
             pids: self.pids.clone(),
             comm: self.comm.as_deref().map(analysis::CommFilter::parse),
@@ -183,6 +147,15 @@ impl AnalyzeArgs {
     pub fn text_options(&self) -> analysis::TextOptions {
         analysis::TextOptions::default()
     }
+}
+
+/// `--sort` values come from the analysis' own table of keys, with their help text.
+fn sort_key_parser() -> impl clap::builder::TypedValueParser<Value = analysis::SortKey> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = analysis::SortKey::KEYS
+        .iter()
+        .map(|&(name, _, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<analysis::SortKey>())
 }
 
 fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {

@@ -28,17 +28,46 @@ pub enum SortKey {
 }
 
 impl SortKey {
-    pub const NAMES: &'static [&'static str] = &[
-        "runtime",
-        "wakeup-max",
-        "wakeup-p99",
-        "wakeup-mean",
-        "sched-delay",
-        "sched-delay-max",
-        "switches",
-        "migrations",
-        "pid",
-        "comm",
+    /// Every key with its command-line name and what it orders by.
+    pub const KEYS: &'static [(&'static str, SortKey, &'static str)] = &[
+        (
+            "runtime",
+            SortKey::Runtime,
+            "Total time on CPU (descending)",
+        ),
+        (
+            "wakeup-max",
+            SortKey::WakeupMax,
+            "Largest wakeup latency (descending)",
+        ),
+        (
+            "wakeup-p99",
+            SortKey::WakeupP99,
+            "99th percentile of wakeup latency (descending)",
+        ),
+        (
+            "wakeup-mean",
+            SortKey::WakeupMean,
+            "Mean wakeup latency (descending)",
+        ),
+        (
+            "sched-delay",
+            SortKey::SchedDelay,
+            "Total sched delay, all waits runnable -> running (descending)",
+        ),
+        (
+            "sched-delay-max",
+            SortKey::SchedDelayMax,
+            "Largest sched delay, like perf sched latency's max delay (descending)",
+        ),
+        (
+            "switches",
+            SortKey::Switches,
+            "Context switches, voluntary + involuntary (descending)",
+        ),
+        ("migrations", SortKey::Migrations, "Migrations (descending)"),
+        ("pid", SortKey::Pid, "Task id (ascending)"),
+        ("comm", SortKey::Comm, "Task name (ascending)"),
     ];
 
     fn value(self, t: &TaskRow) -> u64 {
@@ -68,26 +97,15 @@ impl SortKey {
 impl FromStr for SortKey {
     type Err = String;
     fn from_str(s: &str) -> Result<SortKey, String> {
-        let keys = [
-            SortKey::Runtime,
-            SortKey::WakeupMax,
-            SortKey::WakeupP99,
-            SortKey::WakeupMean,
-            SortKey::SchedDelay,
-            SortKey::SchedDelayMax,
-            SortKey::Switches,
-            SortKey::Migrations,
-            SortKey::Pid,
-            SortKey::Comm,
-        ];
-        SortKey::NAMES
+        SortKey::KEYS
             .iter()
-            .position(|&n| n == s)
-            .map(|i| keys[i])
+            .find(|(name, _, _)| *name == s)
+            .map(|&(_, key, _)| key)
             .ok_or_else(|| {
+                let names: Vec<&str> = SortKey::KEYS.iter().map(|(name, _, _)| *name).collect();
                 format!(
                     "unknown sort key {s:?}; expected one of {}",
-                    SortKey::NAMES.join(", ")
+                    names.join(", ")
                 )
             })
     }
