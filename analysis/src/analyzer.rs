@@ -365,7 +365,8 @@ impl EventSink for Analyzer {
             } => {
                 if task.pid > 0 {
                     let slot = self.task(task);
-                    self.tasks[slot].migrate(dest_cpu);
+                    let counted = self.scope.counts(ts, cpu);
+                    self.tasks[slot].migrate(dest_cpu, counted);
                 }
             }
             EventKind::Fork {

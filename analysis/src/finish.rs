@@ -178,6 +178,7 @@ fn task_row(t: Task) -> TaskRow {
         unknown_ns: t.unknown_ns,
         sleep_ns: t.sleep_ns,
         migrations: t.migrations,
+        runqueue_moves: t.runqueue_moves,
         wakeups: t.wakeups,
         switches: Switches {
             voluntary: reason(SwitchReason::Block),

@@ -135,7 +135,12 @@ pub struct TaskRow {
     pub runtime_ns: u64,
     pub unknown_ns: u64,
     pub sleep_ns: u64,
+    /// Switch-ins on another CPU than the previous slice's (metrics.md §3).
     pub migrations: u64,
+    /// `sched_migrate_task` events: every move between runqueues, also while waiting (what the
+    /// kernel's `se.nr_migrations` counts). 0 when the trace did not record that event.
+    #[serde(default)]
+    pub runqueue_moves: u64,
     pub wakeups: u64,
     pub switches: Switches,
     #[serde(default)]

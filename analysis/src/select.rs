@@ -260,6 +260,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         unknown_ns: 0,
         sleep_ns: 0,
         migrations: 0,
+        runqueue_moves: 0,
         wakeups: 0,
         switches: Switches::default(),
         switch_out: SwitchOut::default(),
@@ -284,6 +285,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         row.unknown_ns += m.unknown_ns;
         row.sleep_ns += m.sleep_ns;
         row.migrations += m.migrations;
+        row.runqueue_moves += m.runqueue_moves;
         row.wakeups += m.wakeups;
         row.switches.voluntary += m.switches.voluntary;
         row.switches.involuntary += m.switches.involuntary;

@@ -113,6 +113,9 @@ pub struct Task {
     pub sleep_ns: u64,
     pub unknown_ns: u64,
     pub migrations: u64,
+    /// `sched_migrate_task` events of the task (the kernel's `se.nr_migrations` counts these,
+    /// including moves between runqueues while the task waits, which `migrations` does not).
+    pub runqueue_moves: u64,
     pub wakeups: u64,
     pub reasons: [u64; 4],
     pub slices: Samples,
@@ -140,6 +143,7 @@ impl Task {
             sleep_ns: 0,
             unknown_ns: 0,
             migrations: 0,
+            runqueue_moves: 0,
             wakeups: 0,
             reasons: [0; 4],
             slices: Samples::default(),
@@ -344,7 +348,10 @@ impl Task {
     }
 
     /// The task was moved to another runqueue.
-    pub fn migrate(&mut self, dest_cpu: i32) {
+    pub fn migrate(&mut self, dest_cpu: i32, counted: bool) {
+        if counted {
+            self.runqueue_moves += 1;
+        }
         if let State::Runnable { ref mut rq_cpu, .. } = self.state {
             *rq_cpu = dest_cpu;
         }
