@@ -225,23 +225,59 @@ fn missing_file_and_bad_flags() {
     assert!(stderr(&out).contains("END must be after START"));
 }
 
-#[test]
-fn reads_stdin() {
+fn analyze_via_stdin(path: &str) -> Value {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_schedtrace"))
         .args(["analyze", "-", "--json", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let bytes = std::fs::read(FIXTURE).unwrap();
+    let bytes = std::fs::read(path).unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(&bytes));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    assert!(out.status.success());
-    let from_stdin: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn analyze_file(path: &str) -> Value {
+    let out = schedtrace(&["analyze", path, "--json", "-"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn reads_stdin() {
+    let from_stdin = analyze_via_stdin(FIXTURE);
     let from_file = json_report(&[]);
     assert_eq!(from_stdin["tasks"], from_file["tasks"]);
+}
+
+/// `perf record -o - | schedtrace analyze -`: a pipe-mode perf.data through stdin (the fixture
+/// was recorded here with `perf record -o -`, see fixtures/README.md).
+#[test]
+fn reads_perf_pipe_mode_from_stdin() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/perfdata/sched-events.pipe.data.xz"
+    );
+    let from_stdin = analyze_via_stdin(path);
+    assert_eq!(from_stdin["source"]["format"], "perf.data");
+    assert_eq!(from_stdin["source"]["format_version"], "pipe");
+    assert!(
+        from_stdin["quality"]["events"]["sched_switch"]
+            .as_u64()
+            .unwrap()
+            > 100
+    );
+    let from_file = analyze_file(path);
+    assert_eq!(from_stdin["tasks"], from_file["tasks"]);
+    assert_eq!(
+        from_stdin["quality"]["events"],
+        from_file["quality"]["events"]
+    );
 }
