@@ -30,6 +30,7 @@ pub mod sample;
 pub mod scan;
 
 use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
+use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
@@ -38,6 +39,15 @@ use scan::Scan;
 /// Reads a whole perf.data (file or pipe mode, either byte order) and feeds its events to
 /// `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_releasing(bytes, &KeepAll, sink)
+}
+
+/// [`read`], telling `release` which input ranges have been consumed.
+pub fn read_releasing(
+    bytes: &[u8],
+    _release: &dyn Release,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
     let header = header::parse(bytes)?;
     let mut scan = Scan::new(header.endian, header.mode);
     if header.mode == Mode::File {

@@ -109,6 +109,11 @@ impl<'a> Chunks<'a> {
         })
     }
 
+    /// File offset just past the last chunk read (everything before it is consumed).
+    pub fn consumed_to(&self) -> u64 {
+        self.reader.offset()
+    }
+
     /// The next chunk decompressed, with the file offset of its compressed data.
     pub fn next_chunk(&mut self) -> Option<Result<(Vec<u8>, u64)>> {
         if self.left == 0 {
