@@ -31,7 +31,8 @@ pub enum Decoded {
 struct Loc {
     offset: usize,
     size: usize,
-    signed: bool,
+    /// Sign extension of a read integer: `(v << shift) >> shift` (0 = none).
+    shift: u32,
     kind: FieldKind,
 }
 
@@ -40,9 +41,54 @@ impl Loc {
         format.field(name).map(|f: &Field| Loc {
             offset: f.offset,
             size: f.size,
-            signed: f.signed,
+            shift: if f.signed && (1..8).contains(&f.size) {
+                64 - 8 * f.size as u32
+            } else {
+                0
+            },
             kind: f.kind,
         })
+    }
+}
+
+/// Byte order as a type, so that the per-record code is compiled once per order with no
+/// branch on it per field (the decoder is on the hot path of every binary format).
+trait Order {
+    fn u16(b: [u8; 2]) -> u16;
+    fn u32(b: [u8; 4]) -> u32;
+    fn u64(b: [u8; 8]) -> u64;
+}
+
+struct Le;
+struct Be;
+
+impl Order for Le {
+    #[inline(always)]
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn u64(b: [u8; 8]) -> u64 {
+        u64::from_le_bytes(b)
+    }
+}
+
+impl Order for Be {
+    #[inline(always)]
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u64(b: [u8; 8]) -> u64 {
+        u64::from_be_bytes(b)
     }
 }
 
@@ -108,7 +154,12 @@ pub struct Decoder {
     slots: Vec<Option<Slot>>,
     names: Vec<String>,
     prev_state: PrevStateDecoder,
+    /// `prev_state.decode(v)` for every `v < PREV_STATE_TABLE` (all values of current
+    /// kernels), so that a switch costs a load instead of a walk of the letter table.
+    prev_state_table: Vec<PrevState>,
 }
+
+const PREV_STATE_TABLE: u64 = 1024;
 
 impl Decoder {
     pub fn new(formats: &[EventFormat], endian: Endian, kernel_release: Option<&str>) -> Decoder {
@@ -137,11 +188,13 @@ impl Decoder {
                 plan: plan_for(format),
             });
         }
+        let prev_state = PrevStateDecoder::for_kernel(switch_fmt, kernel_release);
         Decoder {
             endian,
             slots,
             names,
-            prev_state: PrevStateDecoder::for_kernel(switch_fmt, kernel_release),
+            prev_state_table: (0..PREV_STATE_TABLE).map(|v| prev_state.decode(v)).collect(),
+            prev_state,
         }
     }
 
@@ -160,15 +213,25 @@ impl Decoder {
     }
 
     /// Decodes one record (ring-buffer payload or perf RAW data).
+    #[inline]
     pub fn decode(&self, record: &[u8]) -> Decoded {
-        let Some(id) = self.endian.u16_at(record, 0) else {
+        match self.endian {
+            Endian::Little => self.decode_as::<Le>(record),
+            Endian::Big => self.decode_as::<Be>(record),
+        }
+    }
+
+    #[inline]
+    fn decode_as<O: Order>(&self, record: &[u8]) -> Decoded {
+        let Some(&[a, b]) = record.get(..2) else {
             return Decoded::Unknown { id: u32::MAX };
         };
+        let id = O::u16([a, b]);
         let Some(Some(slot)) = self.slots.get(id as usize) else {
             return Decoded::Unknown { id: id as u32 };
         };
         let current_pid = match slot.common_pid {
-            Some(loc) => match self.int(record, loc) {
+            Some(loc) => match int::<O>(record, loc) {
                 Some(v) => v as i32,
                 None => {
                     return Decoded::Malformed {
@@ -179,7 +242,7 @@ impl Decoder {
             },
             None => -1,
         };
-        match self.kind(record, &slot.plan) {
+        match self.kind::<O>(record, &slot.plan) {
             Some(kind) => Decoded::Event {
                 name: slot.name,
                 current_pid,
@@ -192,7 +255,8 @@ impl Decoder {
         }
     }
 
-    fn kind(&self, r: &[u8], plan: &Plan) -> Option<EventKind> {
+    #[inline(always)]
+    fn kind<O: Order>(&self, r: &[u8], plan: &Plan) -> Option<EventKind> {
         Some(match *plan {
             Plan::Other => EventKind::Other,
             Plan::Switch {
@@ -204,11 +268,11 @@ impl Decoder {
                 next_pid,
                 next_prio,
             } => {
-                let raw_state = self.int(r, prev_state)? as u64;
+                let raw_state = int::<O>(r, prev_state)? as u64;
                 EventKind::Switch {
-                    prev: self.task(r, prev_comm, prev_pid, prev_prio)?,
+                    prev: task::<O>(r, prev_comm, prev_pid, prev_prio)?,
                     prev_state: self.decode_prev_state(raw_state),
-                    next: self.task(r, next_comm, next_pid, next_prio)?,
+                    next: task::<O>(r, next_comm, next_pid, next_prio)?,
                 }
             }
             Plan::Wake {
@@ -218,8 +282,8 @@ impl Decoder {
                 prio,
                 target_cpu,
             } => {
-                let task = self.task(r, comm, pid, prio)?;
-                let target_cpu = self.opt_int(r, target_cpu)?;
+                let task = task::<O>(r, comm, pid, prio)?;
+                let target_cpu = opt_int::<O>(r, target_cpu)?;
                 match which {
                     WakeKind::Waking => EventKind::Waking { task, target_cpu },
                     WakeKind::Wakeup => EventKind::Wakeup { task, target_cpu },
@@ -233,88 +297,110 @@ impl Decoder {
                 orig_cpu,
                 dest_cpu,
             } => EventKind::Migrate {
-                task: self.task(r, comm, pid, prio)?,
-                orig_cpu: self.opt_int(r, orig_cpu)?,
-                dest_cpu: self.int(r, dest_cpu)? as i32,
+                task: task::<O>(r, comm, pid, prio)?,
+                orig_cpu: opt_int::<O>(r, orig_cpu)?,
+                dest_cpu: int::<O>(r, dest_cpu)? as i32,
             },
             Plan::Fork {
                 parent_pid,
                 child_pid,
                 child_comm,
             } => EventKind::Fork {
-                parent_pid: self.int(r, parent_pid)? as i32,
-                child_pid: self.int(r, child_pid)? as i32,
-                child_comm: self.opt_comm(r, child_comm)?,
+                parent_pid: int::<O>(r, parent_pid)? as i32,
+                child_pid: int::<O>(r, child_pid)? as i32,
+                child_comm: opt_comm::<O>(r, child_comm)?,
             },
             Plan::Exit { pid } => EventKind::Exit {
-                pid: self.int(r, pid)? as i32,
+                pid: int::<O>(r, pid)? as i32,
             },
             Plan::Free { pid } => EventKind::Free {
-                pid: self.int(r, pid)? as i32,
+                pid: int::<O>(r, pid)? as i32,
             },
         })
     }
 
     /// Decodes a raw `prev_state` with this trace's encoding.
+    #[inline]
     pub fn decode_prev_state(&self, raw: u64) -> PrevState {
-        self.prev_state.decode(raw)
-    }
-
-    #[inline]
-    fn int(&self, r: &[u8], loc: Loc) -> Option<i64> {
-        self.endian.int_at(r, loc.offset, loc.size, loc.signed)
-    }
-
-    /// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
-    #[inline]
-    fn opt_int(&self, r: &[u8], loc: Option<Loc>) -> Option<i32> {
-        match loc {
-            Some(loc) => self.int(r, loc).map(|v| v as i32),
-            None => Some(-1),
+        match self.prev_state_table.get(raw as usize) {
+            Some(&state) => state,
+            None => self.prev_state.decode(raw),
         }
     }
+}
 
-    #[inline]
-    fn task(&self, r: &[u8], comm: Option<Loc>, pid: Loc, prio: Option<Loc>) -> Option<TaskRef> {
-        Some(TaskRef {
-            pid: self.int(r, pid)? as i32,
-            comm: self.opt_comm(r, comm)?,
-            prio: self.opt_int(r, prio)?,
-        })
+/// An integer field of 1, 2, 4 or 8 bytes, sign-extended if signed; `None` when the record
+/// is too short or the size is unusual.
+#[inline(always)]
+fn int<O: Order>(r: &[u8], loc: Loc) -> Option<i64> {
+    let v = match *r.get(loc.offset..loc.offset.checked_add(loc.size)?)? {
+        [a] => a as u64,
+        [a, b] => O::u16([a, b]) as u64,
+        [a, b, c, d] => O::u32([a, b, c, d]) as u64,
+        [a, b, c, d, e, f, g, h] => O::u64([a, b, c, d, e, f, g, h]),
+        _ => return None,
+    };
+    Some(((v << loc.shift) as i64) >> loc.shift)
+}
+
+/// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
+#[inline(always)]
+fn opt_int<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<i32> {
+    match loc {
+        Some(loc) => int::<O>(r, loc).map(|v| v as i32),
+        None => Some(-1),
     }
+}
 
-    #[inline]
-    fn opt_comm(&self, r: &[u8], loc: Option<Loc>) -> Option<Comm> {
-        match loc {
-            Some(loc) => self.comm(r, loc),
-            None => Some(Comm::default()),
+#[inline(always)]
+fn task<O: Order>(r: &[u8], comm: Option<Loc>, pid: Loc, prio: Option<Loc>) -> Option<TaskRef> {
+    Some(TaskRef {
+        pid: int::<O>(r, pid)? as i32,
+        comm: opt_comm::<O>(r, comm)?,
+        prio: opt_int::<O>(r, prio)?,
+    })
+}
+
+#[inline(always)]
+fn opt_comm<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<Comm> {
+    match loc {
+        Some(loc) => comm::<O>(r, loc),
+        None => Some(Comm::default()),
+    }
+}
+
+/// A string field: fixed `char[N]`, `__data_loc`, `__rel_loc` or flexible tail.
+#[inline]
+fn comm<O: Order>(r: &[u8], loc: Loc) -> Option<Comm> {
+    let bytes = match loc.kind {
+        FieldKind::CharArray | FieldKind::Int => {
+            r.get(loc.offset..loc.offset.checked_add(loc.size)?)?
         }
-    }
-
-    /// A string field: fixed `char[N]`, `__data_loc`, `__rel_loc` or flexible tail.
-    fn comm(&self, r: &[u8], loc: Loc) -> Option<Comm> {
-        let bytes = match loc.kind {
-            FieldKind::CharArray | FieldKind::Int => r.get(loc.offset..loc.offset + loc.size)?,
-            FieldKind::Flex => r.get(loc.offset..)?,
-            FieldKind::DataLoc | FieldKind::RelLoc => {
-                let (start, len) = if loc.size == 2 {
-                    // Very old kernels: a u16 offset only; the string runs to the record end.
-                    let start = self.endian.u16_at(r, loc.offset)? as usize;
-                    (start, r.len().checked_sub(start)?)
-                } else {
-                    let v = self.endian.u32_at(r, loc.offset)?;
-                    ((v & 0xffff) as usize, (v >> 16) as usize)
+        FieldKind::Flex => r.get(loc.offset..)?,
+        FieldKind::DataLoc | FieldKind::RelLoc => {
+            let (start, len) = if loc.size == 2 {
+                // Very old kernels: a u16 offset only; the string runs to the record end.
+                let &[a, b] = r.get(loc.offset..loc.offset.checked_add(2)?)? else {
+                    return None;
                 };
-                let start = if loc.kind == FieldKind::RelLoc {
-                    start + loc.offset + loc.size
-                } else {
-                    start
+                let start = O::u16([a, b]) as usize;
+                (start, r.len().checked_sub(start)?)
+            } else {
+                let &[a, b, c, d] = r.get(loc.offset..loc.offset.checked_add(4)?)? else {
+                    return None;
                 };
-                r.get(start..start.checked_add(len)?)?
-            }
-        };
-        Some(Comm::from_bytes(bytes))
-    }
+                let v = O::u32([a, b, c, d]);
+                ((v & 0xffff) as usize, (v >> 16) as usize)
+            };
+            let start = if loc.kind == FieldKind::RelLoc {
+                start + loc.offset + loc.size
+            } else {
+                start
+            };
+            r.get(start..start.checked_add(len)?)?
+        }
+    };
+    Some(Comm::from_bytes(bytes))
 }
 
 fn plan_for(f: &EventFormat) -> Plan {
@@ -401,6 +487,30 @@ mod tests {
         let mut c = [0u8; 16];
         c[..name.len()].copy_from_slice(name.as_bytes());
         c
+    }
+
+    /// `Comm::from_bytes` finds the NUL word-wide: same result as the plain byte rule.
+    #[test]
+    fn comm_from_bytes_is_the_bytes_up_to_the_first_nul() {
+        let cases: [&[u8]; 9] = [
+            b"",
+            b"\0",
+            b"cat",
+            b"cat\0junk",
+            b"swapper/1\0\0\0\0\0\0\0",
+            b"exactly16bytes!!",
+            b"longer than sixteen bytes\0",
+            b"\x80\x01\xff\0\x01",
+            b"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\0",
+        ];
+        for raw in cases {
+            let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len()).min(16);
+            let c = Comm::from_bytes(raw);
+            assert_eq!(c.as_bytes(), &raw[..end], "{raw:?}");
+            let mut padded = [0u8; 16];
+            padded[..end].copy_from_slice(&raw[..end]);
+            assert_eq!(c, Comm::from_bytes(&padded), "{raw:?}");
+        }
     }
 
     #[test]
