@@ -92,12 +92,10 @@ impl<'a> Pages<'a> {
                     if *pos < current.len() {
                         counts.partial_pages += 1;
                     }
-                    match chunks.next_chunk() {
+                    match chunks.next_chunk(current) {
                         None => return Ok(None),
                         Some(chunk) => {
-                            let (data, at) = chunk?;
-                            *current = data;
-                            *current_offset = at;
+                            *current_offset = chunk?;
                             *pos = 0;
                         }
                     }
