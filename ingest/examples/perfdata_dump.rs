@@ -12,11 +12,23 @@ fn main() {
     let mut best = None;
     let mut n = 0u64;
     let mut res = None;
+    // CHECKSUM=1: an order-sensitive digest of every event (to compare readers exactly).
+    let checksum = std::env::var_os("CHECKSUM").is_some();
+    let mut digest = 0u64;
     for _ in 0..repeat {
         n = 0;
+        digest = 0;
         let start = Instant::now();
-        let mut sink = |_e: &ingest::Event| n += 1;
-        res = Some(ingest::read_bytes(&bytes, &mut sink));
+        let mut sink = |e: &ingest::Event| {
+            n += 1;
+            if checksum {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                format!("{e:?}").hash(&mut h);
+                digest = digest.rotate_left(5) ^ h.finish();
+            }
+        };
+        res = Some(ingest::read_releasing(&bytes, &bytes, &mut sink));
         let took = start.elapsed();
         best = Some(best.map_or(took, |b: std::time::Duration| b.min(took)));
     }
@@ -39,6 +51,9 @@ fn main() {
                 );
             }
             println!("{:#?}", ing.stats);
+            if checksum {
+                println!("event digest: {digest:016x}");
+            }
             println!(
                 "events to sink: {n}, {:.3} s, {:.2} M events/s",
                 took.as_secs_f64(),

@@ -1,12 +1,13 @@
 //! Getting the bytes of an input: a memory map of the file, or, for inputs that
 //! are compressed as a whole (`.xz`, `.gz`, `.zst`, detected by content, not by
-//! name) and for standard input (`-`), a buffer in memory.
+//! name) and for standard input (`-`), a buffer in memory; and giving back the
+//! pages of a map that a reader has finished with ([`Release`]).
 
 use crate::error::{Error, Result};
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::Read;
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::path::Path;
 
 /// The bytes of one input.
@@ -22,6 +23,54 @@ impl Deref for InputBytes {
             InputBytes::Mapped(m) => m,
             InputBytes::Owned(v) => v,
         }
+    }
+}
+
+/// Lets a reader hand back byte ranges of its input that it has finished with, so that
+/// the pages of a multi-gigabyte memory-mapped trace do not all stay resident (and count
+/// in the peak RSS) while it streams through them. Purely a hint: the bytes stay valid
+/// and readable, a later read of a released range just costs a page fault.
+pub trait Release: Sync {
+    /// `range` (byte offsets into the input given to the reader) is consumed.
+    fn release(&self, range: Range<usize>);
+}
+
+/// [`Release`] for inputs that are not memory maps (buffers, tests): does nothing.
+pub struct KeepAll;
+
+impl Release for KeepAll {
+    fn release(&self, _: Range<usize>) {}
+}
+
+/// Released ranges are shrunk to this alignment: a multiple of every Linux page size
+/// (4, 16, 64 KiB), so no partially consumed page is dropped and madvise never sees an
+/// unaligned offset.
+const RELEASE_ALIGN: usize = 64 << 10;
+
+impl Release for InputBytes {
+    fn release(&self, range: Range<usize>) {
+        #[cfg(target_os = "linux")]
+        if let InputBytes::Mapped(map) = self {
+            let start = range.start.next_multiple_of(RELEASE_ALIGN);
+            let end = (range.end.min(map.len()) / RELEASE_ALIGN) * RELEASE_ALIGN;
+            if start < end {
+                // SAFETY: `Mmap::map` makes a read-only MAP_SHARED file mapping. On Linux,
+                // MADV_DONTNEED on such a mapping only drops our page-table entries: a later
+                // access faults the same bytes back in from the page cache / file, so
+                // slices into the released range keep their contents (unlike anonymous or
+                // private-written memory, which would read back as zeroes). Errors are
+                // ignored: the advice is an optimisation.
+                let _ = unsafe {
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        start,
+                        end - start,
+                    )
+                };
+            }
+        }
+        // Buffers in memory cannot give back part of themselves.
+        let _ = range;
     }
 }
 
@@ -76,6 +125,9 @@ pub fn load(path: &Path) -> Result<InputBytes> {
             // read it would fault, which is the accepted risk of every mmap-based reader.
             let map = unsafe { Mmap::map(&file) }
                 .map_err(|e| Error::whole(format!("cannot map: {e}")).in_file(path))?;
+            // The readers stream through the file front to back: ask for large read-ahead.
+            #[cfg(unix)]
+            let _ = map.advise(memmap2::Advice::Sequential);
             InputBytes::Mapped(map)
         }
     };

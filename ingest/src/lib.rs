@@ -31,14 +31,25 @@ use std::path::Path;
 /// Reads the trace at `path` (`-` = stdin) and feeds its events to `sink` in time order.
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
     let bytes = input::load(path)?;
-    read_bytes(&bytes, sink).map_err(|e| e.in_file(path))
+    // A memory map gives consumed pages back as the readers stream through it.
+    read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
 pub fn read_bytes(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_releasing(bytes, &input::KeepAll, sink)
+}
+
+/// [`read_bytes`] for a reader that may tell `release` which byte ranges of `bytes` it has
+/// finished with (see [`input::Release`]; an [`input::InputBytes`] is its own `release`).
+pub fn read_releasing(
+    bytes: &[u8],
+    release: &dyn input::Release,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
     match Format::detect(bytes)? {
-        Format::TraceDat => tracedat::read(bytes, sink),
-        Format::PerfData => perfdata::read(bytes, sink),
+        Format::TraceDat => tracedat::read_releasing(bytes, release, sink),
+        Format::PerfData => perfdata::read_releasing(bytes, release, sink),
         Format::Text => text::read(bytes, sink),
         Format::Perfetto => perfetto::read(bytes, sink),
     }

@@ -31,7 +31,8 @@ pub enum Decoded {
 struct Loc {
     offset: usize,
     size: usize,
-    signed: bool,
+    /// Sign extension of a read integer: `(v << shift) >> shift` (0 = none).
+    shift: u32,
     kind: FieldKind,
 }
 
@@ -40,9 +41,54 @@ impl Loc {
         format.field(name).map(|f: &Field| Loc {
             offset: f.offset,
             size: f.size,
-            signed: f.signed,
+            shift: if f.signed && (1..8).contains(&f.size) {
+                64 - 8 * f.size as u32
+            } else {
+                0
+            },
             kind: f.kind,
         })
+    }
+}
+
+/// Byte order as a type, so that the per-record code is compiled once per order with no
+/// branch on it per field (the decoder is on the hot path of every binary format).
+trait Order {
+    fn u16(b: [u8; 2]) -> u16;
+    fn u32(b: [u8; 4]) -> u32;
+    fn u64(b: [u8; 8]) -> u64;
+}
+
+struct Le;
+struct Be;
+
+impl Order for Le {
+    #[inline(always)]
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn u64(b: [u8; 8]) -> u64 {
+        u64::from_le_bytes(b)
+    }
+}
+
+impl Order for Be {
+    #[inline(always)]
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u64(b: [u8; 8]) -> u64 {
+        u64::from_be_bytes(b)
     }
 }
 
@@ -108,7 +154,12 @@ pub struct Decoder {
     slots: Vec<Option<Slot>>,
     names: Vec<String>,
     prev_state: PrevStateDecoder,
+    /// `prev_state.decode(v)` for every `v < PREV_STATE_TABLE` (all values of current
+    /// kernels), so that a switch costs a load instead of a walk of the letter table.
+    prev_state_table: Vec<PrevState>,
 }
+
+const PREV_STATE_TABLE: u64 = 1024;
 
 impl Decoder {
     pub fn new(formats: &[EventFormat], endian: Endian, kernel_release: Option<&str>) -> Decoder {
@@ -137,11 +188,15 @@ impl Decoder {
                 plan: plan_for(format),
             });
         }
+        let prev_state = PrevStateDecoder::for_kernel(switch_fmt, kernel_release);
         Decoder {
             endian,
             slots,
             names,
-            prev_state: PrevStateDecoder::for_kernel(switch_fmt, kernel_release),
+            prev_state_table: (0..PREV_STATE_TABLE)
+                .map(|v| prev_state.decode(v))
+                .collect(),
+            prev_state,
         }
     }
 
@@ -160,15 +215,25 @@ impl Decoder {
     }
 
     /// Decodes one record (ring-buffer payload or perf RAW data).
+    #[inline]
     pub fn decode(&self, record: &[u8]) -> Decoded {
-        let Some(id) = self.endian.u16_at(record, 0) else {
+        match self.endian {
+            Endian::Little => self.decode_as::<Le>(record),
+            Endian::Big => self.decode_as::<Be>(record),
+        }
+    }
+
+    #[inline]
+    fn decode_as<O: Order>(&self, record: &[u8]) -> Decoded {
+        let Some(&[a, b]) = record.get(..2) else {
             return Decoded::Unknown { id: u32::MAX };
         };
+        let id = O::u16([a, b]);
         let Some(Some(slot)) = self.slots.get(id as usize) else {
             return Decoded::Unknown { id: id as u32 };
         };
         let current_pid = match slot.common_pid {
-            Some(loc) => match self.int(record, loc) {
+            Some(loc) => match int::<O>(record, loc) {
                 Some(v) => v as i32,
                 None => {
                     return Decoded::Malformed {
@@ -179,7 +244,7 @@ impl Decoder {
             },
             None => -1,
         };
-        match self.kind(record, &slot.plan) {
+        match self.kind::<O>(record, &slot.plan) {
             Some(kind) => Decoded::Event {
                 name: slot.name,
                 current_pid,
@@ -192,7 +257,8 @@ impl Decoder {
         }
     }
 
-    fn kind(&self, r: &[u8], plan: &Plan) -> Option<EventKind> {
+    #[inline(always)]
+    fn kind<O: Order>(&self, r: &[u8], plan: &Plan) -> Option<EventKind> {
         Some(match *plan {
             Plan::Other => EventKind::Other,
             Plan::Switch {
@@ -204,11 +270,11 @@ impl Decoder {
                 next_pid,
                 next_prio,
             } => {
-                let raw_state = self.int(r, prev_state)? as u64;
+                let raw_state = int::<O>(r, prev_state)? as u64;
                 EventKind::Switch {
-                    prev: self.task(r, prev_comm, prev_pid, prev_prio)?,
+                    prev: task::<O>(r, prev_comm, prev_pid, prev_prio)?,
                     prev_state: self.decode_prev_state(raw_state),
-                    next: self.task(r, next_comm, next_pid, next_prio)?,
+                    next: task::<O>(r, next_comm, next_pid, next_prio)?,
                 }
             }
             Plan::Wake {
@@ -218,8 +284,8 @@ impl Decoder {
                 prio,
                 target_cpu,
             } => {
-                let task = self.task(r, comm, pid, prio)?;
-                let target_cpu = self.opt_int(r, target_cpu)?;
+                let task = task::<O>(r, comm, pid, prio)?;
+                let target_cpu = opt_int::<O>(r, target_cpu)?;
                 match which {
                     WakeKind::Waking => EventKind::Waking { task, target_cpu },
                     WakeKind::Wakeup => EventKind::Wakeup { task, target_cpu },
@@ -233,88 +299,110 @@ impl Decoder {
                 orig_cpu,
                 dest_cpu,
             } => EventKind::Migrate {
-                task: self.task(r, comm, pid, prio)?,
-                orig_cpu: self.opt_int(r, orig_cpu)?,
-                dest_cpu: self.int(r, dest_cpu)? as i32,
+                task: task::<O>(r, comm, pid, prio)?,
+                orig_cpu: opt_int::<O>(r, orig_cpu)?,
+                dest_cpu: int::<O>(r, dest_cpu)? as i32,
             },
             Plan::Fork {
                 parent_pid,
                 child_pid,
                 child_comm,
             } => EventKind::Fork {
-                parent_pid: self.int(r, parent_pid)? as i32,
-                child_pid: self.int(r, child_pid)? as i32,
-                child_comm: self.opt_comm(r, child_comm)?,
+                parent_pid: int::<O>(r, parent_pid)? as i32,
+                child_pid: int::<O>(r, child_pid)? as i32,
+                child_comm: opt_comm::<O>(r, child_comm)?,
             },
             Plan::Exit { pid } => EventKind::Exit {
-                pid: self.int(r, pid)? as i32,
+                pid: int::<O>(r, pid)? as i32,
             },
             Plan::Free { pid } => EventKind::Free {
-                pid: self.int(r, pid)? as i32,
+                pid: int::<O>(r, pid)? as i32,
             },
         })
     }
 
     /// Decodes a raw `prev_state` with this trace's encoding.
+    #[inline]
     pub fn decode_prev_state(&self, raw: u64) -> PrevState {
-        self.prev_state.decode(raw)
-    }
-
-    #[inline]
-    fn int(&self, r: &[u8], loc: Loc) -> Option<i64> {
-        self.endian.int_at(r, loc.offset, loc.size, loc.signed)
-    }
-
-    /// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
-    #[inline]
-    fn opt_int(&self, r: &[u8], loc: Option<Loc>) -> Option<i32> {
-        match loc {
-            Some(loc) => self.int(r, loc).map(|v| v as i32),
-            None => Some(-1),
+        match self.prev_state_table.get(raw as usize) {
+            Some(&state) => state,
+            None => self.prev_state.decode(raw),
         }
     }
+}
 
-    #[inline]
-    fn task(&self, r: &[u8], comm: Option<Loc>, pid: Loc, prio: Option<Loc>) -> Option<TaskRef> {
-        Some(TaskRef {
-            pid: self.int(r, pid)? as i32,
-            comm: self.opt_comm(r, comm)?,
-            prio: self.opt_int(r, prio)?,
-        })
+/// An integer field of 1, 2, 4 or 8 bytes, sign-extended if signed; `None` when the record
+/// is too short or the size is unusual.
+#[inline(always)]
+fn int<O: Order>(r: &[u8], loc: Loc) -> Option<i64> {
+    let v = match *r.get(loc.offset..loc.offset.checked_add(loc.size)?)? {
+        [a] => a as u64,
+        [a, b] => O::u16([a, b]) as u64,
+        [a, b, c, d] => O::u32([a, b, c, d]) as u64,
+        [a, b, c, d, e, f, g, h] => O::u64([a, b, c, d, e, f, g, h]),
+        _ => return None,
+    };
+    Some(((v << loc.shift) as i64) >> loc.shift)
+}
+
+/// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
+#[inline(always)]
+fn opt_int<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<i32> {
+    match loc {
+        Some(loc) => int::<O>(r, loc).map(|v| v as i32),
+        None => Some(-1),
     }
+}
 
-    #[inline]
-    fn opt_comm(&self, r: &[u8], loc: Option<Loc>) -> Option<Comm> {
-        match loc {
-            Some(loc) => self.comm(r, loc),
-            None => Some(Comm::default()),
+#[inline(always)]
+fn task<O: Order>(r: &[u8], comm: Option<Loc>, pid: Loc, prio: Option<Loc>) -> Option<TaskRef> {
+    Some(TaskRef {
+        pid: int::<O>(r, pid)? as i32,
+        comm: opt_comm::<O>(r, comm)?,
+        prio: opt_int::<O>(r, prio)?,
+    })
+}
+
+#[inline(always)]
+fn opt_comm<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<Comm> {
+    match loc {
+        Some(loc) => comm::<O>(r, loc),
+        None => Some(Comm::default()),
+    }
+}
+
+/// A string field: fixed `char[N]`, `__data_loc`, `__rel_loc` or flexible tail.
+#[inline]
+fn comm<O: Order>(r: &[u8], loc: Loc) -> Option<Comm> {
+    let bytes = match loc.kind {
+        FieldKind::CharArray | FieldKind::Int => {
+            r.get(loc.offset..loc.offset.checked_add(loc.size)?)?
         }
-    }
-
-    /// A string field: fixed `char[N]`, `__data_loc`, `__rel_loc` or flexible tail.
-    fn comm(&self, r: &[u8], loc: Loc) -> Option<Comm> {
-        let bytes = match loc.kind {
-            FieldKind::CharArray | FieldKind::Int => r.get(loc.offset..loc.offset + loc.size)?,
-            FieldKind::Flex => r.get(loc.offset..)?,
-            FieldKind::DataLoc | FieldKind::RelLoc => {
-                let (start, len) = if loc.size == 2 {
-                    // Very old kernels: a u16 offset only; the string runs to the record end.
-                    let start = self.endian.u16_at(r, loc.offset)? as usize;
-                    (start, r.len().checked_sub(start)?)
-                } else {
-                    let v = self.endian.u32_at(r, loc.offset)?;
-                    ((v & 0xffff) as usize, (v >> 16) as usize)
+        FieldKind::Flex => r.get(loc.offset..)?,
+        FieldKind::DataLoc | FieldKind::RelLoc => {
+            let (start, len) = if loc.size == 2 {
+                // Very old kernels: a u16 offset only; the string runs to the record end.
+                let &[a, b] = r.get(loc.offset..loc.offset.checked_add(2)?)? else {
+                    return None;
                 };
-                let start = if loc.kind == FieldKind::RelLoc {
-                    start + loc.offset + loc.size
-                } else {
-                    start
+                let start = O::u16([a, b]) as usize;
+                (start, r.len().checked_sub(start)?)
+            } else {
+                let &[a, b, c, d] = r.get(loc.offset..loc.offset.checked_add(4)?)? else {
+                    return None;
                 };
-                r.get(start..start.checked_add(len)?)?
-            }
-        };
-        Some(Comm::from_bytes(bytes))
-    }
+                let v = O::u32([a, b, c, d]);
+                ((v & 0xffff) as usize, (v >> 16) as usize)
+            };
+            let start = if loc.kind == FieldKind::RelLoc {
+                start + loc.offset + loc.size
+            } else {
+                start
+            };
+            r.get(start..start.checked_add(len)?)?
+        }
+    };
+    Some(Comm::from_bytes(bytes))
 }
 
 fn plan_for(f: &EventFormat) -> Plan {
@@ -370,223 +458,5 @@ fn plan_for(f: &EventFormat) -> Plan {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ftrace::format::parse_format;
-
-    fn formats() -> Vec<EventFormat> {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/docs/kernel-6.18-formats/"
-        );
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let file = path.file_name().unwrap().to_str().unwrap().to_string();
-            if let Some(rest) = file.strip_suffix(".format") {
-                let system = rest.split('_').next().unwrap();
-                out.push(parse_format(system, &std::fs::read(&path).unwrap()).unwrap());
-            }
-        }
-        out
-    }
-
-    fn header(id: u16, pid: i32, buf: &mut Vec<u8>) {
-        buf.extend_from_slice(&id.to_le_bytes());
-        buf.extend_from_slice(&[0, 0]);
-        buf.extend_from_slice(&pid.to_le_bytes());
-    }
-
-    fn comm16(name: &str) -> [u8; 16] {
-        let mut c = [0u8; 16];
-        c[..name.len()].copy_from_slice(name.as_bytes());
-        c
-    }
-
-    #[test]
-    fn sched_switch_6_18_record() {
-        let d = Decoder::new(&formats(), Endian::Little, Some("6.18.0"));
-        let mut r = Vec::new();
-        header(372, 42, &mut r);
-        r.extend_from_slice(&comm16("cat"));
-        r.extend_from_slice(&42i32.to_le_bytes());
-        r.extend_from_slice(&120i32.to_le_bytes());
-        r.extend_from_slice(&0x100i64.to_le_bytes());
-        r.extend_from_slice(&comm16("swapper/1"));
-        r.extend_from_slice(&0i32.to_le_bytes());
-        r.extend_from_slice(&120i32.to_le_bytes());
-        let Decoded::Event {
-            name,
-            current_pid,
-            kind,
-        } = d.decode(&r)
-        else {
-            panic!("{:?}", d.decode(&r))
-        };
-        assert_eq!((d.event_name(name), current_pid), ("sched_switch", 42));
-        let EventKind::Switch {
-            prev,
-            prev_state,
-            next,
-        } = kind
-        else {
-            panic!()
-        };
-        assert_eq!(
-            (prev.pid, prev.comm.to_string(), prev.prio),
-            (42, "cat".into(), 120)
-        );
-        assert_eq!(prev_state, PrevState::Preempted);
-        assert_eq!((next.pid, next.comm.to_string()), (0, "swapper/1".into()));
-        assert!(matches!(d.decode(&r[..50]), Decoded::Malformed { .. }));
-        assert_eq!(
-            d.decode(&[0xff, 0xff, 0, 0]),
-            Decoded::Unknown { id: 0xffff }
-        );
-    }
-
-    /// No big-endian trace.dat exists in public: a hand-built big-endian record.
-    #[test]
-    fn big_endian_sched_switch_and_data_loc() {
-        let d = Decoder::new(&formats(), Endian::Big, None);
-        let mut r = Vec::new();
-        r.extend_from_slice(&372u16.to_be_bytes());
-        r.extend_from_slice(&[0, 0]);
-        r.extend_from_slice(&7i32.to_be_bytes());
-        r.extend_from_slice(&comm16("a"));
-        r.extend_from_slice(&7i32.to_be_bytes());
-        r.extend_from_slice(&100i32.to_be_bytes());
-        r.extend_from_slice(&2i64.to_be_bytes());
-        r.extend_from_slice(&comm16("b"));
-        r.extend_from_slice(&8i32.to_be_bytes());
-        r.extend_from_slice(&(-1i32).to_be_bytes());
-        let Decoded::Event {
-            current_pid, kind, ..
-        } = d.decode(&r)
-        else {
-            panic!()
-        };
-        assert_eq!(current_pid, 7);
-        let EventKind::Switch {
-            prev,
-            prev_state,
-            next,
-        } = kind
-        else {
-            panic!()
-        };
-        assert_eq!(
-            (prev.pid, prev.prio, prev_state, next.pid, next.prio),
-            (7, 100, PrevState::Blocked, 8, -1)
-        );
-        let mut r = Vec::new();
-        r.extend_from_slice(&371u16.to_be_bytes());
-        r.extend_from_slice(&[0, 0, 0, 0, 0, 1]);
-        r.extend_from_slice(&((3u32 << 16) | 28).to_be_bytes());
-        for v in [5i32, 120, 0, 1] {
-            r.extend_from_slice(&v.to_be_bytes());
-        }
-        r.extend_from_slice(b"ab\0");
-        let Decoded::Event { kind, .. } = d.decode(&r) else {
-            panic!()
-        };
-        assert_eq!(
-            kind,
-            EventKind::Migrate {
-                task: TaskRef {
-                    pid: 5,
-                    comm: "ab".into(),
-                    prio: 120
-                },
-                orig_cpu: 0,
-                dest_cpu: 1
-            }
-        );
-    }
-
-    #[test]
-    fn data_loc_comm_in_6_18_migrate_and_fork() {
-        let d = Decoder::new(&formats(), Endian::Little, None);
-        // sched_migrate_task: comm __data_loc @8, pid @12, prio @16, orig @20, dest @24, "kworker" @28.
-        let mut r = Vec::new();
-        header(371, 7, &mut r);
-        r.extend_from_slice(&((8u32 << 16) | 28).to_le_bytes());
-        for v in [99i32, 120, 1, 3] {
-            r.extend_from_slice(&v.to_le_bytes());
-        }
-        r.extend_from_slice(b"kworker\0");
-        let Decoded::Event { kind, .. } = d.decode(&r) else {
-            panic!()
-        };
-        let EventKind::Migrate {
-            task,
-            orig_cpu,
-            dest_cpu,
-        } = kind
-        else {
-            panic!()
-        };
-        assert_eq!(
-            (
-                task.pid,
-                task.comm.to_string(),
-                task.prio,
-                orig_cpu,
-                dest_cpu
-            ),
-            (99, "kworker".into(), 120, 1, 3)
-        );
-        // A data_loc pointing outside the record is malformed, not a panic.
-        r[8] = 200;
-        assert!(matches!(d.decode(&r), Decoded::Malformed { .. }));
-    }
-
-    #[test]
-    fn other_events_and_missing_fields() {
-        let mut fmts = formats();
-        // Drop target_cpu from sched_waking (as in some old kernels).
-        let waking = fmts.iter_mut().find(|f| f.name == "sched_waking").unwrap();
-        waking
-            .fields
-            .retain(|f| f.name != "target_cpu" && f.name != "prio");
-        let id = waking.id as u16;
-        let d = Decoder::new(&fmts, Endian::Little, None);
-        let mut r = Vec::new();
-        header(id, 0, &mut r);
-        r.extend_from_slice(&comm16("a"));
-        r.extend_from_slice(&5i32.to_le_bytes());
-        let Decoded::Event { kind, .. } = d.decode(&r) else {
-            panic!()
-        };
-        assert_eq!(
-            kind,
-            EventKind::Waking {
-                task: TaskRef {
-                    pid: 5,
-                    comm: "a".into(),
-                    prio: -1
-                },
-                target_cpu: -1
-            }
-        );
-        let stat = fmts
-            .iter()
-            .find(|f| f.name == "sched_stat_runtime")
-            .unwrap();
-        let mut r = Vec::new();
-        header(stat.id as u16, 3, &mut r);
-        let Decoded::Event {
-            name,
-            current_pid,
-            kind,
-        } = d.decode(&r)
-        else {
-            panic!()
-        };
-        assert_eq!(
-            (d.event_name(name), current_pid, kind),
-            ("sched_stat_runtime", 3, EventKind::Other)
-        );
-        assert_eq!(d.event_count(), fmts.len());
-    }
-}
+#[path = "decode_tests.rs"]
+mod tests;

@@ -26,10 +26,12 @@ pub mod features;
 pub mod header;
 pub mod ids;
 pub mod records;
+pub mod rounds;
 pub mod sample;
 pub mod scan;
 
 use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
+use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
@@ -38,6 +40,15 @@ use scan::Scan;
 /// Reads a whole perf.data (file or pipe mode, either byte order) and feeds its events to
 /// `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_releasing(bytes, &KeepAll, sink)
+}
+
+/// [`read`], telling `release` which input ranges have been consumed.
+pub fn read_releasing(
+    bytes: &[u8],
+    release: &dyn Release,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
     let header = header::parse(bytes)?;
     let mut scan = Scan::new(header.endian, header.mode);
     if header.mode == Mode::File {
@@ -45,7 +56,7 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         scan.read_file_attrs(bytes, &header)?;
         scan.name_attrs_from_event_desc();
     }
-    scan.scan_input(bytes, header.data)?;
+    scan.scan_input(bytes, header.data, release)?;
 
     let tracing = match scan.tracing_data.or(scan.features.tracing_data) {
         Some((at, raw)) => Some(parse_tracing_data(raw, at)?),
@@ -57,10 +68,7 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         .map(|t| Decoder::new(&t.formats, t.endian, meta.kernel_release.as_deref()));
 
     let mut keys = std::mem::take(&mut scan.keys);
-    // The stream is a concatenation of time-sorted runs (one per CPU buffer per round): the
-    // standard stable sort finds and merges such runs in O(n log runs). Keys are unique, so
-    // stability does not change the result.
-    keys.sort();
+    let plan = std::mem::take(&mut scan.rounds_check).plan();
     let formats = tracing.as_ref().map_or(&[][..], |t| &t.formats[..]);
     let mut emitter = emit::Emitter::new(
         header.endian,
@@ -71,12 +79,39 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
     );
     let unpacked = scan.unpacker.as_ref().map_or(&[][..], |u| &u.out[..]);
     let mut stats = std::mem::take(&mut scan.stats);
-    emitter.run(&keys, bytes, unpacked, sink, &mut stats);
+    let data_end = (header.data.offset + header.data.size) as usize;
+    let mut released = header.data.offset as usize;
+    rounds::sorted_windows(&mut keys, &plan, |window, leftover, upcoming| {
+        emitter.run(window, bytes, unpacked, sink, &mut stats);
+        // Input before the first waiting record is done with. Later rounds lie further on
+        // in the input, so the leftover and the next arrival bound it.
+        let low = leftover
+            .iter()
+            .chain(upcoming.first())
+            .filter(|k| k.segment() == scan::SEG_INPUT)
+            .map(|k| k.offset())
+            .min()
+            .unwrap_or(data_end);
+        if low > released {
+            release.release(released..low);
+            released = low;
+        }
+    });
+    drop(keys);
     emitter.count_into(&mut stats);
 
     let extra = &mut meta.extra;
     extra.insert("perf.records".into(), scan.records_seen.to_string());
     extra.insert("perf.finished_rounds".into(), scan.rounds.to_string());
+    extra.insert(
+        "perf.ordering".into(),
+        match &plan.order {
+            rounds::Order::Rounds(f) => format!("{} FINISHED_ROUND windows", f.len() + 1),
+            rounds::Order::Whole { behind_flush } => format!(
+                "whole-file sort ({behind_flush} records arrived after their round was flushed)"
+            ),
+        },
+    );
     if scan.compressed_records > 0 {
         extra.insert(
             "perf.compressed_records".into(),

@@ -10,8 +10,13 @@ use super::features::Features;
 use super::header::{Header, Mode, Section};
 use super::ids::IdMap;
 use super::records::{self, Record};
+use super::rounds::RoundCheck;
 use super::sample::SampleFormat;
+use crate::input::Release;
 use crate::{Error, IngestStats, Result};
+
+/// The scan gives back the input it has framed in steps of this size.
+const RELEASE_EVERY: usize = 16 << 20;
 
 /// One attr of the session with what is needed to read and name its records.
 #[derive(Debug, Clone)]
@@ -66,6 +71,8 @@ pub struct Scan<'a> {
     /// How far the unpacked stream has been framed.
     unpacked_pos: usize,
     pub keys: Vec<Key>,
+    /// Where the FINISHED_ROUND flushes fall among the keys, and whether they hold.
+    pub rounds_check: RoundCheck,
     max_ts: u64,
     pub stats: IngestStats,
     pub records_seen: u64,
@@ -86,6 +93,7 @@ impl<'a> Scan<'a> {
             unpacker: None,
             unpacked_pos: 0,
             keys: Vec::new(),
+            rounds_check: RoundCheck::default(),
             max_ts: 0,
             stats: IngestStats::default(),
             records_seen: 0,
@@ -157,16 +165,27 @@ impl<'a> Scan<'a> {
         Ok(index)
     }
 
-    /// Frames and takes in every record of `stream` (input segment: `base` = its offset).
-    pub fn scan_input(&mut self, bytes: &'a [u8], data: Section) -> Result<()> {
+    /// Frames and takes in every record of `stream` (input segment: `base` = its offset),
+    /// giving the framed input back to `release` as it goes (pass 2 faults in what it needs).
+    pub fn scan_input(
+        &mut self,
+        bytes: &'a [u8],
+        data: Section,
+        release: &dyn Release,
+    ) -> Result<()> {
         let stream = data.slice(bytes, "data", 40)?;
         let base = data.offset as usize;
         // perf sched samples are ~100 bytes: one allocation instead of a dozen regrowths.
         self.keys.reserve(stream.len() / 96);
         let mut pos = 0;
+        let mut released = 0;
         while let Some(rec) = records::frame(self.endian, stream, pos, base as u64)? {
             self.record(rec, base + pos)?;
             pos += rec.len;
+            if pos - released >= RELEASE_EVERY {
+                release.release(base + released..base + pos);
+                released = pos;
+            }
         }
         if pos != stream.len() {
             return Err(Error::at(
@@ -259,6 +278,7 @@ impl<'a> Scan<'a> {
             }
             records::FINISHED_ROUND => {
                 self.rounds += 1;
+                self.rounds_check.marker(self.keys.len());
                 Ok(())
             }
             _ => Ok(()),
@@ -305,6 +325,7 @@ impl<'a> Scan<'a> {
             | records::LOST_SAMPLES => self.key_side_band(rec, SEG_UNPACKED, pos),
             records::FINISHED_ROUND => {
                 self.rounds += 1;
+                self.rounds_check.marker(self.keys.len());
                 Ok(())
             }
             records::COMPRESSED | records::COMPRESSED2 => {
@@ -391,7 +412,10 @@ impl<'a> Scan<'a> {
         } else {
             self.max_ts = ts;
         }
-        self.keys.push(Key::new(ts, seg, offset, attr));
+        let key = Key::new(ts, seg, offset, attr);
+        if self.rounds_check.key(key) {
+            self.keys.push(key);
+        }
     }
 
     fn key_sample(&mut self, rec: Record<'_>, seg: u64, offset: usize) -> Result<()> {

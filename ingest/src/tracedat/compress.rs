@@ -90,11 +90,13 @@ impl Codec {
 }
 
 /// Walks the chunks of one compressed CPU block: `u32 count; count × {u32 csize; u32 usize; data}`.
-#[derive(Clone, Debug)]
 pub struct Chunks<'a> {
     reader: Reader<'a>,
     left: u32,
     codec: Codec,
+    /// One zstd context for all chunks of the CPU (creating one per chunk costs more than
+    /// decompressing a small chunk).
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
 }
 
 impl<'a> Chunks<'a> {
@@ -106,11 +108,18 @@ impl<'a> Chunks<'a> {
             reader,
             left,
             codec,
+            zstd: None,
         })
     }
 
-    /// The next chunk decompressed, with the file offset of its compressed data.
-    pub fn next_chunk(&mut self) -> Option<Result<(Vec<u8>, u64)>> {
+    /// File offset just past the last chunk read (everything before it is consumed).
+    pub fn consumed_to(&self) -> u64 {
+        self.reader.offset()
+    }
+
+    /// Decompresses the next chunk into `out` (its buffer is reused) and returns the file
+    /// offset of its compressed data.
+    pub fn next_chunk(&mut self, out: &mut Vec<u8>) -> Option<Result<u64>> {
         if self.left == 0 {
             return None;
         }
@@ -120,7 +129,32 @@ impl<'a> Chunks<'a> {
             let usize_ = self.reader.u32("chunk uncompressed size")? as usize;
             let at = self.reader.offset();
             let data = self.reader.bytes(csize, "compressed chunk")?;
-            Ok((self.codec.decompress(data, usize_, at)?, at))
+            if self.codec != Codec::Zstd || usize_ > MAX_BLOCK {
+                *out = self.codec.decompress(data, usize_, at)?;
+                return Ok(at);
+            }
+            let zstd = match &mut self.zstd {
+                Some(z) => z,
+                None => self.zstd.insert(
+                    zstd::bulk::Decompressor::new()
+                        .map_err(|e| Error::at(at, format!("zstd: {e}")))?,
+                ),
+            };
+            out.clear();
+            out.reserve(usize_);
+            // Writes into the spare capacity: a chunk larger than its header says fails.
+            zstd.decompress_to_buffer(data, out)
+                .map_err(|e| Error::at(at, format!("zstd: {e}")))?;
+            if out.len() != usize_ {
+                return Err(Error::at(
+                    at,
+                    format!(
+                        "zstd block decompressed to {} bytes, header says {usize_}",
+                        out.len()
+                    ),
+                ));
+            }
+            Ok(at)
         })())
     }
 }
@@ -144,5 +178,28 @@ mod tests {
         assert!(Codec::Zlib.decompress(&zl[..20], raw.len(), 0).is_err());
         assert!(Codec::Zstd.decompress(&z, usize::MAX, 0).is_err());
         assert!(Codec::from_name("lz4", 3).is_err());
+    }
+
+    /// Chunks share one zstd context and output buffer; a size mismatch is still an error.
+    #[test]
+    fn zstd_chunks_reuse_context_and_check_sizes() {
+        let parts: Vec<Vec<u8>> = (0..3u8).map(|k| vec![k; 4096 * (k as usize + 1)]).collect();
+        let mut block = 3u32.to_le_bytes().to_vec();
+        for (i, p) in parts.iter().enumerate() {
+            let z = zstd::bulk::compress(p, 1).unwrap();
+            block.extend_from_slice(&(z.len() as u32).to_le_bytes());
+            // The last chunk claims one byte too many.
+            let claimed = p.len() as u32 + (i == 2) as u32;
+            block.extend_from_slice(&claimed.to_le_bytes());
+            block.extend_from_slice(&z);
+        }
+        let mut chunks = Chunks::new(&block, 1000, Endian::Little, Codec::Zstd).unwrap();
+        let mut out = Vec::new();
+        for p in &parts[..2] {
+            chunks.next_chunk(&mut out).unwrap().unwrap();
+            assert_eq!(&out, p);
+        }
+        assert!(chunks.next_chunk(&mut out).unwrap().is_err());
+        assert!(chunks.next_chunk(&mut out).is_none());
     }
 }

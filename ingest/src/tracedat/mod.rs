@@ -13,6 +13,7 @@ pub mod v7;
 use crate::error::{Error, Result};
 use crate::ftrace::tracing_data::read_initial_header;
 use crate::ftrace::{Decoder, Endian, PageDecoder};
+use crate::input::{KeepAll, Release};
 use crate::meta::{Format, IngestStats, Ingested, TraceMeta};
 use crate::EventSink;
 use layout::Layout;
@@ -21,6 +22,15 @@ use stream::{CpuStream, Shared};
 
 /// Reads a whole trace.dat held in memory and feeds its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_releasing(bytes, &KeepAll, sink)
+}
+
+/// [`read`], telling `release` which file ranges each CPU's decoding has left behind.
+pub fn read_releasing(
+    bytes: &[u8],
+    release: &dyn Release,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
     let (_, _, _, version, _) = read_initial_header(bytes, 0)?;
     let layout = match version.as_str() {
         "6" => v6::parse(bytes)?,
@@ -42,6 +52,7 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
             tsc2nsec: layout.options.tsc2nsec,
             offset: layout.options.ts_offset,
         },
+        release,
     };
     let mut streams = layout
         .cpus

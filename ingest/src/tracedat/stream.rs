@@ -14,7 +14,11 @@ use super::options::TsAdjust;
 use crate::error::Result;
 use crate::event::{Event, EventKind};
 use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem};
+use crate::input::Release;
 use std::collections::{BTreeMap, VecDeque};
+
+/// Consumed bytes are given back in steps of this size (fewer madvise calls).
+const RELEASE_EVERY: u64 = 4 << 20;
 
 /// What the decoders of all CPUs share (read-only).
 pub struct Shared<'d> {
@@ -22,6 +26,8 @@ pub struct Shared<'d> {
     pub pages: PageDecoder,
     pub page_size: usize,
     pub adjust: TsAdjust,
+    /// Told which file ranges each CPU stream has decoded (offsets index the file bytes).
+    pub release: &'d dyn Release,
 }
 
 /// Per-CPU tallies, summed into `IngestStats` at the end.
@@ -53,6 +59,14 @@ enum Pages<'a> {
 }
 
 impl<'a> Pages<'a> {
+    /// File offset up to which this CPU's data has been consumed.
+    fn consumed_to(&self) -> u64 {
+        match self {
+            Pages::Raw { offset, pos, .. } => *offset + *pos as u64,
+            Pages::Chunked { chunks, .. } => chunks.consumed_to(),
+        }
+    }
+
     /// The next whole page and the file offset to blame for it.
     fn next_page(&mut self, page_size: usize, counts: &mut Counts) -> Result<Option<(&[u8], u64)>> {
         match self {
@@ -78,12 +92,10 @@ impl<'a> Pages<'a> {
                     if *pos < current.len() {
                         counts.partial_pages += 1;
                     }
-                    match chunks.next_chunk() {
+                    match chunks.next_chunk(current) {
                         None => return Ok(None),
                         Some(chunk) => {
-                            let (data, at) = chunk?;
-                            *current = data;
-                            *current_offset = at;
+                            *current_offset = chunk?;
                             *pos = 0;
                         }
                     }
@@ -105,6 +117,8 @@ pub struct CpuStream<'a> {
     pub last_ts: u64,
     pub exhausted: bool,
     pub counts: Counts,
+    /// File offsets [released_from, consumed_to) are decoded but not yet given back.
+    released_from: u64,
 }
 
 impl<'a> CpuStream<'a> {
@@ -113,6 +127,9 @@ impl<'a> CpuStream<'a> {
         shared: &Shared,
         endian: crate::ftrace::Endian,
     ) -> Result<CpuStream<'a>> {
+        let start = match data.source {
+            CpuSource::Raw { offset, .. } | CpuSource::Chunked { offset, .. } => offset,
+        };
         let pages = match data.source {
             CpuSource::Raw { bytes, offset } => Pages::Raw {
                 bytes,
@@ -140,6 +157,7 @@ impl<'a> CpuStream<'a> {
                 names: vec![0; shared.decoder.event_count()],
                 ..Counts::default()
             },
+            released_from: start,
         })
     }
 
@@ -191,6 +209,14 @@ impl<'a> CpuStream<'a> {
                         push(ts, -1, EventKind::Lost { count }, counts);
                     }
                 })?;
+        }
+        // Events are copies: the pages just decoded are not looked at again.
+        let consumed = self.pages.consumed_to();
+        if consumed >= self.released_from + RELEASE_EVERY {
+            shared
+                .release
+                .release(self.released_from as usize..consumed as usize);
+            self.released_from = consumed;
         }
         Ok(())
     }
