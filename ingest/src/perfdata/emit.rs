@@ -34,6 +34,12 @@ pub struct Emitter<'s> {
     pub exit_records: u64,
     /// Samples without a CPU field whose CPU came from ID_INDEX or was unknown (0).
     pub cpu_unknown: u64,
+    /// Time of the latest record emitted.
+    last_ts: u64,
+    /// Loss records with time 0: perf writes its LOST_SAMPLES summaries at the end of a session
+    /// without a time. They are emitted after everything else ([`Emitter::finish`]), at the last
+    /// time of the trace, so they count in the ledger without moving the trace's start to 0.
+    deferred_lost: Vec<(Option<u32>, i32, u64)>,
 }
 
 /// True when a tracepoint attr records the event `name` (format found by attr.config).
@@ -70,6 +76,20 @@ impl<'s> Emitter<'s> {
             fork_records: 0,
             exit_records: 0,
             cpu_unknown: 0,
+            last_ts: 0,
+            deferred_lost: Vec::new(),
+        }
+    }
+
+    /// Emits what had to wait for the end of the stream (loss records without a time).
+    pub fn finish(&mut self, sink: &mut dyn EventSink) {
+        for (cpu, current_pid, count) in std::mem::take(&mut self.deferred_lost) {
+            sink.event(&Event {
+                ts: self.last_ts,
+                cpu: cpu.unwrap_or(0),
+                current_pid,
+                kind: EventKind::Lost { count: Some(count) },
+            });
         }
     }
 
@@ -92,6 +112,7 @@ impl<'s> Emitter<'s> {
                 continue;
             };
             let attr = &self.attrs[key.attr()];
+            self.last_ts = self.last_ts.max(key.ts);
             match kind {
                 records::SAMPLE => self.sample(key, attr, body, sink, stats),
                 _ => self.side_band(key, attr, kind, misc, body, sink, stats),
@@ -280,7 +301,11 @@ impl<'s> Emitter<'s> {
                 });
                 self.lost += lost;
                 self.lost_records += 1;
-                emit(EventKind::Lost { count: Some(lost) }, cpu);
+                if key.ts == 0 {
+                    self.deferred_lost.push((cpu, current_pid, lost));
+                } else {
+                    emit(EventKind::Lost { count: Some(lost) }, cpu);
+                }
             }
             _ => {}
         }

@@ -98,6 +98,7 @@ pub fn read_releasing(
         }
     });
     drop(keys);
+    emitter.finish(sink);
     emitter.count_into(&mut stats);
 
     let extra = &mut meta.extra;
