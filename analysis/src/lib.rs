@@ -60,7 +60,9 @@ pub mod select;
 pub mod stats;
 pub mod system;
 pub mod text;
+pub mod text_metrics;
 pub mod timeline;
+pub mod topology_load;
 
 pub use analyzer::Analyzer;
 pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
