@@ -213,7 +213,9 @@ mod tests {
         assert_eq!(t.llcs, vec![vec![0, 3, 4, 5], vec![1, 2]]);
         let llc: Vec<Option<u32>> = t.cpus.iter().map(|p| p.llc).collect();
         assert_eq!(llc, [0, 1, 1, 0, 0, 0].map(Some));
-        assert_eq!(t.cpus[4].core, Some(4));
+        // No cores given: each CPU is its own core (dense group indices, in LLC order).
+        assert_eq!(t.cores.len(), 6);
+        assert_eq!(t.cpus[4].core, Some(2));
         assert_eq!(t.cpus[5].node, Some(0));
         assert!(from_json(r#"{"llcs": ["0-x"]}"#).is_err());
         assert!(from_json(r#"{"llcs": [], "cores": []}"#).is_err());
