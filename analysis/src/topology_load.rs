@@ -147,7 +147,7 @@ pub fn from_sysfs(cpu_dir: &Path) -> Result<Topology, String> {
 struct TopologyJson {
     #[serde(default, rename = "$schema")]
     _schema: Option<String>,
-    #[serde(default)]
+    #[serde(default, rename = "_comment")]
     _comment: Option<String>,
     #[serde(default)]
     cores: Vec<String>,
