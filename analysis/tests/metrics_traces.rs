@@ -294,3 +294,69 @@ fn lisa_juno_cross_llc_migrations() {
     assert_eq!(r.system.migrations, 26);
     assert_eq!(r.system.affinity.cross_llc_share, Some(7.0 / 26.0));
 }
+
+/// Reports with every §4–7 field filled (topology, fair set, grouped rows) are valid
+/// against schemas/report.schema.json, and the schema checks the new fields.
+#[test]
+fn metrics_reports_match_the_json_schema() {
+    let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/report.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).expect("valid schema");
+    let topo = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/juno-r0.topology.json"
+    );
+    let lisa = analyze(
+        "public/lisa/sched_load.trace.dat.xz",
+        Config {
+            topology: Some(analysis::topology_load::load(topo).unwrap()),
+            ..Default::default()
+        },
+    );
+    let mi = analyze("pds-6.1-vm/mi/trace-v6.dat.xz", fair_set("^(mintr|mspin)"));
+    let grouped = mi.select(&analysis::Selection {
+        group: analysis::GroupBy::Name,
+        ..Default::default()
+    });
+    for r in [&lisa, &mi, &grouped] {
+        let json = serde_json::to_value(r).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        // The paths the compare helper reads (notes/system-json.md).
+        for p in [
+            "/system/wakeup_latency/p99_ns",
+            "/system/wakeup_preemption/ratio_busy_target",
+            "/system/fairness/jain",
+            "/system/fairness/short_term/0/mean",
+            "/system/affinity/cross_llc_share",
+            "/system/work_conservation/idle_while_runnable_share",
+            "/cpus/0/runqueue/mean_depth",
+            "/source/scheduler",
+            "/source/topology",
+        ] {
+            assert!(json.pointer(p).is_some(), "{p}");
+        }
+    }
+    let json = serde_json::to_value(&lisa).unwrap();
+    assert_eq!(
+        json.pointer("/source/topology/llcs/1"),
+        Some(&Value::from("1-2"))
+    );
+    let mut bad = json.clone();
+    bad["system"]["affinity"]["cross_llc_share"] = Value::from(1.5);
+    assert!(!validator.is_valid(&bad), "a share above 1 is rejected");
+    let mi = serde_json::to_value(&mi).unwrap();
+    let t = mi["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["comm"] == "mspin")
+        .unwrap();
+    assert!(t.pointer("/fairness/ratio").unwrap().as_f64().unwrap() > 0.0);
+    assert!(t.pointer("/affinity/wakeups_local").is_some());
+    assert!(t.pointer("/affinity/wakeups_remote").is_some());
+}
