@@ -37,6 +37,32 @@
 //!   first switch, after losses and bugs) is reported beside it.
 //! - A pid seen again in a `fork` after it was used starts a new task (pid reuse).
 //!
+//! ## §4–7 (wakeup preemption, fairness, affinity, work conservation)
+//!
+//! All computed in the same pass (the `hooks` module keeps them in step with every state change,
+//! O(1) per change); CPU pairs are classified with the topology at [`Analyzer::finish`].
+//!
+//! - Wakeup preemption: a wait started by an untimed wakeup counts as a wakeup; the
+//!   runqueue CPU "at that wakeup" is the `target_cpu` of the last `sched_wakeup` (else
+//!   `sched_waking`) of the wait, and its time is that event's. The ratio's denominator
+//!   counts, when the wait ends, wakeups whose runqueue CPU ran another task then.
+//! - Local / remote wakeups: the waker's CPU is the CPU where the event that started the
+//!   wait fired (`sched_waking`, else `sched_wakeup`/`_new`). Untimed wakeups are counted
+//!   local/remote but give no latency sample.
+//! - Fairness: weights from `prio` per the kernel's scale ([`fairness::PrioScale`]:
+//!   mainline, PDS, BMQ with its untraced boost assumed +7). A task's runtime in the ratio
+//!   is its running time while competing. Entitlement and runtime are clipped to `--time`
+//!   and `-C`. Short-term windows start at the window start; only complete windows with at
+//!   least two competing tasks count (one task is trivially fair). A task that loses
+//!   track (lost events) leaves the competition when the loss is applied to it (lazily,
+//!   at its next event), so its entitlement may run on a little past the loss.
+//! - Work conservation: a CPU counts as idle only while it is known to run pid 0; CPUs
+//!   never seen or unknown do not count. "Another CPU" excludes the idle CPU's own
+//!   runqueue. Shares divide by window × the system's CPU count.
+//! - Topology: the trace's own (perf.data) when it describes LLCs, else `--topology`.
+//!   Without NUMA nodes, packages stand for nodes; with neither, a cross-LLC move is
+//!   counted as `same_node`.
+//!
 //! ```no_run
 //! let mut analyzer = analysis::Analyzer::new(analysis::Config::default());
 //! let ingested = ingest::read_path("trace.dat".as_ref(), &mut analyzer).unwrap();
