@@ -37,6 +37,32 @@
 //!   first switch, after losses and bugs) is reported beside it.
 //! - A pid seen again in a `fork` after it was used starts a new task (pid reuse).
 //!
+//! ## §4–7 (wakeup preemption, fairness, affinity, work conservation)
+//!
+//! All computed in the same pass (the `hooks` module keeps them in step with every state change,
+//! O(1) per change); CPU pairs are classified with the topology at [`Analyzer::finish`].
+//!
+//! - Wakeup preemption: a wait started by an untimed wakeup counts as a wakeup; the
+//!   runqueue CPU "at that wakeup" is the `target_cpu` of the last `sched_wakeup` (else
+//!   `sched_waking`) of the wait, and its time is that event's. The ratio's denominator
+//!   counts, when the wait ends, wakeups whose runqueue CPU ran another task then.
+//! - Local / remote wakeups: the waker's CPU is the CPU where the event that started the
+//!   wait fired (`sched_waking`, else `sched_wakeup`/`_new`). Untimed wakeups are counted
+//!   local/remote but give no latency sample.
+//! - Fairness: weights from `prio` per the kernel's scale ([`fairness::PrioScale`]:
+//!   mainline, PDS, BMQ with its untraced boost assumed +7). A task's runtime in the ratio
+//!   is its running time while competing. Entitlement and runtime are clipped to `--time`
+//!   and `-C`. Short-term windows start at the window start; only complete windows with at
+//!   least two competing tasks count (one task is trivially fair). A task that loses
+//!   track (lost events) leaves the competition when the loss is applied to it (lazily,
+//!   at its next event), so its entitlement may run on a little past the loss.
+//! - Work conservation: a CPU counts as idle only while it is known to run pid 0; CPUs
+//!   never seen or unknown do not count. "Another CPU" excludes the idle CPU's own
+//!   runqueue. Shares divide by window × the system's CPU count.
+//! - Topology: the trace's own (perf.data) when it describes LLCs, else `--topology`.
+//!   Without NUMA nodes, packages stand for nodes; with neither, a cross-LLC move is
+//!   counted as `same_node`.
+//!
 //! ```no_run
 //! let mut analyzer = analysis::Analyzer::new(analysis::Config::default());
 //! let ingested = ingest::read_path("trace.dat".as_ref(), &mut analyzer).unwrap();
@@ -44,20 +70,32 @@
 //! print!("{}", analysis::text::render(&report, &analysis::text::TextOptions::default()));
 //! ```
 
+pub mod affinity;
 pub mod analyzer;
 pub mod cpu;
+pub mod fairness;
 mod finish;
+mod finish_metrics;
+mod hooks;
 pub mod report;
+pub mod report_metrics;
+pub mod runqueue;
+pub mod scheduler;
 pub mod scope;
 pub mod select;
 pub mod stats;
+pub mod system;
 pub mod text;
+pub mod text_metrics;
 pub mod timeline;
+pub mod topology_load;
 
 pub use analyzer::Analyzer;
 pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
+pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
+pub use system::System;
 pub use text::TextOptions;
 
 /// What to analyze.
@@ -68,4 +106,40 @@ pub struct Config {
     pub time_window: Option<(u64, u64)>,
     /// `-C`: only these CPUs in the per-CPU table, and only task time on them.
     pub cpus: Option<Vec<u32>>,
+    /// `--topology`: CPU topology and where it came from ("file PATH", "host"). The
+    /// trace's own topology, when it has one, comes first (metrics.md §6).
+    pub topology: Option<(ingest::topology::Topology, String)>,
+    /// `--fair-set`: only these tasks compete in the fairness metrics.
+    pub fair_set: Option<FairSet>,
+}
+
+/// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").
+#[derive(Debug, Clone)]
+pub enum FairSet {
+    Pids(Vec<i32>),
+    /// Tasks whose name matches (unanchored regular expression).
+    Names(regex::Regex),
+}
+
+impl FairSet {
+    /// `pid,pid,...` or a name regular expression.
+    pub fn parse(text: &str) -> Result<FairSet, String> {
+        let pids: Result<Vec<i32>, _> = text.split(',').map(|p| p.trim().parse::<i32>()).collect();
+        match pids {
+            Ok(p) if !p.is_empty() => Ok(FairSet::Pids(p)),
+            _ => regex::Regex::new(text)
+                .map(FairSet::Names)
+                .map_err(|e| format!("--fair-set: not a pid list nor a regular expression: {e}")),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            FairSet::Pids(p) => {
+                let list: Vec<String> = p.iter().map(|x| x.to_string()).collect();
+                format!("pids {}", list.join(","))
+            }
+            FairSet::Names(re) => format!("names matching /{}/", re.as_str()),
+        }
+    }
 }

@@ -81,6 +81,7 @@ pub fn read_releasing(
     let mut stats = std::mem::take(&mut scan.stats);
     let data_end = (header.data.offset + header.data.size) as usize;
     let mut released = header.data.offset as usize;
+    sink.meta(&meta);
     rounds::sorted_windows(&mut keys, &plan, |window, leftover, upcoming| {
         emitter.run(window, bytes, unpacked, sink, &mut stats);
         // Input before the first waiting record is done with. Later rounds lie further on

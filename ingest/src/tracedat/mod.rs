@@ -59,9 +59,11 @@ pub fn read_releasing(
         .iter()
         .map(|c| CpuStream::new(c, &shared, layout.endian))
         .collect::<Result<Vec<_>>>()?;
+    let meta = meta(&layout, kernel_release);
+    sink.meta(&meta);
     merge::run(&mut streams, &shared, &layout.cmdlines, sink)?;
     let mut ingested = Ingested {
-        meta: meta(&layout, kernel_release),
+        meta,
         stats: IngestStats::default(),
     };
     tally(&streams, &decoder, &mut ingested);
