@@ -3,7 +3,7 @@
 
 mod args;
 
-use args::{AnalyzeArgs, Cli, Command};
+use args::{AnalyzeArgs, Cli, Command, CompareArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
@@ -15,6 +15,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(a) => analyze(&a),
+        Command::Compare(c) => compare(&c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -67,6 +68,44 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
         })?;
     }
     let text = analysis::text::render(&shaped, &a.text_options());
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn compare(c: &CompareArgs) -> Result<(), Failure> {
+    use analysis::compare;
+    // Every input in one parallel batch, then regrouped per run argument.
+    let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
+    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let mut repeats = Vec::with_capacity(c.runs.len());
+    for spec in &c.runs {
+        let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();
+        repeats.push(run.map_err(Failure::Message)?);
+    }
+    let runs = compare::assemble(&c.runs, repeats, &c.labels);
+    let options = compare::Options {
+        base: c.base.clone(),
+        threshold_pct: c.threshold,
+        top: c.top,
+        sort: c.sort,
+    };
+    let comparison = compare::compare(&runs, &options).map_err(Failure::Message)?;
+
+    if let Some(path) = &c.json {
+        let json = serde_json::to_string_pretty(&comparison)
+            .map_err(|e| Failure::Message(e.to_string()))?;
+        if path.as_os_str() == "-" {
+            writeln!(std::io::stdout().lock(), "{json}")?;
+            return Ok(());
+        }
+        std::fs::write(path, json + "\n").map_err(|e| {
+            Failure::Message(format!(
+                "{}: cannot write the comparison: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    let text = compare::text::render(&comparison, &c.task_metrics);
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }

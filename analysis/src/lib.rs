@@ -45,6 +45,7 @@
 //! ```
 
 pub mod analyzer;
+pub mod compare;
 pub mod cpu;
 mod finish;
 pub mod report;
