@@ -83,7 +83,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
 
-    /// Task metric choosing and ordering the tasks (largest baseline value first): runtime, switches,
+    /// Task metric choosing and ordering the tasks (largest value in any run first): runtime, switches,
     /// voluntary, involuntary, wakeups, migrations, wakeup-mean, wakeup-max, preemption-wait-mean,
     /// sched-delay, sched-delay-mean, sched-delay-max
     #[arg(long, value_name = "METRIC", default_value = "runtime", value_parser = parse_task_metric)]

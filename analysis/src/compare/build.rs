@@ -274,33 +274,26 @@ fn tasks(runs: &[Run], table: &RowBuilder, opts: &Options) -> TaskTable {
         )
     };
 
-    // Order: the sort metric's baseline mean, then its largest mean in any run (tasks
-    // missing from the baseline come after those present, by what they did elsewhere).
-    let mut ranked: Vec<(Option<f64>, f64, &String)> = names
+    // Order: the sort metric's largest mean in any run, so that a task that is heavy in
+    // only one run (a new kernel thread, a renamed program) is not cut away.
+    let mut ranked: Vec<(f64, &String)> = names
         .into_iter()
         .map(|name| {
             let row = compare_task(name, opts.sort);
-            let base = row.cells[table.base].mean;
             let best = row
                 .cells
                 .iter()
                 .filter_map(|c| c.mean)
                 .fold(f64::NEG_INFINITY, f64::max);
-            (base, best, name)
+            (best, name)
         })
         .collect();
-    ranked.sort_by(|a, b| {
-        let key = |x: &(Option<f64>, f64, &String)| (x.0.is_some(), x.0.unwrap_or(x.1));
-        let (ka, kb) = (key(a), key(b));
-        kb.0.cmp(&ka.0)
-            .then(kb.1.total_cmp(&ka.1))
-            .then(a.2.cmp(b.2))
-    });
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     ranked.truncate(opts.top);
 
     let tasks = ranked
         .into_iter()
-        .map(|(_, _, name)| TaskComparison {
+        .map(|(_, name)| TaskComparison {
             name: name.clone(),
             present_in: runs
                 .iter()

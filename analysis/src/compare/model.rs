@@ -93,7 +93,7 @@ pub struct Cell {
 pub struct TaskTable {
     /// `comm` with trailing digits folded (pids differ between runs).
     pub matched_by: String,
-    /// Task metric that chose and ordered the tasks (largest baseline mean first).
+    /// Task metric that chose and ordered the tasks (largest mean in any run first).
     pub sort: String,
     pub top: usize,
     pub tasks: Vec<TaskComparison>,
