@@ -43,6 +43,8 @@ impl Analyzer {
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
         let unknown_ns = tasks.iter().map(|t| t.unknown_ns).sum();
         let meta = &ingested.meta;
+        let cpu_count = self.cpu_count(meta.cpus, cpus.len());
+        let system = crate::system::summarize(&tasks, &cpus, window, cpu_count);
         Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
@@ -52,6 +54,12 @@ impl Analyzer {
                 kernel_release: meta.kernel_release.clone(),
                 cpus: meta.cpus,
                 clock: meta.clock.clone(),
+                scheduler: meta
+                    .kernel_release
+                    .as_deref()
+                    .map_or(crate::SchedulerFamily::Unknown, crate::scheduler_family)
+                    .name()
+                    .to_string(),
                 extra: meta.extra.clone(),
             },
             window,
@@ -61,6 +69,16 @@ impl Analyzer {
             },
             tasks,
             cpus,
+            system,
+        }
+    }
+
+    /// CPUs the window covers: the `-C` selection, else the trace's CPU count (CPUs
+    /// without events were idle or offline), at least the CPUs seen.
+    fn cpu_count(&self, trace_cpus: Option<u32>, rows: usize) -> u32 {
+        match &self.config.cpus {
+            Some(list) => list.len() as u32,
+            None => trace_cpus.unwrap_or(0).max(rows as u32),
         }
     }
 

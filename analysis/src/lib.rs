@@ -49,16 +49,20 @@ pub mod compare;
 pub mod cpu;
 mod finish;
 pub mod report;
+pub mod scheduler;
 pub mod scope;
 pub mod select;
 pub mod stats;
+pub mod system;
 pub mod text;
 pub mod timeline;
 
 pub use analyzer::Analyzer;
 pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
+pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
+pub use system::System;
 pub use text::TextOptions;
 
 /// What to analyze.

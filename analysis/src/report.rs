@@ -17,6 +17,9 @@ pub struct Report {
     pub quality: Quality,
     pub tasks: Vec<TaskRow>,
     pub cpus: Vec<CpuRow>,
+    /// System-wide totals and statistics (absent from reports written before it existed).
+    #[serde(default)]
+    pub system: crate::system::System,
 }
 
 /// Where the trace came from.
@@ -29,6 +32,10 @@ pub struct Source {
     pub kernel_release: Option<String>,
     pub cpus: Option<u32>,
     pub clock: Option<String>,
+    /// Scheduler family from the kernel release (metrics.md §8): "CFS", "EEVDF",
+    /// "BFS family" or "unknown".
+    #[serde(default = "unknown")]
+    pub scheduler: String,
     /// Other metadata the reader found (trace-cmd version, hostname, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
@@ -158,6 +165,10 @@ pub struct TaskRow {
     /// The exact samples (not exported), so grouping keeps percentiles exact.
     #[serde(skip)]
     pub samples: Option<TaskSamples>,
+}
+
+fn unknown() -> String {
+    "unknown".to_string()
 }
 
 fn yes() -> bool {

@@ -74,10 +74,11 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
     let _ = writeln!(out, "file:     {}", s.path);
     let _ = writeln!(
         out,
-        "format:   {} {}, kernel {}, {} CPUs, clock {}",
+        "format:   {} {}, kernel {} ({}), {} CPUs, clock {}",
         s.format.as_deref().unwrap_or("?"),
         s.format_version,
         s.kernel_release.as_deref().unwrap_or("unknown"),
+        s.scheduler,
         s.cpus.map_or("?".to_string(), |c| c.to_string()),
         s.clock.as_deref().unwrap_or("unknown"),
     );

@@ -1,0 +1,120 @@
+//! The scheduler family of a traced kernel, guessed from its release string
+//! (`docs/metrics.md` §8): the label a run gets when the user gives none.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Which kind of scheduler a kernel release runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SchedulerFamily {
+    /// Completely Fair Scheduler: mainline 2.6.23 to 6.5.
+    #[serde(rename = "CFS")]
+    Cfs,
+    /// Earliest Eligible Virtual Deadline First: mainline 6.6 and later.
+    #[serde(rename = "EEVDF")]
+    Eevdf,
+    /// BFS and its descendants (ck, MuQSS, Project C's PDS and BMQ): out-of-tree patches.
+    #[serde(rename = "BFS family")]
+    BfsFamily,
+    #[serde(rename = "unknown")]
+    Unknown,
+}
+
+impl SchedulerFamily {
+    /// The label used in reports and JSON (`source.scheduler`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedulerFamily::Cfs => "CFS",
+            SchedulerFamily::Eevdf => "EEVDF",
+            SchedulerFamily::BfsFamily => "BFS family",
+            SchedulerFamily::Unknown => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for SchedulerFamily {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Markers of the BFS-family patch sets, matched as whole words of the release's local
+/// version (`6.1.192-prjc-pds`, `5.4.0-ck1`, `5.10-muqss`): a bare substring test would
+/// take e.g. "ck" inside an unrelated word.
+const BFS_MARKERS: [&str; 6] = ["bfs", "ck", "muqss", "pds", "bmq", "prjc"];
+
+/// The scheduler family of kernel release `release` (`uname -r`): a release naming a
+/// BFS-family patch is "BFS family"; otherwise mainline 6.6 and later is EEVDF, 2.6.23
+/// to 6.5 CFS; anything else (older, unparsable) is unknown.
+pub fn scheduler_family(release: &str) -> SchedulerFamily {
+    let lower = release.to_ascii_lowercase();
+    let words = lower.split(|c: char| !c.is_ascii_alphanumeric());
+    for word in words {
+        // "ck1", "bfs512": a marker followed by a patch number.
+        let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
+        if BFS_MARKERS.contains(&letters) {
+            return SchedulerFamily::BfsFamily;
+        }
+    }
+    let numbers: Vec<u32> = release
+        .split(|c: char| !c.is_ascii_digit())
+        .take_while(|s| !s.is_empty())
+        .take(3)
+        .map(|s| s.parse().unwrap_or(u32::MAX))
+        .collect();
+    let version = match numbers[..] {
+        [a, b, c, ..] => (a, b, c),
+        [a, b] => (a, b, 0),
+        _ => return SchedulerFamily::Unknown,
+    };
+    if version >= (6, 6, 0) {
+        SchedulerFamily::Eevdf
+    } else if version >= (2, 6, 23) {
+        SchedulerFamily::Cfs
+    } else {
+        SchedulerFamily::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uname_release(path: &str) -> String {
+        let full = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/").to_string() + path;
+        let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+        // `uname -a`: "Linux (none) RELEASE #1 ..."
+        text.split_whitespace().nth(2).unwrap().to_string()
+    }
+
+    #[test]
+    fn releases_of_the_shared_traces() {
+        use SchedulerFamily::*;
+        assert_eq!(scheduler_family("6.1.0-57-amd64"), Cfs);
+        assert_eq!(scheduler_family("6.12.95+deb12-amd64"), Eevdf);
+        assert_eq!(scheduler_family("6.18.44-fc-v657"), Eevdf);
+        let pds = uname_release("pds-6.1-vm/evidence/uname.txt");
+        let bmq = uname_release("bmq-6.1-vm/evidence/uname.txt");
+        assert_eq!(pds, "6.1.192-prjc-pds");
+        assert_eq!(bmq, "6.1.192-prjc-bmq");
+        assert_eq!(scheduler_family(&pds), BfsFamily);
+        assert_eq!(scheduler_family(&bmq), BfsFamily);
+    }
+
+    #[test]
+    fn boundaries_and_other_patch_sets() {
+        use SchedulerFamily::*;
+        assert_eq!(scheduler_family("6.6.0"), Eevdf);
+        assert_eq!(scheduler_family("6.5.13-generic"), Cfs);
+        assert_eq!(scheduler_family("2.6.23"), Cfs);
+        assert_eq!(scheduler_family("2.6.22-rc1"), Unknown);
+        assert_eq!(scheduler_family("5.4.0-ck1"), BfsFamily);
+        assert_eq!(scheduler_family("4.14.5-MuQSS"), BfsFamily);
+        assert_eq!(scheduler_family("2.6.32-bfs363"), BfsFamily);
+        assert_eq!(scheduler_family("6.10"), Eevdf);
+        // "ck" only as a word: "stack" is not a marker.
+        assert_eq!(scheduler_family("6.1.0-stack"), Cfs);
+        assert_eq!(scheduler_family(""), Unknown);
+        assert_eq!(scheduler_family("linux"), Unknown);
+    }
+}

@@ -1,0 +1,76 @@
+//! The system-wide summary of a report (JSON `system`, `/work/notes/system-json.md`):
+//! latency statistics over every task's exact samples, switch, migration and wakeup
+//! totals, and the system-wide parts of the §4–7 metrics.
+
+use crate::report::{CpuRow, TaskRow, TaskSamples, Window};
+use crate::stats::{Samples, Stats};
+use serde::{Deserialize, Serialize};
+
+/// Field names are a contract with `compare` (JSON pointers): add, never rename.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct System {
+    /// Over all tasks' samples (nearest-rank on the exact merged values).
+    pub wakeup_latency: Stats,
+    pub preemption_wait: Stats,
+    pub sched_delay: Stats,
+    pub switches: crate::report::Switches,
+    /// `switch` events: the sum of `cpus[].switches`.
+    pub context_switches: u64,
+    pub context_switches_per_sec: f64,
+    pub migrations: u64,
+    pub migrations_per_sec: f64,
+    /// Sum of busy time / (window × CPUs).
+    pub utilization: f64,
+    /// CPUs counted in `utilization` (the trace's CPU count, or the `-C` selection).
+    pub cpus: u32,
+    pub wakeups: u64,
+}
+
+/// Builds the system summary from the finished task and CPU rows. `cpu_count` is the
+/// number of CPUs the window covers.
+pub(crate) fn summarize(
+    tasks: &[TaskRow],
+    cpus: &[CpuRow],
+    window: Window,
+    cpu_count: u32,
+) -> System {
+    let mut all = TaskSamples::default();
+    for t in tasks {
+        if let Some(s) = &t.samples {
+            all.merge(s);
+        }
+    }
+    let len = window.len_ns();
+    let per_sec = |n: u64| {
+        if len > 0 {
+            n as f64 * 1e9 / len as f64
+        } else {
+            0.0
+        }
+    };
+    let busy: u64 = cpus.iter().map(|c| c.busy_ns).sum();
+    let context_switches = cpus.iter().map(|c| c.switches).sum();
+    let migrations = tasks.iter().map(|t| t.migrations).sum();
+    let capacity = len as f64 * cpu_count as f64;
+    let mut sched_delay: Samples = all.sched_delay();
+    System {
+        wakeup_latency: all.wakeup_latency.stats(),
+        preemption_wait: all.preemption_wait.stats(),
+        sched_delay: sched_delay.stats(),
+        switches: crate::report::Switches {
+            voluntary: tasks.iter().map(|t| t.switches.voluntary).sum(),
+            involuntary: tasks.iter().map(|t| t.switches.involuntary).sum(),
+        },
+        context_switches,
+        context_switches_per_sec: per_sec(context_switches),
+        migrations,
+        migrations_per_sec: per_sec(migrations),
+        utilization: if capacity > 0.0 {
+            busy as f64 / capacity
+        } else {
+            0.0
+        },
+        cpus: cpu_count,
+        wakeups: tasks.iter().map(|t| t.wakeups).sum(),
+    }
+}
