@@ -57,6 +57,15 @@ fn pds_mi_and_its_repeat_give_the_cv_of_the_two_reports() {
         let want = expected(&values, &base, row.better == "higher", 5.0);
         check_cell(&format!("pds {}", row.key), got, &want, false);
     }
+    for key in [
+        "context_switches_per_sec",
+        "wakeup_latency_p99",
+        "utilization",
+    ] {
+        let got = cell(system_row(&c, key), "pds");
+        assert_eq!(got.n, 2, "{key}");
+        assert!(got.cv_pct.is_some(), "{key}");
+    }
 }
 
 /// The system metrics this test knows, read straight from a report.

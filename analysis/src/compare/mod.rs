@@ -65,5 +65,11 @@ pub fn scheduler_of(report: &Value) -> String {
     if let Some(s) = report.pointer("/source/scheduler").and_then(Value::as_str) {
         return s.to_string();
     }
-    "unknown".to_string()
+    // A report written before `source.scheduler` existed.
+    report
+        .pointer("/source/kernel_release")
+        .and_then(Value::as_str)
+        .map_or(crate::SchedulerFamily::Unknown, crate::scheduler_family)
+        .name()
+        .to_string()
 }

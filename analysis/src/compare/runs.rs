@@ -131,6 +131,22 @@ mod tests {
     }
 
     #[test]
+    fn family_from_an_older_report_without_source_scheduler() {
+        let old = Repeat {
+            path: "old.json".into(),
+            report: json!({"source": {"kernel_release": "6.1.192-prjc-pds"}}),
+            from_json_report: true,
+        };
+        assert_eq!(automatic_label(&old), "BFS family 6.1.192-prjc-pds");
+        let none = Repeat {
+            path: "/x/trace.dat".into(),
+            report: json!({"source": {"kernel_release": null}}),
+            from_json_report: false,
+        };
+        assert_eq!(automatic_label(&none), "unknown trace.dat");
+    }
+
+    #[test]
     fn labels_merge_only_when_the_user_says() {
         let specs = [
             RunSpec::parse("a.dat").unwrap(),

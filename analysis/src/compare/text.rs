@@ -7,7 +7,7 @@ use super::model::{Cell, Comparison, MetricRow};
 use std::fmt::Write;
 
 const NAME_WIDTH: usize = 20;
-const LABEL_WIDTH: usize = 26;
+const LABEL_WIDTH: usize = 28;
 
 /// Renders `c`; the task tables show `task_metrics` (the sort metric first when empty).
 pub fn render(c: &Comparison, task_metrics: &[&TaskMetric]) -> String {
