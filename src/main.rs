@@ -74,6 +74,13 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
 
 fn compare(c: &CompareArgs) -> Result<(), Failure> {
     use analysis::compare;
+    let unlabelled = c.runs.iter().filter(|r| r.label.is_none()).count();
+    if c.labels.len() > unlabelled {
+        return Err(Failure::Message(format!(
+            "{} --label names for {unlabelled} runs without LABEL=",
+            c.labels.len()
+        )));
+    }
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
     let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();

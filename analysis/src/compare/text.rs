@@ -15,8 +15,8 @@ pub fn render(c: &Comparison, task_metrics: &[&TaskMetric]) -> String {
     runs(c, &mut out);
     let _ = writeln!(
         out,
-        "\nbaseline {:?}; change in % is positive when better; flagged `*` regression / `^` improvement \
-         when |change| > {} % and > 2 x the larger CV (sample stddev, n - 1)",
+        "\nbaseline: {}. change %: positive = better; flag `*` regression, `^` improvement\n\
+         when |change| > {} % and > 2 x the larger CV (CV = sample stddev (n - 1) / mean).\n",
         c.base, c.threshold_pct
     );
     table_head("system", &mut out);
@@ -37,7 +37,7 @@ pub fn render(c: &Comparison, task_metrics: &[&TaskMetric]) -> String {
     for metric in shown {
         let _ = writeln!(
             out,
-            "\ntasks: {} ({}), top {} by {}, matched by name with trailing digits folded; - = not in that run",
+            "\ntasks: {} ({}); top {} by {}; names with trailing digits folded; - = not in the run",
             metric.name,
             unit_text(metric.unit),
             c.tasks.top,
@@ -64,7 +64,7 @@ fn unit_text(unit: Unit) -> &'static str {
 fn runs(c: &Comparison, out: &mut String) {
     let _ = writeln!(
         out,
-        " {:<w$} {:<10} {:<24} {:>3} {:>9} {:>9} {:>6}  file",
+        " {:<w$} {:<10} {:<24} {:>3} {:>9} {:>9} {:>6}",
         "run",
         "scheduler",
         "kernel",
@@ -74,7 +74,8 @@ fn runs(c: &Comparison, out: &mut String) {
         "lost",
         w = LABEL_WIDTH
     );
-    let _ = writeln!(out, " {}", "-".repeat(LABEL_WIDTH + 72));
+    let _ = writeln!(out, " {}", "-".repeat(LABEL_WIDTH + 66));
+    let mut files = String::new();
     for run in &c.runs {
         for (i, r) in run.repeats.iter().enumerate() {
             let lost = if r.lost_unknown > 0 {
@@ -85,7 +86,7 @@ fn runs(c: &Comparison, out: &mut String) {
             let first = i == 0;
             let _ = writeln!(
                 out,
-                " {:<lw$} {:<10} {:<24} {:>3} {:>9.3} {:>9} {:>6}  {}{}",
+                " {:<lw$} {:<10} {:<24} {:>3} {:>9.3} {:>9} {:>6}",
                 if first {
                     cut(&run.label, LABEL_WIDTH)
                 } else {
@@ -101,16 +102,27 @@ fn runs(c: &Comparison, out: &mut String) {
                 r.window_ns as f64 / 1e9,
                 r.events,
                 lost,
+                lw = LABEL_WIDTH
+            );
+            let _ = writeln!(
+                files,
+                "   {}{}: {}{}",
+                run.label,
+                if run.repeats.len() > 1 {
+                    format!(" [{}]", i + 1)
+                } else {
+                    String::new()
+                },
                 r.path,
                 if r.from_json_report {
                     " (JSON report)"
                 } else {
                     ""
                 },
-                lw = LABEL_WIDTH
             );
         }
     }
+    let _ = write!(out, " files:\n{files}");
 }
 
 fn table_head(first: &str, out: &mut String) {
@@ -163,7 +175,7 @@ fn rows(name: &str, unit: Unit, row: &MetricRow, out: &mut String) {
 fn change(cell: &Cell) -> String {
     match cell.change_pct {
         None => "-".into(),
-        Some(c) if c == 0.0 => "0.0".into(),
+        Some(0.0) => "0.0".into(),
         Some(c) => format!("{c:+.1}"),
     }
 }
@@ -171,9 +183,8 @@ fn change(cell: &Cell) -> String {
 /// About five significant digits without exponent noise.
 fn value(v: f64) -> String {
     let a = v.abs();
-    if v.fract() == 0.0 && a < 1e15 {
-        format!("{v:.0}")
-    } else if a >= 10_000.0 {
+    // Whole numbers (counts) and large values without decimals.
+    if (v.fract() == 0.0 && a < 1e15) || a >= 10_000.0 {
         format!("{v:.0}")
     } else if a >= 100.0 {
         format!("{v:.1}")
