@@ -148,6 +148,18 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, default_value_t = Grouping::Pid)]
     pub group: Grouping,
 
+    /// CPU topology for the cache-affinity and per-LLC metrics when the trace has none
+    /// (trace.dat never has; perf.data usually does, and then wins): `host` (this machine's
+    /// /sys), a copy of sysfs (a directory holding devices/system/cpu/cpu*/topology and
+    /// cache/index*), or a JSON file (schemas/topology.schema.json)
+    #[arg(long, value_name = "host|DIR|FILE")]
+    pub topology: Option<String>,
+
+    /// Restrict the fairness metrics' competing set to these tasks: comma-separated pids,
+    /// or a regular expression matched against task names (e.g. `massive_intr|spin`)
+    #[arg(long, value_name = "PID,PID|REGEX")]
+    pub fair_set: Option<String>,
+
     /// Also write the report as JSON to FILE (`-` = stdout instead of the text report);
     /// schema: schemas/report.schema.json
     #[arg(long, value_name = "FILE")]
@@ -186,15 +198,28 @@ pub enum Grouping {
 }
 
 impl AnalyzeArgs {
-    /// What the analysis computes: the time window and CPUs restrict the timelines themselves.
-    pub fn analysis_config(&self) -> analysis::Config {
+    /// What the analysis computes: the time window and CPUs restrict the timelines
+    /// themselves; the topology and fair set feed the §6–7 metrics.
+    pub fn analysis_config(&self) -> Result<analysis::Config, String> {
         let time_window = self
             .time
             .map(|(start, end)| (start.unwrap_or(0), end.unwrap_or(u64::MAX)));
-        analysis::Config {
+        let topology = match &self.topology {
+            Some(spec) => {
+                Some(analysis::topology_load::load(spec).map_err(|e| format!("--topology {e}"))?)
+            }
+            None => None,
+        };
+        let fair_set = match &self.fair_set {
+            Some(text) => Some(analysis::FairSet::parse(text)?),
+            None => None,
+        };
+        Ok(analysis::Config {
             time_window,
             cpus: self.cpus.clone(),
-        }
+            topology,
+            fair_set,
+        })
     }
 
     /// How the report is shaped for display: filters, grouping, order, length.

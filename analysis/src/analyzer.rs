@@ -6,17 +6,21 @@
 //! table; lost events are applied lazily (a task remembers the CPU and lost count of its
 //! last transition, and is brought up to date the next time an event names it).
 
+use crate::affinity::CpuMap;
 use crate::cpu::{Cpu, Lost, Occupant};
+use crate::fairness::{Fairness, PrioScale};
+use crate::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
 use crate::Config;
-use ingest::{Event, EventKind, EventSink, TaskRef};
+use ingest::topology::Topology;
+use ingest::{Comm, Event, EventKind, EventSink, TaskRef, TraceMeta};
 use std::collections::{BTreeMap, HashMap};
 
 /// pids below this are found through a flat table (the kernel's PID_MAX_LIMIT is 2^22).
 const DENSE_PIDS: usize = 1 << 22;
 /// Larger CPU numbers are rejected rather than sizing tables by a corrupt field.
-const MAX_CPUS: u32 = 1 << 14;
+pub(crate) const MAX_CPUS: u32 = 1 << 14;
 const NO_SLOT: u32 = u32::MAX;
 
 /// Event kinds, for the analyzer's own event counts (used when the reader gives none).
@@ -48,6 +52,14 @@ pub struct Analyzer {
     /// Waits started by waking / wakeup / wakeup_new, and wakeups that could not be timed.
     pub(crate) started_by: [u64; 4],
     pub(crate) rejected: BTreeMap<&'static str, u64>,
+    /// Time of the event being processed.
+    pub(crate) now: u64,
+    pub(crate) runqueues: Runqueues,
+    pub(crate) fairness: Fairness,
+    /// Topology in use and where it came from (trace, file, host).
+    pub(crate) topology: Option<(Topology, String)>,
+    /// Wakeup preemptions by (waker, wakee, victim) name.
+    pub(crate) triples: HashMap<(Comm, Comm, Comm), u64>,
 }
 
 impl Analyzer {
@@ -66,7 +78,32 @@ impl Analyzer {
             kind_counts: [0; KIND_NAMES.len()],
             started_by: [0; 4],
             rejected: BTreeMap::new(),
+            now: 0,
+            runqueues: Runqueues::default(),
+            fairness: Fairness::new(),
+            topology: None,
+            triples: HashMap::new(),
         }
+        .with_topology()
+    }
+
+    /// Uses the topology given in the configuration, if any.
+    fn with_topology(mut self) -> Analyzer {
+        if let Some((t, source)) = self.config.topology.clone() {
+            self.use_topology(t, source);
+        }
+        self
+    }
+
+    fn use_topology(&mut self, t: Topology, source: String) {
+        let map = CpuMap::new(&t);
+        let llc_of = (0..t.cpus.len() as u32).map(|c| map.llc(c)).collect();
+        self.runqueues.set_llcs(llc_of, t.llcs.len());
+        self.topology = Some((t, source));
+    }
+
+    pub(crate) fn find_task(&self, pid: i32) -> Option<usize> {
+        self.find(pid)
     }
 
     fn reject(&mut self, reason: &'static str) {
@@ -112,6 +149,7 @@ impl Analyzer {
             t.prio = task.prio;
         }
         self.apply_lost(slot);
+        self.observe(slot);
         slot
     }
 
@@ -141,6 +179,8 @@ impl Analyzer {
         if c.occupant == Occupant::Task(pid) {
             c.lose_track(at, &self.scope);
         }
+        self.observe(slot);
+        self.observe_cpu(cpu);
     }
 
     fn on_switch(
@@ -168,6 +208,7 @@ impl Analyzer {
                 if let Some(s) = self.find(a) {
                     let epoch = self.epoch(cpu);
                     self.tasks[s].lose_track(from, cpu, epoch, &self.scope);
+                    self.observe(s);
                 }
             }
             self.cpus[ci].lose_track(from, &self.scope);
@@ -196,14 +237,25 @@ impl Analyzer {
 
         // 3. Go on from the switch as observed.
         let epoch = self.epoch(cpu);
+        let wakeup_preempt = match (prev_slot, next_slot) {
+            (Some(p), Some(n)) if state.is_runnable() => self.is_wakeup_preemption(cpu, p, n),
+            _ => false,
+        };
+        if wakeup_preempt && self.scope.counts(ts, cpu) {
+            self.count_wakeup_preemption(cpu, prev_slot.unwrap(), next_slot.unwrap());
+        }
         if let Some(p) = prev_slot {
-            let reason = self.tasks[p].switch_out(ts, cpu, epoch, state, &self.scope);
+            let reason =
+                self.tasks[p].switch_out(ts, cpu, epoch, state, wakeup_preempt, &self.scope);
             debug_assert!(SwitchReason::ALL.contains(&reason));
+            self.observe(p);
         }
         if let Some(n) = next_slot {
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
+            self.observe(n);
         }
         self.cpus[ci].set(Occupant::of_pid(next.pid), ts, &self.scope);
+        self.observe_cpu(cpu);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -240,6 +292,8 @@ impl Analyzer {
             self.waking_seen,
             &self.scope,
         );
+        self.note_target(slot);
+        self.observe(slot);
         if self.scope.contains(ts) {
             match started {
                 WakeStart::Timed(WakeKind::Waking) => self.started_by[0] += 1,
@@ -258,6 +312,7 @@ impl Analyzer {
         if c.occupant != Occupant::Unknown {
             c.lose_track(from, &self.scope);
         }
+        self.observe_cpu(cpu);
     }
 
     fn count_kind(&mut self, kind: &EventKind) {
@@ -283,6 +338,16 @@ impl Analyzer {
 }
 
 impl EventSink for Analyzer {
+    fn meta(&mut self, meta: &TraceMeta) {
+        self.fairness.scale = PrioScale::of_release(meta.kernel_release.as_deref());
+        // metrics.md §6: the trace's own topology comes first.
+        if let Some(t) = &meta.topology {
+            if self.first_ts.is_none() && t.cpus.iter().any(|p| p.llc.is_some()) {
+                self.use_topology(t.clone(), "trace".to_string());
+            }
+        }
+    }
+
     fn event(&mut self, ev: &Event) {
         let cpu = ev.cpu;
         if cpu >= MAX_CPUS {
@@ -295,8 +360,11 @@ impl EventSink for Analyzer {
             self.reject("event before the previous one (processed at the previous time)");
             ts = self.last_ts;
         }
-        self.first_ts.get_or_insert(ts);
+        let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;
+        self.now = ts;
+        let origin = first.max(self.scope.start);
+        self.fairness.tick(ts, origin, &mut self.tasks, &self.scope);
         if cpu as usize >= self.cpus.len() {
             self.cpus.resize_with(cpu as usize + 1, Cpu::new);
         }
@@ -345,6 +413,7 @@ impl EventSink for Analyzer {
                 if task.pid > 0 {
                     let slot = self.task(task);
                     self.tasks[slot].migrate(dest_cpu);
+                    self.observe(slot);
                 }
             }
             EventKind::Fork {
@@ -375,6 +444,7 @@ impl EventSink for Analyzer {
                     if tgid > 0 {
                         t.tgid = tgid;
                     }
+                    self.observe(slot);
                 }
             }
             EventKind::Lost { count } => self.on_lost(ts, cpu, count),

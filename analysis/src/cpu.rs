@@ -57,6 +57,8 @@ pub struct Cpu {
     pub switches: u64,
     pub bugs: u64,
     pub lost: Vec<Lost>,
+    /// Wakeup preemptions on this CPU (§5).
+    pub wakeup_preemptions: u64,
 }
 
 impl Default for Cpu {
@@ -78,6 +80,7 @@ impl Cpu {
             switches: 0,
             bugs: 0,
             lost: Vec::new(),
+            wakeup_preemptions: 0,
         }
     }
 

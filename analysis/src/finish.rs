@@ -2,6 +2,7 @@
 //! at the end of the window, the data-quality ledger, and the per-task and per-CPU rows.
 
 use crate::analyzer::{Analyzer, KIND_NAMES};
+use crate::finish_metrics::{system_affinity, task_metrics, TaskMetrics};
 use crate::report::{
     CpuCount, CpuRow, LostRow, Quality, Report, Source, SwitchOut, Switches, TaskRow, TaskSamples,
     Window, SCHEMA_VERSION,
@@ -19,6 +20,7 @@ impl Analyzer {
             self.apply_lost(slot);
             self.tasks[slot].finish(end, &self.scope);
         }
+        self.settle_metrics(end);
         for cpu in &mut self.cpus {
             cpu.finish(end, &self.scope);
         }
@@ -34,17 +36,31 @@ impl Analyzer {
             None => Window::default(),
         };
         let quality = self.quality(ingested);
-        let cpus = self.cpu_rows(window);
-        let mut tasks: Vec<TaskRow> = std::mem::take(&mut self.tasks)
+        let mut cpus = self.cpu_rows(window);
+        self.fill_cpu_metrics(&mut cpus, window);
+        let map = self.cpu_map();
+        let all_tasks = std::mem::take(&mut self.tasks);
+        let preemption = self.system_preemption(&all_tasks, window.len_ns());
+        let fairness = self.system_fairness(&all_tasks);
+        let mut affinity_rows = Vec::new();
+        let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()
             .filter(|t| self.active(t))
-            .map(task_row)
+            .map(|t| {
+                let m = task_metrics(&t, map.as_ref());
+                affinity_rows.push((m.affinity.clone(), m.migrations));
+                task_row(t, m)
+            })
             .collect();
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
         let unknown_ns = tasks.iter().map(|t| t.unknown_ns).sum();
         let meta = &ingested.meta;
         let cpu_count = self.cpu_count(meta.cpus, cpus.len());
-        let system = crate::system::summarize(&tasks, &cpus, window, cpu_count);
+        let mut system = crate::system::summarize(&tasks, &cpus, window, cpu_count);
+        system.wakeup_preemption = preemption;
+        system.fairness = fairness;
+        system.affinity = system_affinity(&affinity_rows, map.is_some());
+        system.work_conservation = self.work_conservation(window, cpu_count);
         Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
@@ -61,6 +77,7 @@ impl Analyzer {
                     .name()
                     .to_string(),
                 extra: meta.extra.clone(),
+                topology: self.topology_info(),
             },
             window,
             quality: Quality {
@@ -174,18 +191,23 @@ impl Analyzer {
                 switches_per_sec: per_len(c.switches as f64 * 1e9),
                 context_switch_bugs: c.bugs,
                 lost_events: c.lost.iter().filter(|l| self.scope.contains(l.ts)).count() as u64,
+                runqueue: Default::default(),
+                wakeup_preemptions: 0,
+                fairness_jain: None,
             })
             .collect()
     }
 }
 
 /// A finished task's row, with its samples kept for grouping.
-fn task_row(t: Task) -> TaskRow {
+fn task_row(t: Task, m: TaskMetrics) -> TaskRow {
     let reason = |r: SwitchReason| t.reasons[r.index()];
     let mut samples = TaskSamples {
         slices: t.slices,
         wakeup_latency: t.wakeup_latency,
         preemption_wait: t.preemption_wait,
+        latency_local: t.affinity.latency_local,
+        latency_remote: t.affinity.latency_remote,
     };
     let mut row = TaskRow {
         pid: t.pid,
@@ -211,6 +233,9 @@ fn task_row(t: Task) -> TaskRow {
         wakeup_latency: Default::default(),
         preemption_wait: Default::default(),
         sched_delay: Default::default(),
+        preemption: m.preemption,
+        fairness: m.fairness,
+        affinity: m.affinity,
         group: None,
         members: Vec::new(),
         percentiles_exact: true,

@@ -44,18 +44,26 @@
 //! print!("{}", analysis::text::render(&report, &analysis::text::TextOptions::default()));
 //! ```
 
+pub mod affinity;
 pub mod analyzer;
 pub mod compare;
 pub mod cpu;
+pub mod fairness;
 mod finish;
+mod finish_metrics;
+mod hooks;
 pub mod report;
+pub mod report_metrics;
+pub mod runqueue;
 pub mod scheduler;
 pub mod scope;
 pub mod select;
 pub mod stats;
 pub mod system;
 pub mod text;
+pub mod text_metrics;
 pub mod timeline;
+pub mod topology_load;
 
 pub use analyzer::Analyzer;
 pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
@@ -73,4 +81,40 @@ pub struct Config {
     pub time_window: Option<(u64, u64)>,
     /// `-C`: only these CPUs in the per-CPU table, and only task time on them.
     pub cpus: Option<Vec<u32>>,
+    /// `--topology`: CPU topology and where it came from ("file PATH", "host"). The
+    /// trace's own topology, when it has one, comes first (metrics.md §6).
+    pub topology: Option<(ingest::topology::Topology, String)>,
+    /// `--fair-set`: only these tasks compete in the fairness metrics.
+    pub fair_set: Option<FairSet>,
+}
+
+/// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").
+#[derive(Debug, Clone)]
+pub enum FairSet {
+    Pids(Vec<i32>),
+    /// Tasks whose name matches (unanchored regular expression).
+    Names(regex::Regex),
+}
+
+impl FairSet {
+    /// `pid,pid,...` or a name regular expression.
+    pub fn parse(text: &str) -> Result<FairSet, String> {
+        let pids: Result<Vec<i32>, _> = text.split(',').map(|p| p.trim().parse::<i32>()).collect();
+        match pids {
+            Ok(p) if !p.is_empty() => Ok(FairSet::Pids(p)),
+            _ => regex::Regex::new(text)
+                .map(FairSet::Names)
+                .map_err(|e| format!("--fair-set: not a pid list nor a regular expression: {e}")),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            FairSet::Pids(p) => {
+                let list: Vec<String> = p.iter().map(|x| x.to_string()).collect();
+                format!("pids {}", list.join(","))
+            }
+            FairSet::Names(re) => format!("names matching /{}/", re.as_str()),
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //!
 //! Field names are a contract: add fields, never rename. Times are ns.
 
+use crate::report_metrics::{Preemption, Runqueue, TaskAffinityRow, TaskFairness, TopologyInfo};
 use crate::stats::{Samples, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -39,6 +40,10 @@ pub struct Source {
     /// Other metadata the reader found (trace-cmd version, hostname, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
+    /// The CPU topology the affinity metrics used; null without one (then only
+    /// CPU-level placement is reported).
+    #[serde(default)]
+    pub topology: Option<TopologyInfo>,
 }
 
 /// The time the numbers cover: first to last event, clipped to `--time`.
@@ -151,6 +156,15 @@ pub struct TaskRow {
     pub wakeup_latency: Stats,
     pub preemption_wait: Stats,
     pub sched_delay: Stats,
+    /// Wakeup preemptions caused and suffered (metrics.md §5).
+    #[serde(default)]
+    pub preemption: Preemption,
+    /// Fairness (§7); absent when the task never competed (RT, outside `--fair-set`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<TaskFairness>,
+    /// Cache affinity and placement (§6).
+    #[serde(default)]
+    pub affinity: TaskAffinityRow,
     /// `process` or `name` for a grouped row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
@@ -181,6 +195,8 @@ pub struct TaskSamples {
     pub slices: Samples,
     pub wakeup_latency: Samples,
     pub preemption_wait: Samples,
+    pub latency_local: Samples,
+    pub latency_remote: Samples,
 }
 
 impl TaskSamples {
@@ -195,6 +211,8 @@ impl TaskSamples {
         self.slices.merge(&other.slices);
         self.wakeup_latency.merge(&other.wakeup_latency);
         self.preemption_wait.merge(&other.preemption_wait);
+        self.latency_local.merge(&other.latency_local);
+        self.latency_remote.merge(&other.latency_remote);
     }
 
     /// Recomputes the four statistics of `row` from these samples.
@@ -203,6 +221,8 @@ impl TaskSamples {
         row.wakeup_latency = self.wakeup_latency.stats();
         row.preemption_wait = self.preemption_wait.stats();
         row.sched_delay = self.sched_delay().stats();
+        row.affinity.wakeup_latency_local = self.latency_local.stats();
+        row.affinity.wakeup_latency_remote = self.latency_remote.stats();
     }
 }
 
@@ -226,4 +246,12 @@ pub struct CpuRow {
     pub context_switch_bugs: u64,
     #[serde(default)]
     pub lost_events: u64,
+    /// Tasks waiting on this CPU's runqueue (§4).
+    #[serde(default)]
+    pub runqueue: Runqueue,
+    #[serde(default)]
+    pub wakeup_preemptions: u64,
+    /// Jain's index of the fairness ratios of the tasks that competed on this CPU.
+    #[serde(default)]
+    pub fairness_jain: Option<f64>,
 }

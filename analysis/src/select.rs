@@ -191,6 +191,45 @@ impl Report {
     }
 }
 
+/// Adds member `m`'s §5–7 counts to the grouped `row`. Fairness of a group: total
+/// runtime over total entitlement, the largest lag; the weight is the first member's.
+/// Runtime shares on the top CPU / LLC cannot be merged from rows: null for groups.
+fn merge_metrics(row: &mut TaskRow, m: &TaskRow) {
+    row.preemption.caused += m.preemption.caused;
+    row.preemption.suffered += m.preemption.suffered;
+    if let Some(f) = &m.fairness {
+        let g = row
+            .fairness
+            .get_or_insert(crate::report_metrics::TaskFairness {
+                weight: f.weight,
+                ..Default::default()
+            });
+        g.entitlement_ns += f.entitlement_ns;
+        g.runtime_ns += f.runtime_ns;
+        g.ratio = g.runtime_ns as f64 / g.entitlement_ns;
+        g.max_abs_lag_ns = g.max_abs_lag_ns.max(f.max_abs_lag_ns);
+    }
+    let (a, b) = (&mut row.affinity, &m.affinity);
+    a.wakeups_local += b.wakeups_local;
+    a.wakeups_remote += b.wakeups_remote;
+    let (p, q) = (&mut a.placement, &b.placement);
+    p.same_cpu += q.same_cpu;
+    p.same_core += q.same_core;
+    p.same_llc += q.same_llc;
+    p.same_node += q.same_node;
+    p.remote_node += q.remote_node;
+    p.unknown += q.unknown;
+    p.waker_cpu += q.waker_cpu;
+    p.waker_llc += q.waker_llc;
+    p.other += q.other;
+    p.waker_unknown += q.waker_unknown;
+    a.restarts += b.restarts;
+    a.warm_restarts += b.warm_restarts;
+    a.warm_restart_share = (a.restarts > 0).then(|| a.warm_restarts as f64 / a.restarts as f64);
+    a.top_cpu_share = None;
+    a.top_llc_share = None;
+}
+
 /// Merges rows with the same key into one row per key.
 fn group<'a>(
     rows: impl Iterator<Item = &'a TaskRow>,
@@ -249,6 +288,9 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         wakeup_latency: Stats::default(),
         preemption_wait: Stats::default(),
         sched_delay: Stats::default(),
+        preemption: Default::default(),
+        fairness: None,
+        affinity: Default::default(),
         group: Some(if by_name { "name" } else { "process" }.to_string()),
         members: Vec::new(),
         percentiles_exact: true,
@@ -274,6 +316,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         row.switch_out.preempt += m.switch_out.preempt;
         row.switch_out.exit += m.switch_out.exit;
         row.members.push(m.pid);
+        merge_metrics(&mut row, m);
         match &m.samples {
             Some(s) if have_samples => samples.merge(s),
             _ => {
@@ -281,6 +324,13 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
                 row.wakeup_latency = row.wakeup_latency.merge_upper_bound(&m.wakeup_latency);
                 row.preemption_wait = row.preemption_wait.merge_upper_bound(&m.preemption_wait);
                 row.sched_delay = row.sched_delay.merge_upper_bound(&m.sched_delay);
+                let (a, b) = (&mut row.affinity, &m.affinity);
+                a.wakeup_latency_local = a
+                    .wakeup_latency_local
+                    .merge_upper_bound(&b.wakeup_latency_local);
+                a.wakeup_latency_remote = a
+                    .wakeup_latency_remote
+                    .merge_upper_bound(&b.wakeup_latency_remote);
                 row.percentiles_exact &= members.len() == 1 && m.percentiles_exact;
             }
         }

@@ -24,6 +24,14 @@ pub struct System {
     /// CPUs counted in `utilization` (the trace's CPU count, or the `-C` selection).
     pub cpus: u32,
     pub wakeups: u64,
+    #[serde(default)]
+    pub wakeup_preemption: crate::report_metrics::SystemPreemption,
+    #[serde(default)]
+    pub fairness: crate::report_metrics::SystemFairness,
+    #[serde(default)]
+    pub affinity: crate::report_metrics::SystemAffinity,
+    #[serde(default)]
+    pub work_conservation: crate::report_metrics::WorkConservation,
 }
 
 /// Builds the system summary from the finished task and CPU rows. `cpu_count` is the
@@ -72,5 +80,6 @@ pub(crate) fn summarize(
         },
         cpus: cpu_count,
         wakeups: tasks.iter().map(|t| t.wakeups).sum(),
+        ..System::default()
     }
 }

@@ -9,6 +9,8 @@ pub struct TextOptions {
     pub header: bool,
     pub tasks: bool,
     pub cpus: bool,
+    /// The §4–7 sections: wakeup preemption, fairness, affinity, work conservation.
+    pub metrics: bool,
     /// Warn in the header when unknown time exceeds this share of task time.
     pub unknown_warn_ratio: f64,
 }
@@ -19,6 +21,7 @@ impl Default for TextOptions {
             header: true,
             tasks: true,
             cpus: true,
+            metrics: true,
             unknown_warn_ratio: 0.01,
         }
     }
@@ -64,6 +67,10 @@ pub fn render(report: &Report, opts: &TextOptions) -> String {
     }
     if opts.cpus {
         cpus(report, &mut out);
+    }
+    if opts.metrics {
+        out.push('\n');
+        crate::text_metrics::render(report, &mut out);
     }
     out
 }

@@ -6,6 +6,8 @@
 //! Cross-CPU consistency (context-switch bugs, lost events) is decided by the
 //! analyzer, which then calls [`Task::lose_track`] here.
 
+use crate::affinity::{PairKind, TaskAffinity};
+use crate::fairness::FairTask;
 use crate::scope::Scope;
 use crate::stats::Samples;
 use ingest::{Comm, PrevState};
@@ -15,8 +17,7 @@ use ingest::{Comm, PrevState};
 pub enum SwitchReason {
     /// Switched out in a non-runnable, non-dead state: a voluntary switch.
     Block,
-    /// Switched out runnable because a task woken onto this CPU took it (§5). Not yet
-    /// produced: every runnable switch-out is `Preempt` until §5 is implemented.
+    /// Switched out runnable because a task woken onto this CPU took it (§5).
     WakeupPreempt,
     /// Any other runnable switch-out: slice expiry, tick, yield.
     Preempt,
@@ -66,6 +67,21 @@ pub enum State {
     Blocked,
     Dead,
     Unknown,
+}
+
+/// Where a task is on the CPUs, as the §4 runqueue and §7 fairness accounting see it:
+/// running on `cpu`, or runnable on runqueue `cpu`, or neither (`cpu` -1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Presence {
+    pub cpu: i32,
+    pub running: bool,
+}
+
+impl Presence {
+    pub const NONE: Presence = Presence {
+        cpu: -1,
+        running: false,
+    };
 }
 
 /// Which wakeup event this is.
@@ -118,6 +134,26 @@ pub struct Task {
     pub slices: Samples,
     pub wakeup_latency: Samples,
     pub preemption_wait: Samples,
+    /// Presence last applied to the runqueue and fairness accounting.
+    pub presence: Presence,
+    /// Weight it competes with in fairness (0: left out), valid while `presence` is.
+    pub fair_weight: u32,
+    /// `--fair-set` membership cache: 0 not decided (name changed), 1 in, 2 out.
+    pub fair_member: u8,
+    pub fair: FairTask,
+    /// Current wakeup: runqueue CPU and time of the enqueue (the last wakeup event that
+    /// set it), CPU where the wakeup fired (the waker's), and whether the runqueue's CPU
+    /// was running another task then (§5).
+    pub wake_cpu: i32,
+    pub wake_ts: u64,
+    pub waker_cpu: u32,
+    pub target_busy: bool,
+    /// Wakeup preemptions this task caused (as wakee) and suffered (as victim).
+    pub preempt_caused: u64,
+    pub preempt_suffered: u64,
+    /// Wakeups ended on a busy target CPU (the §5 ratio's denominator).
+    pub busy_target_wakeups: u64,
+    pub affinity: TaskAffinity,
 }
 
 impl Task {
@@ -145,6 +181,34 @@ impl Task {
             slices: Samples::default(),
             wakeup_latency: Samples::default(),
             preemption_wait: Samples::default(),
+            presence: Presence::NONE,
+            fair_weight: 0,
+            fair_member: 0,
+            fair: FairTask::default(),
+            wake_cpu: -1,
+            wake_ts: 0,
+            waker_cpu: 0,
+            target_busy: false,
+            preempt_caused: 0,
+            preempt_suffered: 0,
+            busy_target_wakeups: 0,
+            affinity: TaskAffinity::default(),
+        }
+    }
+
+    /// Where the task is now, for the runqueue and fairness accounting.
+    #[inline]
+    pub fn presence(&self) -> Presence {
+        match self.state {
+            State::Running { cpu } => Presence {
+                cpu: cpu as i32,
+                running: true,
+            },
+            State::Runnable { rq_cpu, .. } if rq_cpu >= 0 => Presence {
+                cpu: rq_cpu,
+                running: false,
+            },
+            _ => Presence::NONE,
         }
     }
 
@@ -153,6 +217,7 @@ impl Task {
     pub fn note_comm(&mut self, comm: Comm) {
         if comm != self.comm && !comm.is_empty() {
             self.comm = comm;
+            self.fair_member = 0;
             // Names change rarely (exec, prctl): a linear search over a handful is fine.
             if !self.comms.contains(&comm) {
                 self.comms.push(comm);
@@ -169,7 +234,10 @@ impl Task {
     fn close_interval(&mut self, now: u64, scope: &Scope) {
         let len = scope.clip(self.since, now);
         match self.state {
-            State::Running { cpu } if scope.cpu(cpu) => self.runtime_ns += len,
+            State::Running { cpu } if scope.cpu(cpu) => {
+                self.runtime_ns += len;
+                self.affinity.add_runtime(cpu, len);
+            }
             State::Sleeping | State::Blocked => self.sleep_ns += len,
             State::Unknown => self.unknown_ns += len,
             _ => {}
@@ -197,13 +265,15 @@ impl Task {
         self.enter(State::Unknown, at, cpu, epoch);
     }
 
-    /// `cpu` switched this task out at `now` in `prev_state`. Returns the switch-out reason.
+    /// `cpu` switched this task out at `now` in `prev_state`; `wakeup_preempt` when a
+    /// task woken onto `cpu` took it (§5). Returns the switch-out reason.
     pub fn switch_out(
         &mut self,
         now: u64,
         cpu: u32,
         epoch: u32,
         prev_state: PrevState,
+        wakeup_preempt: bool,
         scope: &Scope,
     ) -> SwitchReason {
         let counted = scope.counts(now, cpu);
@@ -221,7 +291,10 @@ impl Task {
             _ => self.state = State::Unknown,
         }
         self.close_interval(now, scope);
-        let reason = SwitchReason::of(prev_state);
+        let reason = match SwitchReason::of(prev_state) {
+            SwitchReason::Preempt if wakeup_preempt => SwitchReason::WakeupPreempt,
+            r => r,
+        };
         if counted {
             self.reasons[reason.index()] += 1;
         }
@@ -236,6 +309,9 @@ impl Task {
                 if scope.contains(now) {
                     self.wakeups += 1;
                 }
+                self.wake_cpu = cpu as i32;
+                self.wake_ts = now;
+                self.target_busy = false;
                 State::Runnable {
                     rq_cpu: cpu as i32,
                     wait: Wait::Wakeup,
@@ -264,19 +340,38 @@ impl Task {
                     Wait::Preempt => self.preemption_wait.push(waited, now),
                     Wait::Untimed => {}
                 }
+                if wait != Wait::Preempt {
+                    self.wakeup_ended(cpu, (wait == Wait::Wakeup).then_some((waited, now)));
+                }
             }
             // Switched in without an observed wakeup: when it woke is not known, so the
             // whole interval is unknown rather than sleep.
             State::Sleeping | State::Blocked => self.state = State::Unknown,
             _ => {}
         }
-        if counted && self.last_run_cpu.is_some_and(|c| c != cpu) {
-            self.migrations += 1;
+        if counted {
+            if let Some(prev) = self.last_run_cpu {
+                self.affinity.count(PairKind::Slice, prev, cpu);
+                if prev != cpu {
+                    self.migrations += 1;
+                }
+            }
         }
         self.close_interval(now, scope);
         self.pending_waking = false;
         self.last_run_cpu = Some(cpu);
         self.enter(State::Running { cpu }, now, cpu, epoch);
+    }
+
+    /// Placement and busy-target counts of a wakeup wait that ends on `cpu`.
+    fn wakeup_ended(&mut self, cpu: u32, latency: Option<(u64, u64)>) {
+        if let Some(prev) = self.last_run_cpu {
+            self.affinity.count(PairKind::WakePrev, prev, cpu);
+        }
+        self.affinity.wakeup_ended(self.waker_cpu, cpu, latency);
+        if self.target_busy {
+            self.busy_target_wakeups += 1;
+        }
     }
 
     /// A wakeup event for this task at `now` on `cpu`. `waking_trace` tells whether the
@@ -299,11 +394,22 @@ impl Task {
                 // runnable the moment it leaves; a wakeup here means ttwu found it still
                 // queued and it keeps running.
                 self.pending_waking = kind == WakeKind::Waking;
+                if self.pending_waking {
+                    self.waker_cpu = cpu;
+                }
                 WakeStart::None
             }
-            State::Runnable { ref mut rq_cpu, .. } => {
+            State::Runnable {
+                ref mut rq_cpu,
+                wait,
+            } => {
                 if kind != WakeKind::Waking && target_cpu >= 0 {
                     *rq_cpu = target_cpu;
+                    if wait != Wait::Preempt {
+                        // The enqueue of the wakeup whose waking started the wait.
+                        self.wake_cpu = target_cpu;
+                        self.wake_ts = now;
+                    }
                 }
                 WakeStart::None
             }
@@ -324,6 +430,10 @@ impl Task {
                     self.wakeups += 1;
                 }
                 self.waker = waker;
+                self.waker_cpu = cpu;
+                self.wake_cpu = target_cpu;
+                self.wake_ts = now;
+                self.target_busy = false;
                 let wait = if timed { Wait::Wakeup } else { Wait::Untimed };
                 self.enter(
                     State::Runnable {

@@ -447,6 +447,7 @@ fn host_trace_with_hidden_agent() {
             Config {
                 time_window: Some((0, marker)),
                 cpus: None,
+                ..Default::default()
             },
         );
         let t = row(&at_marker, k);

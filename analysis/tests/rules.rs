@@ -73,6 +73,7 @@ fn time_window_clips_intervals_and_counts() {
     let config = Config {
         time_window: Some((1500, 5500)),
         cpus: None,
+        ..Default::default()
     };
     let r = analyze_with(&simple_stream(), config);
     assert_eq!((r.window.start_ns, r.window.end_ns), (1500, 5500));
@@ -103,6 +104,7 @@ fn cpu_selection_keeps_only_time_on_those_cpus() {
     let config = Config {
         time_window: None,
         cpus: Some(vec![1]),
+        ..Default::default()
     };
     let r = analyze_with(&events, config);
     assert_eq!(r.cpus.len(), 1);
@@ -133,7 +135,15 @@ fn preemption_then_switch_in_is_one_preemption_wait() {
     assert_eq!(a.preemption_wait.max_at_ns, 2500);
     assert_eq!(a.wakeup_latency.count, 0);
     assert_eq!((a.switches.voluntary, a.switches.involuntary), (1, 1));
-    assert_eq!((a.switch_out.preempt, a.switch_out.block), (1, 1));
+    // 20 was woken onto cpu0 at 1500 while 10 ran there since 1000: a wakeup preemption (§5).
+    assert_eq!(
+        (
+            a.switch_out.wakeup_preempt,
+            a.switch_out.preempt,
+            a.switch_out.block
+        ),
+        (1, 0, 1)
+    );
     assert_eq!(a.runtime_ns, 800 + 500);
     let b = row(&r, 20);
     assert_eq!((b.wakeup_latency.count, b.wakeup_latency.sum_ns), (1, 300));

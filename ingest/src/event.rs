@@ -151,6 +151,13 @@ pub struct Event {
 /// Receives events in global timestamp order.
 pub trait EventSink {
     fn event(&mut self, event: &Event);
+
+    /// What the reader knows about the trace before its first event (kernel release,
+    /// topology), for sinks whose one pass depends on it (priority-to-weight mapping of
+    /// the scheduler family, per-LLC accounting). Called at most once, before any
+    /// `event`; readers that learn nothing up front do not call it. The full metadata is
+    /// still returned in [`crate::Ingested`].
+    fn meta(&mut self, _meta: &crate::TraceMeta) {}
 }
 
 impl<F: FnMut(&Event)> EventSink for F {

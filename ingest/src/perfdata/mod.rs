@@ -71,6 +71,7 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
     );
     let unpacked = scan.unpacker.as_ref().map_or(&[][..], |u| &u.out[..]);
     let mut stats = std::mem::take(&mut scan.stats);
+    sink.meta(&meta);
     emitter.run(&keys, bytes, unpacked, sink, &mut stats);
     emitter.count_into(&mut stats);
 

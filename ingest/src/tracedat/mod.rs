@@ -48,9 +48,11 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
         .iter()
         .map(|c| CpuStream::new(c, &shared, layout.endian))
         .collect::<Result<Vec<_>>>()?;
+    let meta = meta(&layout, kernel_release);
+    sink.meta(&meta);
     merge::run(&mut streams, &shared, &layout.cmdlines, sink)?;
     let mut ingested = Ingested {
-        meta: meta(&layout, kernel_release),
+        meta,
         stats: IngestStats::default(),
     };
     tally(&streams, &decoder, &mut ingested);

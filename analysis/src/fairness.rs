@@ -1,0 +1,350 @@
+//! Weighted fairness (`docs/metrics.md` §7): each competing task's fluid-share
+//! entitlement, its fairness ratio and lag, Jain's index, and short-term Jain's index
+//! over consecutive windows — all in the one pass.
+//!
+//! Entitlement uses a per-CPU virtual clock: `V` grows by `dt / W` where `W` is the sum
+//! of the competing weights on that CPU, so a task that competed from `V_join` to `V_now`
+//! with weight `w` is entitled to `w × (V_now − V_join)`. A change on a CPU costs O(1)
+//! (advance `V`, adjust `W`), never a walk over the other competitors.
+//!
+//! Lag (entitlement − runtime) is monotone between the task's own transitions (it only
+//! grows while the task waits and only shrinks while it runs, since `w / W ≤ 1`), so its
+//! extremes are found by checking it at those transitions.
+
+use crate::scope::Scope;
+use crate::timeline::{Presence, Task};
+
+/// The kernel's nice-to-weight table, `sched_prio_to_weight[]` in kernel/sched/core.c:
+/// nice -20 .. 19, 1024 at nice 0, each step about 1.25×.
+pub const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
+    88761, 71755, 56483, 46273, 36291, // -20
+    29154, 23254, 18705, 14949, 11916, // -15
+    9548, 7620, 6100, 4904, 3906, // -10
+    3121, 2501, 1991, 1586, 1277, // -5
+    1024, 820, 655, 526, 423, // 0
+    335, 272, 215, 172, 137, // 5
+    110, 87, 70, 56, 45, // 10
+    36, 29, 23, 18, 15, // 15
+];
+
+/// How a kernel's `prio` (as the sched tracepoints print it) maps to nice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PrioScale {
+    /// Mainline CFS / EEVDF: 100..139 = nice -20..19, below 100 real-time.
+    #[default]
+    Mainline,
+    /// Project C PDS: normal prios 152..191, nice 0 = 172 (`MIN_NORMAL_PRIO` 128 +
+    /// `NORMAL_PRIO_NUM` 64 − 20); no dynamic adjustment (`MAX_PRIORITY_ADJ` 0).
+    Pds,
+    /// Project C BMQ: `prio = 120 + nice + boost`, boost in -7..7 and not traced. Taken
+    /// at +7 (a CPU-bound task's penalty): exact for CPU hogs, too low a nice for
+    /// interactive tasks. An approximation, said in the report.
+    Bmq,
+}
+
+impl PrioScale {
+    pub fn of_release(release: Option<&str>) -> PrioScale {
+        let Some(r) = release.map(str::to_ascii_lowercase) else {
+            return PrioScale::Mainline;
+        };
+        let words: Vec<&str> = r.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+        if words.contains(&"pds") {
+            PrioScale::Pds
+        } else if words.contains(&"bmq") {
+            PrioScale::Bmq
+        } else {
+            PrioScale::Mainline
+        }
+    }
+
+    /// nice of a fair-class task, `None` for real-time, idle-class or unknown prios.
+    pub fn nice(self, prio: i32) -> Option<i32> {
+        match self {
+            PrioScale::Mainline => (100..=139).contains(&prio).then(|| prio - 120),
+            PrioScale::Pds => (152..=191).contains(&prio).then(|| prio - 172),
+            PrioScale::Bmq => (100..=146)
+                .contains(&prio)
+                .then(|| (prio - 127).clamp(-20, 19)),
+        }
+    }
+
+    /// Fairness weight of a task at `prio`; `None` = left out of fairness.
+    pub fn weight(self, prio: i32) -> Option<u32> {
+        self.nice(prio)
+            .map(|n| SCHED_PRIO_TO_WEIGHT[(n + 20) as usize])
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PrioScale::Mainline => "mainline (prio 100..139 = nice -20..19)",
+            PrioScale::Pds => "PDS (prio 152..191 = nice -20..19)",
+            PrioScale::Bmq => "BMQ (nice = prio - 127, boost assumed +7: approximate)",
+        }
+    }
+}
+
+/// Short-term fairness window lengths (metrics.md §7 defaults).
+pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
+
+/// One task's fairness accounting.
+#[derive(Debug, Clone)]
+pub struct FairTask {
+    /// Where it competes now (-1: nowhere) and with which weight.
+    cpu: i32,
+    weight: u32,
+    running: bool,
+    v_join: f64,
+    run_since: u64,
+    /// Service while competing, and entitlement, settled up to the last transition.
+    pub run_ns: u64,
+    pub ent_ns: f64,
+    pub max_abs_lag_ns: f64,
+    /// The weight it last competed with.
+    pub last_weight: u32,
+    /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
+    pub per_cpu: Vec<(u32, u64, f64)>,
+    run_at_join: u64,
+    /// Per window length: (window id, run and entitlement at the window start).
+    win: [(u32, u64, f64); 3],
+}
+
+impl Default for FairTask {
+    fn default() -> FairTask {
+        FairTask {
+            cpu: -1,
+            weight: 0,
+            running: false,
+            v_join: 0.0,
+            run_since: 0,
+            run_ns: 0,
+            ent_ns: 0.0,
+            max_abs_lag_ns: 0.0,
+            last_weight: 0,
+            per_cpu: Vec::new(),
+            run_at_join: 0,
+            win: [(0, 0, 0.0); 3],
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct CpuClock {
+    v: f64,
+    weight_sum: u64,
+    since: u64,
+}
+
+/// Time in `[a, b)` that counts on `cpu` (the `--time` window and `-C` selection).
+fn span(scope: &Scope, cpu: u32, a: u64, b: u64) -> u64 {
+    if scope.cpu(cpu) {
+        scope.clip(a, b)
+    } else {
+        0
+    }
+}
+
+impl CpuClock {
+    fn v_at(&self, now: u64, cpu: u32, scope: &Scope) -> f64 {
+        if self.weight_sum == 0 {
+            self.v
+        } else {
+            self.v + span(scope, cpu, self.since, now) as f64 / self.weight_sum as f64
+        }
+    }
+
+    fn advance(&mut self, now: u64, cpu: u32, scope: &Scope) {
+        self.v = self.v_at(now, cpu, scope);
+        self.since = now;
+    }
+}
+
+/// Short-term Jain's index over consecutive windows of one length.
+#[derive(Debug, Clone, Default)]
+pub struct ShortTerm {
+    pub len_ns: u64,
+    end: u64,
+    id: u32,
+    members: Vec<u32>,
+    pub sum: f64,
+    pub count: u64,
+    pub min: f64,
+}
+
+/// The fairness state of the whole trace.
+#[derive(Debug, Clone, Default)]
+pub struct Fairness {
+    pub scale: PrioScale,
+    clocks: Vec<CpuClock>,
+    pub short: Vec<ShortTerm>,
+    started: bool,
+}
+
+/// Jain's index of `xs`: (Σx)² / (n Σx²); `None` for no values (or all zero).
+pub fn jain(xs: &[f64]) -> Option<f64> {
+    let n = xs.len() as f64;
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    (n > 0.0 && sq > 0.0).then(|| sum * sum / (n * sq))
+}
+
+impl Fairness {
+    pub fn new() -> Fairness {
+        Fairness {
+            short: WINDOWS_NS
+                .iter()
+                .map(|&len| ShortTerm {
+                    len_ns: len,
+                    min: f64::INFINITY,
+                    ..ShortTerm::default()
+                })
+                .collect(),
+            ..Fairness::default()
+        }
+    }
+
+    fn clock(&mut self, cpu: u32) -> &mut CpuClock {
+        let i = cpu as usize;
+        if self.clocks.len() <= i {
+            self.clocks.resize(i + 1, CpuClock::default());
+        }
+        &mut self.clocks[i]
+    }
+
+    /// Entitlement and service of `f` at `now` without settling (`f` as of its last change).
+    fn current(&self, f: &FairTask, now: u64, scope: &Scope) -> (u64, f64) {
+        if f.cpu < 0 {
+            return (f.run_ns, f.ent_ns);
+        }
+        let cpu = f.cpu as u32;
+        let clock = &self.clocks[cpu as usize];
+        let ent = f.ent_ns + f.weight as f64 * (clock.v_at(now, cpu, scope) - f.v_join);
+        let run = f.run_ns
+            + if f.running {
+                span(scope, cpu, f.run_since, now)
+            } else {
+                0
+            };
+        (run, ent)
+    }
+
+    /// A task's presence changed from `old` to `new` at `now` (both with the weight it
+    /// competes with, 0 = not competing). O(1) apart from the per-CPU list of the task.
+    pub fn change(
+        &mut self,
+        slot: u32,
+        f: &mut FairTask,
+        new: Presence,
+        weight: u32,
+        now: u64,
+        scope: &Scope,
+    ) {
+        let new_cpu = if weight > 0 { new.cpu } else { -1 };
+        if f.cpu >= 0 && f.cpu == new_cpu && f.weight == weight {
+            // Same CPU, same weight: only running <-> runnable.
+            let (run, ent) = self.current(f, now, scope);
+            f.run_ns = run;
+            f.run_since = now;
+            // Entitlement stays lazy (v_join unchanged); lag checked on the unsettled value.
+            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            f.running = new.running;
+            return;
+        }
+        if f.cpu >= 0 {
+            let cpu = f.cpu as u32;
+            let (run, ent) = self.current(f, now, scope);
+            let clock = self.clock(cpu);
+            clock.advance(now, cpu, scope);
+            clock.weight_sum -= f.weight as u64;
+            let d_ent = ent - f.ent_ns;
+            let d_run = run - f.run_at_join;
+            match f.per_cpu.iter_mut().rev().find(|e| e.0 == cpu) {
+                Some(e) => {
+                    e.1 += d_run;
+                    e.2 += d_ent;
+                }
+                None => f.per_cpu.push((cpu, d_run, d_ent)),
+            }
+            f.run_ns = run;
+            f.ent_ns = ent;
+            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            f.cpu = -1;
+        }
+        if new_cpu >= 0 {
+            let cpu = new_cpu as u32;
+            let clock = self.clock(cpu);
+            clock.advance(now, cpu, scope);
+            clock.weight_sum += weight as u64;
+            f.v_join = clock.v;
+            f.cpu = new_cpu;
+            f.weight = weight;
+            f.last_weight = weight;
+            f.running = new.running;
+            f.run_since = now;
+            f.run_at_join = f.run_ns;
+            for (k, st) in self.short.iter_mut().enumerate() {
+                if f.win[k].0 != st.id {
+                    st.members.push(slot);
+                    f.win[k] = (st.id, f.run_ns, f.ent_ns);
+                }
+            }
+        }
+    }
+
+    /// Closes every short-term window that ended at or before `now` (call before
+    /// processing an event at `now`). The first window starts at `origin`.
+    pub fn tick(&mut self, now: u64, origin: u64, tasks: &mut [Task], scope: &Scope) {
+        if !self.started {
+            self.started = true;
+            for st in &mut self.short {
+                st.end = origin.saturating_add(st.len_ns);
+                st.id = 1;
+            }
+        }
+        for k in 0..self.short.len() {
+            while now >= self.short[k].end {
+                self.close_window(k, tasks, scope);
+                let st = &mut self.short[k];
+                if st.members.is_empty() && now >= st.end {
+                    // Nobody competes: jump to the window holding `now`.
+                    let skip = (now - st.end) / st.len_ns + 1;
+                    st.end = st.end.saturating_add(skip * st.len_ns);
+                    st.id = st.id.wrapping_add(skip as u32);
+                }
+            }
+        }
+    }
+
+    fn close_window(&mut self, k: usize, tasks: &mut [Task], scope: &Scope) {
+        let boundary = self.short[k].end;
+        let members = std::mem::take(&mut self.short[k].members);
+        let next_id = self.short[k].id.wrapping_add(1);
+        let mut ratios = Vec::with_capacity(members.len());
+        let mut kept = Vec::with_capacity(members.len());
+        for slot in members {
+            let f = &tasks[slot as usize].fair;
+            let (run, ent) = self.current(f, boundary, scope);
+            let (_, run0, ent0) = f.win[k];
+            let d_ent = ent - ent0;
+            if d_ent > 0.0 {
+                ratios.push((run - run0) as f64 / d_ent);
+            }
+            let f = &mut tasks[slot as usize].fair;
+            f.win[k] = (next_id, run, ent);
+            if f.cpu >= 0 {
+                kept.push(slot);
+            }
+        }
+        let st = &mut self.short[k];
+        st.members = kept;
+        st.id = next_id;
+        st.end = boundary.saturating_add(st.len_ns);
+        // A window with a single competitor is trivially fair: not counted.
+        if ratios.len() >= 2 && scope.contains(boundary - 1) {
+            if let Some(j) = jain(&ratios) {
+                st.sum += j;
+                st.count += 1;
+                st.min = st.min.min(j);
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Runqueue depth per CPU and work conservation (`docs/metrics.md` §4): how many tasks
+//! wait on each CPU's runqueue (time-weighted mean, max), and CPU time spent idle while
+//! a task waited on another CPU of the same LLC, or anywhere.
+//!
+//! Each change costs O(1): a group (the whole system, or one LLC) keeps its number of
+//! idle CPUs, of waiting tasks and of CPUs with a non-empty runqueue. An idle CPU counts
+//! as "idle while runnable" when some *other* CPU of the group has a waiting task: all
+//! idle CPUs do, except the single non-empty CPU when it holds every waiting task.
+
+use crate::scope::Scope;
+
+#[derive(Debug, Clone, Default)]
+struct Group {
+    idle: u32,
+    waiting: u32,
+    nonempty: u32,
+    /// Sum of the indices of the non-empty CPUs: the index of the one when `nonempty` is 1.
+    nonempty_sum: u64,
+    since: u64,
+    /// CPU-ns of idle-while-runnable.
+    loss_ns: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Runqueues {
+    depth: Vec<u32>,
+    idle: Vec<bool>,
+    since: Vec<u64>,
+    /// ∫ depth dt per CPU, and the largest depth.
+    pub area: Vec<u128>,
+    pub max_depth: Vec<u32>,
+    system: Group,
+    llcs: Vec<Group>,
+    llc_of: Vec<Option<u32>>,
+}
+
+impl Group {
+    fn losing_cpus(&self, depth: &[u32], idle: &[bool]) -> u64 {
+        if self.waiting == 0 {
+            return 0;
+        }
+        let mut n = self.idle as u64;
+        if self.nonempty == 1 {
+            let only = self.nonempty_sum as usize;
+            if idle[only] && depth[only] == self.waiting {
+                n -= 1;
+            }
+        }
+        n
+    }
+
+    fn settle(&mut self, now: u64, depth: &[u32], idle: &[bool], scope: &Scope) {
+        let n = self.losing_cpus(depth, idle);
+        self.loss_ns += n * scope.clip(self.since, now);
+        self.since = now;
+    }
+}
+
+impl Runqueues {
+    /// `llc_of[cpu]` = the CPU's LLC (from the topology); empty without topology.
+    pub fn set_llcs(&mut self, llc_of: Vec<Option<u32>>, count: usize) {
+        self.llc_of = llc_of;
+        self.llcs = vec![Group::default(); count];
+    }
+
+    fn grow(&mut self, cpu: usize) {
+        if self.depth.len() <= cpu {
+            let n = cpu + 1;
+            self.depth.resize(n, 0);
+            self.idle.resize(n, false);
+            self.since.resize(n, 0);
+            self.area.resize(n, 0);
+            self.max_depth.resize(n, 0);
+        }
+    }
+
+    fn llc(&self, cpu: usize) -> Option<usize> {
+        self.llc_of
+            .get(cpu)
+            .copied()
+            .flatten()
+            .map(|l| l as usize)
+            .filter(|&l| l < self.llcs.len())
+    }
+
+    /// Brings the integrals of `cpu`'s groups up to `now` before a change on `cpu`.
+    fn settle(&mut self, cpu: usize, now: u64, scope: &Scope) {
+        self.system.settle(now, &self.depth, &self.idle, scope);
+        if let Some(l) = self.llc(cpu) {
+            self.llcs[l].settle(now, &self.depth, &self.idle, scope);
+        }
+    }
+
+    /// A task starts (`+1`) or stops (`-1`) waiting on `cpu`'s runqueue at `now`.
+    pub fn wait(&mut self, cpu: u32, delta: i32, now: u64, scope: &Scope) {
+        let c = cpu as usize;
+        self.grow(c);
+        self.settle(c, now, scope);
+        if scope.cpu(cpu) {
+            self.area[c] += self.depth[c] as u128 * scope.clip(self.since[c], now) as u128;
+        }
+        self.since[c] = now;
+        let before = self.depth[c];
+        let after = before.saturating_add_signed(delta);
+        self.depth[c] = after;
+        if scope.contains(now) {
+            self.max_depth[c] = self.max_depth[c].max(after);
+        }
+        let llc = self.llc(c);
+        for g in std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l])) {
+            g.waiting = g.waiting.saturating_add_signed(delta);
+            if before == 0 && after > 0 {
+                g.nonempty += 1;
+                g.nonempty_sum += c as u64;
+            } else if before > 0 && after == 0 {
+                g.nonempty -= 1;
+                g.nonempty_sum -= c as u64;
+            }
+        }
+    }
+
+    /// `cpu` becomes idle (runs pid 0) or stops being idle at `now`.
+    pub fn set_idle(&mut self, cpu: u32, idle: bool, now: u64, scope: &Scope) {
+        let c = cpu as usize;
+        self.grow(c);
+        if self.idle[c] == idle {
+            return;
+        }
+        self.settle(c, now, scope);
+        self.idle[c] = idle;
+        let llc = self.llc(c);
+        for g in std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l])) {
+            if idle {
+                g.idle += 1;
+            } else {
+                g.idle -= 1;
+            }
+        }
+    }
+
+    /// Closes every integral at `end`.
+    pub fn finish(&mut self, end: u64, scope: &Scope) {
+        self.system.settle(end, &self.depth, &self.idle, scope);
+        for l in 0..self.llcs.len() {
+            self.llcs[l].settle(end, &self.depth, &self.idle, scope);
+        }
+        for c in 0..self.depth.len() {
+            if scope.cpu(c as u32) {
+                self.area[c] += self.depth[c] as u128 * scope.clip(self.since[c], end) as u128;
+            }
+            self.since[c] = end;
+        }
+    }
+
+    /// Idle-while-runnable CPU-ns: anywhere, and within the same LLC (None without LLCs).
+    pub fn loss_ns(&self) -> (u64, Option<u64>) {
+        let llc = (!self.llcs.is_empty()).then(|| self.llcs.iter().map(|g| g.loss_ns).sum());
+        (self.system.loss_ns, llc)
+    }
+
+    /// Per LLC idle-while-runnable CPU-ns.
+    pub fn loss_by_llc(&self) -> Vec<u64> {
+        self.llcs.iter().map(|g| g.loss_ns).collect()
+    }
+
+    pub fn max_depth(&self, cpu: u32) -> u32 {
+        self.max_depth.get(cpu as usize).copied().unwrap_or(0)
+    }
+
+    pub fn area(&self, cpu: u32) -> u128 {
+        self.area.get(cpu as usize).copied().unwrap_or(0)
+    }
+}
