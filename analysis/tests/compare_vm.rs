@@ -162,6 +162,9 @@ fn check_workload(workload: &str) {
             assert_eq!(cell.n, 1, "{workload} {key} {}: present", cell.label);
         }
     }
+    for cell in &system_row(&c, "cross_llc_share").cells {
+        assert_eq!(cell.n, 0, "{workload}: no topology, no cross-LLC share");
+    }
     // Context switches per second, recomputed from the per-CPU rows.
     for (label, report) in LABELS.iter().zip(&reports) {
         let switches: u64 = report["cpus"]
