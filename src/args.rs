@@ -45,6 +45,29 @@ pub enum Command {
                       are left out."
     )]
     Convert(ConvertArgs),
+    /// Compare runs (CFS vs EEVDF vs BFS family, before vs after), with repeats and noise
+    #[command(
+        long_about = "Compares runs against a baseline (docs/metrics.md section 8). Each run is one trace, or \
+                      several repeats of it; a JSON report written by `analyze --json` can stand in for a \
+                      trace (detected by content), so a large trace is analysed once and compared many \
+                      times. Every trace gets the same analysis as `analyze`.\n\n\
+                      For every metric and run: the mean over repeats, the CV in % (sample stddev / mean; \
+                      `-` with one repeat), the mean normalized to the baseline, and the change in % signed \
+                      so that positive is better. A change is flagged `*` (regression) or `^` \
+                      (improvement) when it exceeds both --threshold and twice the larger CV of the two \
+                      runs. Tasks are matched across runs by name with trailing digits folded.\n\n\
+                      Labels: `LABEL=FILE[,FILE...]` names a run (commas separate repeats; the same \
+                      LABEL given twice adds repeats). A plain FILE is labelled from its scheduler family \
+                      and kernel release (`EEVDF 6.12.95+deb12-amd64`) unless --label names it; plain \
+                      files with equal automatic labels stay separate runs (`#2`, `#3`), never averaged \
+                      unless asked for (`FILE,FILE` or LABEL=).",
+        after_help = "Examples:\n  schedtrace compare cfs/trace.dat eevdf/trace.dat pds/trace.dat\n  \
+                      schedtrace compare base=old1.dat,old2.dat,old3.dat new=new1.dat,new2.dat,new3.dat\n  \
+                      schedtrace analyze huge.dat --json huge.json && schedtrace compare huge.json other.dat.xz\n  \
+                      schedtrace compare a.dat b.data --label before --label after --base after --json cmp.json\n  \
+                      schedtrace compare a.dat b.dat --sort wakeup-max --top 5 --task-metrics switches,wakeup-mean"
+    )]
+    Compare(CompareArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -60,6 +83,54 @@ pub struct ConvertArgs {
     /// Write sched_switch / sched_waking in Perfetto's compact_sched encoding (about 3x smaller)
     #[arg(long)]
     pub compact_sched: bool,
+}
+
+#[derive(Parser, Debug)]
+pub struct CompareArgs {
+    /// Runs: `LABEL=FILE[,FILE...]` or `FILE[,FILE...]` (trace.dat, perf.data, trace text or a JSON
+    /// report from `analyze --json`; compressed files are read as they are)
+    #[arg(required = true, value_name = "RUN", value_parser = parse_run_spec)]
+    pub runs: Vec<analysis::compare::RunSpec>,
+
+    /// Label of the baseline run (default: the first run)
+    #[arg(long, value_name = "LABEL")]
+    pub base: Option<String>,
+
+    /// Names the runs given without `LABEL=`, in order (repeat the flag)
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
+
+    /// Flag changes larger than this many percent (and than twice the larger CV)
+    #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
+    pub threshold: f64,
+
+    /// Tasks in the task table
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+
+    /// Task metric choosing and ordering the tasks (largest value in any run first): runtime, switches,
+    /// voluntary, involuntary, wakeups, migrations, wakeup-mean, wakeup-max, preemption-wait-mean,
+    /// sched-delay, sched-delay-mean, sched-delay-max
+    #[arg(long, value_name = "METRIC", default_value = "runtime", value_parser = parse_task_metric)]
+    pub sort: &'static analysis::compare::metrics::TaskMetric,
+
+    /// Task metrics shown in the text output, one table each (default: the --sort metric); the
+    /// JSON output always has all of them
+    #[arg(long, value_name = "METRIC[,METRIC...]", value_delimiter = ',', value_parser = parse_task_metric)]
+    pub task_metrics: Vec<&'static analysis::compare::metrics::TaskMetric>,
+
+    /// Also write the comparison as JSON to FILE (`-` = stdout instead of the text);
+    /// schema: schemas/compare.schema.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+fn parse_run_spec(s: &str) -> Result<analysis::compare::RunSpec, String> {
+    analysis::compare::RunSpec::parse(s)
+}
+
+fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::TaskMetric, String> {
+    analysis::compare::metrics::task_metric(s)
 }
 
 #[derive(Parser, Debug)]

@@ -3,7 +3,7 @@
 
 mod args;
 
-use args::{AnalyzeArgs, Cli, Command, ConvertArgs};
+use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(a) => analyze(&a),
         Command::Convert(c) => convert(&c),
+        Command::Compare(c) => compare(&c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -97,5 +98,50 @@ fn convert(c: &ConvertArgs) -> Result<(), Failure> {
     for note in &w.notes {
         eprintln!("schedtrace: note: {note}");
     }
+    Ok(())
+}
+
+fn compare(c: &CompareArgs) -> Result<(), Failure> {
+    use analysis::compare;
+    let unlabelled = c.runs.iter().filter(|r| r.label.is_none()).count();
+    if c.labels.len() > unlabelled {
+        return Err(Failure::Message(format!(
+            "{} --label names for {unlabelled} runs without LABEL=",
+            c.labels.len()
+        )));
+    }
+    // Every input in one parallel batch, then regrouped per run argument.
+    let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
+    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let mut repeats = Vec::with_capacity(c.runs.len());
+    for spec in &c.runs {
+        let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();
+        repeats.push(run.map_err(Failure::Message)?);
+    }
+    let runs = compare::assemble(&c.runs, repeats, &c.labels);
+    let options = compare::Options {
+        base: c.base.clone(),
+        threshold_pct: c.threshold,
+        top: c.top,
+        sort: c.sort,
+    };
+    let comparison = compare::compare(&runs, &options).map_err(Failure::Message)?;
+
+    if let Some(path) = &c.json {
+        let json = serde_json::to_string_pretty(&comparison)
+            .map_err(|e| Failure::Message(e.to_string()))?;
+        if path.as_os_str() == "-" {
+            writeln!(std::io::stdout().lock(), "{json}")?;
+            return Ok(());
+        }
+        std::fs::write(path, json + "\n").map_err(|e| {
+            Failure::Message(format!(
+                "{}: cannot write the comparison: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    let text = compare::text::render(&comparison, &c.task_metrics);
+    std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }

@@ -72,6 +72,7 @@
 
 pub mod affinity;
 pub mod analyzer;
+pub mod compare;
 pub mod cpu;
 pub mod fairness;
 mod finish;

@@ -1,0 +1,138 @@
+//! Helpers shared by the `compare_*` tests: loading shared traces, building runs,
+//! finding cells, and the expected arithmetic of metrics.md §8 written out again
+//! (independently of `analysis::compare::summary`).
+#![allow(dead_code)]
+
+use analysis::compare::model::{Cell, Comparison, MetricRow};
+use analysis::compare::{Repeat, Run};
+use analysis::Config;
+use std::path::PathBuf;
+
+pub fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/")).join(rel)
+}
+
+pub fn load(rel: &str) -> Repeat {
+    analysis::compare::load::load(&shared(rel), &Config::default())
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+pub fn run(label: &str, repeats: Vec<Repeat>) -> Run {
+    Run {
+        label: label.into(),
+        repeats,
+    }
+}
+
+pub fn system_row<'a>(c: &'a Comparison, key: &str) -> &'a MetricRow {
+    c.system
+        .iter()
+        .find(|r| r.key == key)
+        .unwrap_or_else(|| panic!("no system metric {key}"))
+}
+
+pub fn task_row<'a>(c: &'a Comparison, task: &str, key: &str) -> &'a MetricRow {
+    let t = c
+        .tasks
+        .tasks
+        .iter()
+        .find(|t| t.name == task)
+        .unwrap_or_else(|| panic!("no task {task} in the task table"));
+    t.metrics
+        .iter()
+        .find(|m| m.key == key)
+        .unwrap_or_else(|| panic!("no task metric {key}"))
+}
+
+pub fn cell<'a>(row: &'a MetricRow, label: &str) -> &'a Cell {
+    row.cells
+        .iter()
+        .find(|c| c.label == label)
+        .unwrap_or_else(|| panic!("no cell {label} in {}", row.key))
+}
+
+pub fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+pub fn assert_close(what: &str, got: Option<f64>, want: Option<f64>) {
+    match (got, want) {
+        (Some(g), Some(w)) => assert!(close(g, w), "{what}: got {g}, want {w}"),
+        (None, None) => {}
+        _ => panic!("{what}: got {got:?}, want {want:?}"),
+    }
+}
+
+/// What one label's cell must hold given its repeat values and the baseline's,
+/// computed here from the definitions: sample stddev, change signed so positive is better.
+pub struct Expected {
+    pub mean: Option<f64>,
+    pub cv_pct: Option<f64>,
+    pub normalized: Option<f64>,
+    pub change_pct: Option<f64>,
+    pub flag: Option<&'static str>,
+}
+
+fn mean_cv(values: &[f64]) -> (Option<f64>, Option<f64>) {
+    if values.is_empty() {
+        return (None, None);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 || mean == 0.0 {
+        return (Some(mean), None);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (Some(mean), Some(var.sqrt() / mean.abs() * 100.0))
+}
+
+pub fn expected(values: &[f64], base: &[f64], higher_is_better: bool, threshold: f64) -> Expected {
+    let (mean, cv) = mean_cv(values);
+    let (bmean, bcv) = mean_cv(base);
+    let normalized = match (mean, bmean) {
+        (Some(m), Some(b)) if b != 0.0 => Some(m / b),
+        _ => None,
+    };
+    let change_pct = normalized.map(|r| {
+        let c = (r - 1.0) * 100.0;
+        if higher_is_better {
+            c
+        } else {
+            -c
+        }
+    });
+    let noise = 2.0 * cv.unwrap_or(0.0).max(bcv.unwrap_or(0.0));
+    let flag = change_pct.and_then(|c| {
+        if c.abs() > threshold + 1e-9 && c.abs() > noise + 1e-9 {
+            Some(if c > 0.0 { "^" } else { "*" })
+        } else {
+            None
+        }
+    });
+    Expected {
+        mean,
+        cv_pct: cv,
+        normalized,
+        change_pct,
+        flag,
+    }
+}
+
+/// Checks `cell` against the independently computed expectation.
+pub fn check_cell(what: &str, cell: &Cell, want: &Expected, is_base: bool) {
+    assert_close(&format!("{what} mean"), cell.mean, want.mean);
+    assert_close(&format!("{what} cv"), cell.cv_pct, want.cv_pct);
+    assert_close(
+        &format!("{what} normalized"),
+        cell.normalized,
+        want.normalized,
+    );
+    let change = if is_base {
+        want.change_pct.map(|_| 0.0)
+    } else {
+        want.change_pct
+    };
+    assert_close(&format!("{what} change"), cell.change_pct, change);
+    let flag = if is_base { None } else { want.flag };
+    assert_eq!(cell.flag.as_deref(), flag, "{what} flag");
+}
