@@ -15,7 +15,7 @@ const US: u64 = 1_000;
 fn analyze(path: &Path, time_window: Option<(u64, u64)>) -> Report {
     let mut analyzer = Analyzer::new(Config {
         time_window,
-        cpus: None,
+        ..Config::default()
     });
     let ingested = ingest::read_path(path, &mut analyzer).unwrap_or_else(|e| panic!("{e}"));
     analyzer.finish(&ingested, &path.display().to_string())

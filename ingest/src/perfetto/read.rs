@@ -369,6 +369,12 @@ impl Reader {
             .map(|p| p.event.cpu)
             .max();
 
+        // Every packet has been read: the kernel release and CPU count (SystemInfo may come
+        // last in the file) can be told to the sink before the first event.
+        let mut known = self.meta.clone();
+        known.format = Some(Format::Perfetto);
+        sink.meta(&known);
+
         let mut next = vec![0usize; logs.len()];
         let key = |i: usize, p: &Pending| Reverse((p.event.ts, i.min(1), p.event.cpu, i));
         let mut heap: BinaryHeap<_> = logs
