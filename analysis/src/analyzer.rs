@@ -15,7 +15,8 @@ use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
 use ingest::{Comm, Event, EventKind, EventSink, TaskRef, TraceMeta};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// pids below this are found through a flat table (the kernel's PID_MAX_LIMIT is 2^22).
 const DENSE_PIDS: usize = 1 << 22;
@@ -43,7 +44,7 @@ pub struct Analyzer {
     pub(crate) scope: Scope,
     pub(crate) tasks: Vec<Task>,
     pub(crate) dense_slots: Vec<u32>,
-    pub(crate) sparse_slots: HashMap<i32, u32>,
+    pub(crate) sparse_slots: FxHashMap<i32, u32>,
     pub(crate) cpus: Vec<Cpu>,
     pub(crate) first_ts: Option<u64>,
     pub(crate) last_ts: u64,
@@ -59,7 +60,9 @@ pub struct Analyzer {
     /// Topology in use and where it came from (trace, file, host).
     pub(crate) topology: Option<(Topology, String)>,
     /// Wakeup preemptions by (waker, wakee, victim) name.
-    pub(crate) triples: HashMap<(Comm, Comm, Comm), u64>,
+    /// Wakeup preemptions per (waker, wakee, victim): touched on every wakeup preemption, so
+    /// hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
+    pub(crate) triples: FxHashMap<(Comm, Comm, Comm), u64>,
 }
 
 impl Analyzer {
@@ -70,7 +73,7 @@ impl Analyzer {
             scope,
             tasks: Vec::new(),
             dense_slots: Vec::new(),
-            sparse_slots: HashMap::new(),
+            sparse_slots: FxHashMap::default(),
             cpus: Vec::new(),
             first_ts: None,
             last_ts: 0,
@@ -82,7 +85,7 @@ impl Analyzer {
             runqueues: Runqueues::default(),
             fairness: Fairness::new(),
             topology: None,
-            triples: HashMap::new(),
+            triples: FxHashMap::default(),
         }
         .with_topology()
     }

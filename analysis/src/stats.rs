@@ -8,11 +8,14 @@ pub const PERCENTILE_METHOD: &str = "nearest-rank on exact values";
 
 /// The exact durations of one metric of one task, plus where the largest one ended.
 ///
-/// Values are kept (8 bytes each) rather than binned so that grouped rows can merge
-/// them and still give exact percentiles; pushing is amortized O(1).
+/// Values are kept rather than binned so that grouped rows can merge them and still give
+/// exact percentiles; pushing is amortized O(1). Durations below 2^32 ns (4.3 s, nearly all
+/// of them) take 4 bytes, longer ones 8 bytes in a second list: a large trace's tens of
+/// millions of samples then need half the memory, still exact.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Samples {
-    values: Vec<u64>,
+    short: Vec<u32>,
+    long: Vec<u64>,
     max: u64,
     max_at: u64,
     sorted: bool,
@@ -21,55 +24,70 @@ pub struct Samples {
 impl Samples {
     /// Adds one duration `value` that ended at time `at`.
     pub fn push(&mut self, value: u64, at: u64) {
-        if self.values.is_empty() || value > self.max {
+        if self.is_empty() || value > self.max {
             self.max = value;
             self.max_at = at;
         }
-        self.values.push(value);
+        match u32::try_from(value) {
+            Ok(v) => self.short.push(v),
+            Err(_) => self.long.push(value),
+        }
         self.sorted = false;
     }
 
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.short.len() + self.long.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.short.is_empty() && self.long.is_empty()
     }
 
     /// Adds every sample of `other` (used for sched delay = wakeup latency ∪ preemption
     /// wait, and for grouped rows). On equal maxima the earlier end time wins.
     pub fn merge(&mut self, other: &Samples) {
-        if other.values.is_empty() {
+        if other.is_empty() {
             return;
         }
-        if self.values.is_empty()
+        if self.is_empty()
             || other.max > self.max
             || (other.max == self.max && other.max_at < self.max_at)
         {
             self.max = other.max;
             self.max_at = other.max_at;
         }
-        self.values.extend_from_slice(&other.values);
+        self.short.extend_from_slice(&other.short);
+        self.long.extend_from_slice(&other.long);
         self.sorted = false;
     }
 
     /// The summary of these samples (sorts them once).
     pub fn stats(&mut self) -> Stats {
         if !self.sorted {
-            self.values.sort_unstable();
+            self.short.sort_unstable();
+            self.long.sort_unstable();
             self.sorted = true;
         }
-        let values = &self.values;
-        let count = values.len() as u64;
+        let count = self.len() as u64;
         if count == 0 {
             return Stats::default();
         }
-        let sum: u64 = values.iter().fold(0u64, |a, &v| a.saturating_add(v));
+        let sum = self
+            .short
+            .iter()
+            .fold(0u64, |a, &v| a.saturating_add(u64::from(v)));
+        let sum = self.long.iter().fold(sum, |a, &v| a.saturating_add(v));
+        // Every long value is larger than every short one: the sorted samples are `short`
+        // followed by `long`.
+        let at = |i: usize| -> u64 {
+            self.short
+                .get(i)
+                .map_or_else(|| self.long[i - self.short.len()], |&v| u64::from(v))
+        };
         let rank = |permille: u64| -> u64 {
             // Nearest rank: the smallest value with at least p % of the samples at or below it.
             let r = (permille * count).div_ceil(1000).max(1);
-            values[(r - 1) as usize]
+            at((r - 1) as usize)
         };
         Stats {
             count,
@@ -138,6 +156,36 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_past_u32_keep_their_order_and_sum() {
+        let mut s = Samples::default();
+        for (v, at) in [
+            (5_000_000_000u64, 1),
+            (3, 2),
+            (u64::from(u32::MAX), 3),
+            (4_294_967_296, 4),
+            (7, 5),
+        ] {
+            s.push(v, at);
+        }
+        let st = s.stats();
+        assert_eq!(st.count, 5);
+        assert_eq!(
+            st.sum_ns,
+            5_000_000_000 + 3 + 4_294_967_295 + 4_294_967_296 + 7
+        );
+        // sorted: 3, 7, 4294967295, 4294967296, 5000000000
+        assert_eq!(st.p50_ns, 4_294_967_295);
+        assert_eq!(st.p90_ns, 5_000_000_000);
+        assert_eq!((st.max_ns, st.max_at_ns), (5_000_000_000, 1));
+        let mut merged = Samples::default();
+        merged.push(1, 9);
+        merged.merge(&s);
+        // 1, 3, 7, 4294967295, 4294967296, 5000000000: rank ceil(0.5 * 6) = 3.
+        assert_eq!(merged.stats().p50_ns, 7);
+        assert_eq!(merged.stats().p90_ns, 5_000_000_000);
+    }
 
     #[test]
     fn nearest_rank_on_ten_values() {

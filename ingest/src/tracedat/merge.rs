@@ -5,7 +5,8 @@
 //! the bound `min((last decoded ts, cpu))` over CPUs that still have pages: no
 //! later page can hold anything before that. The bounding CPU is drained every
 //! round, so progress is guaranteed, and memory stays at a few pages per CPU
-//! whatever the file size.
+//! whatever the file size. Decoding and merging run on their own thread, one merged batch
+//! ahead of the sink.
 
 use super::stream::{CpuStream, Shared};
 use crate::error::Result;
@@ -15,18 +16,66 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Pages decoded per CPU per round (~100 events each).
-const PAGES_PER_FILL: usize = 16;
+const PAGES_PER_FILL: usize = 64;
 /// A CPU is refilled when fewer events than this are buffered.
-const REFILL_BELOW: usize = 2048;
+const REFILL_BELOW: usize = 8192;
+/// Merged batches in flight between the decoding thread and the sink.
+const BATCHES_IN_FLIGHT: usize = 4;
 
+/// Decodes and merges on a second thread while the caller's thread feeds the sink, so the
+/// analysis of one batch overlaps the decoding of the next (the sink need not be `Send`).
 pub fn run(
     streams: &mut [CpuStream],
     shared: &Shared,
     cmdlines: &[(i32, Comm)],
     sink: &mut dyn EventSink,
 ) -> Result<()> {
+    if rayon::current_thread_index().is_some() {
+        // Called from a rayon worker (e.g. `compare` reading several traces at once): a thread
+        // blocked here waiting for batches would hold a worker that the decoding needs, and
+        // with every worker waiting nothing decodes. Decode and feed inline instead.
+        return merge_batches(streams, shared, cmdlines, |batch| {
+            for event in batch.drain(..) {
+                sink.event(&event);
+            }
+            true
+        });
+    }
+    let (full, batches) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES_IN_FLIGHT);
+    let (empty, recycled) = std::sync::mpsc::channel::<Vec<Event>>();
+    std::thread::scope(|scope| {
+        let producer = scope.spawn(move || {
+            merge_batches(streams, shared, cmdlines, |batch| {
+                let mut next = recycled.try_recv().unwrap_or_default();
+                std::mem::swap(&mut next, batch);
+                // The receiver only goes away when the sink side stops early; then so do we.
+                full.send(next).is_ok()
+            })
+        });
+        for mut batch in batches {
+            for event in &batch {
+                sink.event(event);
+            }
+            batch.clear();
+            let _ = empty.send(batch);
+        }
+        producer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Fills `batch` round by round with events in `(ts, cpu)` order and hands each round to
+/// `deliver` (which returns false to stop).
+fn merge_batches(
+    streams: &mut [CpuStream],
+    shared: &Shared,
+    cmdlines: &[(i32, Comm)],
+    mut deliver: impl FnMut(&mut Vec<Event>) -> bool,
+) -> Result<()> {
     let mut names_pending = !cmdlines.is_empty();
     let mut heap = BinaryHeap::with_capacity(streams.len());
+    let mut batch = Vec::new();
     loop {
         let results: Vec<Result<()>> = streams
             .par_iter_mut()
@@ -55,23 +104,24 @@ pub fn run(
                 .expect("heap entries have a buffered event");
             if names_pending {
                 names_pending = false;
-                for &(pid, comm) in cmdlines {
-                    sink.event(&Event {
-                        ts: event.ts,
-                        cpu: event.cpu,
-                        current_pid: -1,
-                        kind: EventKind::TaskName {
-                            pid,
-                            tgid: -1,
-                            comm,
-                        },
-                    });
-                }
+                batch.extend(cmdlines.iter().map(|&(pid, comm)| Event {
+                    ts: event.ts,
+                    cpu: event.cpu,
+                    current_pid: -1,
+                    kind: EventKind::TaskName {
+                        pid,
+                        tgid: -1,
+                        comm,
+                    },
+                }));
             }
-            sink.event(&event);
+            batch.push(event);
             if let Some(e) = streams[i].buf.front().filter(|e| within(e)) {
                 heap.push(Reverse((e.ts, e.cpu, i)));
             }
+        }
+        if !batch.is_empty() && !deliver(&mut batch) {
+            return Ok(());
         }
         if bound.is_none() && streams.iter().all(|s| s.buf.is_empty()) {
             return Ok(());
