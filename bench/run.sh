@@ -6,11 +6,13 @@ set -euo pipefail
 out=${1:-bench/out}
 bin=target/release/schedtrace
 cargo build --release --quiet
-measure() { # label, command...
+tfile=$(mktemp)
+trap 'rm -f "$tfile"' EXIT
+measure() { # label, command...; sets $wall
   local label=$1; shift
-  local t
-  t=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
-  printf '%-38s wall %7.2f s   peak RSS %8.1f MiB\n' "$label" "${t% *}" "$(echo "${t#* } / 1024" | bc -l)"
+  /usr/bin/time -o "$tfile" -f '%e %M' "$@" >/dev/null 2>/dev/null
+  read -r wall rss < "$tfile"
+  printf '%-26s wall %7.2f s   peak RSS %8.1f MiB\n' "$label" "$wall" "$(echo "$rss / 1024" | bc -l)"
 }
 events_of() { # total events schedtrace read from a file
   "$bin" analyze "$1" --json - 2>/dev/null | python3 -c 'import json,sys; print(sum(json.load(sys.stdin)["quality"]["events"].values()))'
@@ -21,9 +23,8 @@ for f in "$out"/large.trace.dat "$out"/large.perf.data; do
   n=$(events_of "$f")
   echo "== $f: $((size / 1048576)) MiB, $n events"
   sync; cat "$f" >/dev/null   # warm the page cache so every tool reads from memory
-  s=$( { /usr/bin/time -f '%e' "$bin" analyze "$f" >/dev/null 2>/dev/null; } 2>&1 | tail -n1)
   measure "schedtrace analyze" "$bin" analyze "$f"
-  printf '%-38s %.1f M events/s\n' "schedtrace throughput" "$(echo "$n / $s / 1000000" | bc -l)"
+  printf '%-26s %.1f M events/s\n' "schedtrace throughput" "$(echo "$n / $wall / 1000000" | bc -l)"
   case "$f" in
     *.dat) measure "trace-cmd report" trace-cmd report -i "$f" ;;
     *.data)
