@@ -43,7 +43,7 @@ fn ground_truth_tasks() -> Vec<Value> {
     gt["tasks"].as_array().unwrap().clone()
 }
 
-fn task<'a>(report: &'a Value, pid: i64) -> &'a Value {
+fn task(report: &Value, pid: i64) -> &Value {
     report["tasks"]
         .as_array()
         .unwrap()

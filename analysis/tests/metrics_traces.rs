@@ -260,13 +260,11 @@ fn lisa_juno_cross_llc_migrations() {
                 }
                 EventKind::Migrate {
                     orig_cpu, dest_cpu, ..
-                } => {
-                    if orig_cpu >= 0
-                        && dest_cpu >= 0
-                        && (self.llc)(orig_cpu as u32) != (self.llc)(dest_cpu as u32)
-                    {
-                        self.cross_migrate += 1;
-                    }
+                } if orig_cpu >= 0
+                    && dest_cpu >= 0
+                    && (self.llc)(orig_cpu as u32) != (self.llc)(dest_cpu as u32) =>
+                {
+                    self.cross_migrate += 1;
                 }
                 _ => {}
             }

@@ -112,7 +112,7 @@ impl<'a> Scan<'a> {
                 format!("attr_size {stride} is not a perf_event_attr (64.. bytes) plus 16"),
             ));
         }
-        if header.attrs.size % stride != 0 {
+        if !header.attrs.size.is_multiple_of(stride) {
             return Err(Error::at(
                 24,
                 format!(
