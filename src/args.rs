@@ -185,6 +185,11 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "PID,PID|REGEX")]
     pub fair_set: Option<String>,
 
+    /// Kernel release (`uname -r`) to assume when the trace does not record one (text traces):
+    /// it tells the scheduler family and how PDS/BMQ kernels print priorities
+    #[arg(long, value_name = "RELEASE")]
+    pub kernel_release: Option<String>,
+
     /// Also write the report as JSON to FILE (`-` = stdout instead of the text report);
     /// schema: schemas/report.schema.json
     #[arg(long, value_name = "FILE")]

@@ -52,7 +52,9 @@ impl From<std::io::Error> for Failure {
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let ingested = ingest::read_path(&a.file, &mut analyzer)?;
+    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
+    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
+    ingested.meta = sink.complete(&ingested.meta);
     let report = analyzer.finish(&ingested, &a.file.display().to_string());
     let shaped = report.select(&a.selection().map_err(Failure::Message)?);
 

@@ -281,3 +281,52 @@ fn reads_perf_pipe_mode_from_stdin() {
         from_file["quality"]["events"]
     );
 }
+
+/// A text trace records no kernel release; PDS prints priorities 152..191, so without the release
+/// the fairness weights are unknown and left out (not guessed). `--kernel-release` supplies it and
+/// the text then gives the trace.dat's fairness ratios (up to the text's microsecond timestamps).
+#[test]
+fn kernel_release_for_text_traces() {
+    let shared = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/traces/pds-6.1-vm/nice"
+    );
+    let dat = analyze_file(&format!("{shared}/trace-v6.dat.xz"));
+    let text = analyze_file(&format!("{shared}/report.txt.xz"));
+    assert!(text["source"]["kernel_release"].is_null());
+    let out = schedtrace(&[
+        "analyze",
+        &format!("{shared}/report.txt.xz"),
+        "--kernel-release",
+        "6.1.192-prjc-pds",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let with: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(with["source"]["kernel_release"], "6.1.192-prjc-pds");
+    assert_eq!(with["source"]["scheduler"], dat["source"]["scheduler"]);
+    for comm in ["nice0", "nice5"] {
+        let find = |r: &Value| {
+            r["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["comm"] == comm)
+                .unwrap()
+                .clone()
+        };
+        assert!(
+            find(&text)["fairness"].is_null(),
+            "{comm}: no weights without the release"
+        );
+        let (a, b) = (
+            find(&dat)["fairness"]["ratio"].as_f64().unwrap(),
+            find(&with)["fairness"]["ratio"].as_f64().unwrap(),
+        );
+        assert!(
+            (a - b).abs() < 1e-4,
+            "{comm}: fairness ratio {a} (trace.dat) vs {b} (text + --kernel-release)"
+        );
+    }
+}

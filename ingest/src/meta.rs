@@ -119,3 +119,50 @@ pub struct Ingested {
     pub meta: TraceMeta,
     pub stats: IngestStats,
 }
+
+/// Wraps a sink and supplies metadata the trace itself lacks (a text trace has no kernel
+/// release, which the analysis needs for the scheduler family and PDS/BMQ priorities). The
+/// sink is told the metadata before the first event, whether or not the reader tells it.
+pub struct WithDefaults<'a> {
+    sink: &'a mut dyn crate::EventSink,
+    kernel_release: Option<String>,
+    told: bool,
+}
+
+impl<'a> WithDefaults<'a> {
+    pub fn new(
+        sink: &'a mut dyn crate::EventSink,
+        kernel_release: Option<String>,
+    ) -> WithDefaults<'a> {
+        WithDefaults {
+            sink,
+            kernel_release,
+            told: false,
+        }
+    }
+
+    /// `meta` with the defaults filled in where the trace said nothing.
+    pub fn complete(&self, meta: &TraceMeta) -> TraceMeta {
+        let mut meta = meta.clone();
+        if meta.kernel_release.is_none() {
+            meta.kernel_release = self.kernel_release.clone();
+        }
+        meta
+    }
+}
+
+impl crate::EventSink for WithDefaults<'_> {
+    fn event(&mut self, event: &crate::Event) {
+        if !self.told {
+            let meta = self.complete(&TraceMeta::default());
+            self.meta(&meta);
+        }
+        self.sink.event(event);
+    }
+
+    fn meta(&mut self, meta: &TraceMeta) {
+        self.told = true;
+        let meta = self.complete(meta);
+        self.sink.meta(&meta);
+    }
+}
