@@ -283,18 +283,7 @@ pub(crate) fn system_affinity(
         s.wakeups_remote += a.wakeups_remote;
         restarts += a.restarts;
         warm += a.warm_restarts;
-        let p = &mut s.placement;
-        let q = &a.placement;
-        p.same_cpu += q.same_cpu;
-        p.same_core += q.same_core;
-        p.same_llc += q.same_llc;
-        p.same_node += q.same_node;
-        p.remote_node += q.remote_node;
-        p.unknown += q.unknown;
-        p.waker_cpu += q.waker_cpu;
-        p.waker_llc += q.waker_llc;
-        p.other += q.other;
-        p.waker_unknown += q.waker_unknown;
+        s.placement += &a.placement;
     }
     let c = &s.migrations_by_class;
     let all = c.same_core + c.same_llc + c.same_node + c.remote_node + c.unknown;

@@ -43,6 +43,22 @@ pub struct Placement {
     pub waker_unknown: u64,
 }
 
+impl std::ops::AddAssign<&Placement> for Placement {
+    /// Merges the counts of another task or group.
+    fn add_assign(&mut self, q: &Placement) {
+        self.same_cpu += q.same_cpu;
+        self.same_core += q.same_core;
+        self.same_llc += q.same_llc;
+        self.same_node += q.same_node;
+        self.remote_node += q.remote_node;
+        self.unknown += q.unknown;
+        self.waker_cpu += q.waker_cpu;
+        self.waker_llc += q.waker_llc;
+        self.other += q.other;
+        self.waker_unknown += q.waker_unknown;
+    }
+}
+
 /// Per task cache affinity (§6).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct TaskAffinityRow {
