@@ -24,21 +24,6 @@ const DENSE_PIDS: usize = 1 << 22;
 pub(crate) const MAX_CPUS: u32 = 1 << 14;
 const NO_SLOT: u32 = u32::MAX;
 
-/// Event kinds, for the analyzer's own event counts (used when the reader gives none).
-pub(crate) const KIND_NAMES: [&str; 11] = [
-    "sched_switch",
-    "sched_waking",
-    "sched_wakeup",
-    "sched_wakeup_new",
-    "sched_migrate_task",
-    "sched_process_fork",
-    "sched_process_exit",
-    "sched_process_free",
-    "task_name",
-    "lost",
-    "other",
-];
-
 pub struct Analyzer {
     pub(crate) config: Config,
     pub(crate) scope: Scope,
@@ -49,7 +34,8 @@ pub struct Analyzer {
     pub(crate) first_ts: Option<u64>,
     pub(crate) last_ts: u64,
     pub(crate) waking_seen: bool,
-    pub(crate) kind_counts: [u64; KIND_NAMES.len()],
+    /// Events per kind (indexed by `EventKind::index`), used when the reader gives no counts.
+    pub(crate) kind_counts: [u64; EventKind::NAMES.len()],
     /// Waits started by waking / wakeup / wakeup_new, and wakeups that could not be timed.
     pub(crate) started_by: [u64; 4],
     pub(crate) rejected: BTreeMap<&'static str, u64>,
@@ -78,7 +64,7 @@ impl Analyzer {
             first_ts: None,
             last_ts: 0,
             waking_seen: false,
-            kind_counts: [0; KIND_NAMES.len()],
+            kind_counts: [0; EventKind::NAMES.len()],
             started_by: [0; 4],
             rejected: BTreeMap::new(),
             now: 0,
@@ -319,20 +305,7 @@ impl Analyzer {
     }
 
     fn count_kind(&mut self, kind: &EventKind) {
-        let i = match kind {
-            EventKind::Switch { .. } => 0,
-            EventKind::Waking { .. } => 1,
-            EventKind::Wakeup { .. } => 2,
-            EventKind::WakeupNew { .. } => 3,
-            EventKind::Migrate { .. } => 4,
-            EventKind::Fork { .. } => 5,
-            EventKind::Exit { .. } => 6,
-            EventKind::Free { .. } => 7,
-            EventKind::TaskName { .. } => 8,
-            EventKind::Lost { .. } => 9,
-            EventKind::Other => 10,
-        };
-        self.kind_counts[i] += 1;
+        self.kind_counts[kind.index()] += 1;
     }
 
     pub fn config(&self) -> &Config {

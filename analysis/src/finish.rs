@@ -1,7 +1,7 @@
 //! Turning the analyzer's final state into a [`Report`]: closing the intervals still open
 //! at the end of the window, the data-quality ledger, and the per-task and per-CPU rows.
 
-use crate::analyzer::{Analyzer, KIND_NAMES};
+use crate::analyzer::Analyzer;
 use crate::finish_metrics::{system_affinity, task_metrics, TaskMetrics};
 use crate::report::{
     CpuCount, CpuRow, LostRow, Quality, Report, Source, SwitchOut, Switches, TaskRow, TaskSamples,
@@ -9,7 +9,7 @@ use crate::report::{
 };
 use crate::stats::PERCENTILE_METHOD;
 use crate::timeline::{SwitchReason, Task};
-use ingest::Ingested;
+use ingest::{EventKind, Ingested};
 
 impl Analyzer {
     /// Ends the analysis: closes every open interval at the end of the trace window and
@@ -115,7 +115,7 @@ impl Analyzer {
         let stats = &ingested.stats;
         let mut events = stats.events.clone();
         if events.is_empty() {
-            for (name, &n) in KIND_NAMES.iter().zip(&self.kind_counts) {
+            for (name, &n) in EventKind::NAMES.iter().zip(&self.kind_counts) {
                 if n > 0 {
                     events.insert(name.to_string(), n);
                 }

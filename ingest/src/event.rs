@@ -146,6 +146,45 @@ pub enum EventKind {
     Other,
 }
 
+impl EventKind {
+    /// The name of every kind, in the order of [`EventKind::index`]: the kernel's event name
+    /// for the sched kinds (as `trace-cmd report` and `perf script` count them).
+    pub const NAMES: [&'static str; 11] = [
+        "sched_switch",
+        "sched_waking",
+        "sched_wakeup",
+        "sched_wakeup_new",
+        "sched_migrate_task",
+        "sched_process_fork",
+        "sched_process_exit",
+        "sched_process_free",
+        "task_name",
+        "lost",
+        "other",
+    ];
+
+    /// A dense index of the kind (for per-kind counters without a map).
+    pub fn index(&self) -> usize {
+        match self {
+            EventKind::Switch { .. } => 0,
+            EventKind::Waking { .. } => 1,
+            EventKind::Wakeup { .. } => 2,
+            EventKind::WakeupNew { .. } => 3,
+            EventKind::Migrate { .. } => 4,
+            EventKind::Fork { .. } => 5,
+            EventKind::Exit { .. } => 6,
+            EventKind::Free { .. } => 7,
+            EventKind::TaskName { .. } => 8,
+            EventKind::Lost { .. } => 9,
+            EventKind::Other => 10,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        EventKind::NAMES[self.index()]
+    }
+}
+
 /// One normalized event: when, where, who was running, and what happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Event {
