@@ -7,7 +7,7 @@
 //! This machine's tracer never records one hidden agent's switch-outs (metrics.md §9): the
 //! workload tasks are not affected, other tasks get `unknown_ns`.
 
-use analysis::{Analyzer, Config, GroupBy, Report, Selection, TaskRow};
+use analysis::{Config, GroupBy, Report, Selection, TaskRow};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,9 +23,7 @@ fn host(rel: &str) -> PathBuf {
 }
 
 fn analyze(path: &Path) -> Report {
-    let mut analyzer = Analyzer::new(Config::default());
-    let ingested = ingest::read_path(path, &mut analyzer).unwrap_or_else(|e| panic!("{e}"));
-    analyzer.finish(&ingested, &path.display().to_string())
+    analysis::analyze_path(path, Config::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn json(path: &Path) -> Value {

@@ -5,7 +5,7 @@
 //! Text renderings carry microsecond timestamps (`trace-cmd report` rounds, ftrace and `perf script`
 //! truncate), so every duration may differ by up to 1 us per sample; counts must be equal.
 
-use analysis::{Analyzer, Config, Report, TaskRow};
+use analysis::{Config, Report, TaskRow};
 use std::path::{Path, PathBuf};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces");
@@ -13,12 +13,11 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
 const US: u64 = 1_000;
 
 fn analyze(path: &Path, time_window: Option<(u64, u64)>) -> Report {
-    let mut analyzer = Analyzer::new(Config {
+    let config = Config {
         time_window,
         ..Config::default()
-    });
-    let ingested = ingest::read_path(path, &mut analyzer).unwrap_or_else(|e| panic!("{e}"));
-    analyzer.finish(&ingested, &path.display().to_string())
+    };
+    analysis::analyze_path(path, config).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn shared(rel: &str) -> PathBuf {

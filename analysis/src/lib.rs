@@ -144,3 +144,11 @@ impl FairSet {
         }
     }
 }
+
+/// Reads the trace at `path` and analyzes it: the whole path from a file to a [`Report`]
+/// (the report names the file as given).
+pub fn analyze_path(path: &std::path::Path, config: Config) -> Result<Report, ingest::Error> {
+    let mut analyzer = Analyzer::new(config);
+    let ingested = ingest::read_path(path, &mut analyzer)?;
+    Ok(analyzer.finish(&ingested, &path.display().to_string()))
+}

@@ -3,7 +3,7 @@
 //! and PDS, local vs remote wakeups (`pp1` vs `pp2`), and cross-LLC migrations on the
 //! public LISA Juno trace with its two clusters.
 
-use analysis::{Analyzer, Config, FairSet, Report};
+use analysis::{Config, FairSet, Report};
 use ingest::{Event, EventKind, EventSink, TraceMeta};
 use serde_json::Value;
 
@@ -12,10 +12,7 @@ fn shared(rel: &str) -> String {
 }
 
 fn analyze(rel: &str, config: Config) -> Report {
-    let path = shared(rel);
-    let mut analyzer = Analyzer::new(config);
-    let ingested = ingest::read_path(path.as_ref(), &mut analyzer).unwrap();
-    analyzer.finish(&ingested, &path)
+    analysis::analyze_path(shared(rel).as_ref(), config).unwrap()
 }
 
 fn fair_set(re: &str) -> Config {

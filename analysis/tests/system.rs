@@ -60,10 +60,7 @@ fn shared(rel: &str) -> String {
 }
 
 fn analyze_file(rel: &str) -> analysis::Report {
-    let path = shared(rel);
-    let mut analyzer = analysis::Analyzer::new(analysis::Config::default());
-    let ingested = ingest::read_path(path.as_ref(), &mut analyzer).unwrap();
-    analyzer.finish(&ingested, &path)
+    analysis::analyze_path(shared(rel).as_ref(), analysis::Config::default()).unwrap()
 }
 
 /// The scheduler family comes from the trace's own kernel release; the system latency
