@@ -107,12 +107,7 @@ impl Wrapper {
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper.
 pub fn load(path: &Path) -> Result<InputBytes> {
     let raw = if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::whole(format!("cannot read standard input: {e}")))?;
-        InputBytes::Owned(buf)
+        return load_reader(Vec::new(), std::io::stdin().lock());
     } else {
         let file = File::open(path)
             .map_err(|e| Error::whole(format!("cannot open: {e}")).in_file(path))?;
@@ -132,6 +127,26 @@ pub fn load(path: &Path) -> Result<InputBytes> {
         }
     };
     unwrap_compression(raw).map_err(|e| e.in_file(path))
+}
+
+/// Reads up to `n` bytes from the start of `reader` (fewer only at its end): enough to tell
+/// a format that can be read as a stream from one that needs the whole input.
+pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
+    let mut prefix = Vec::with_capacity(n);
+    reader
+        .take(n as u64)
+        .read_to_end(&mut prefix)
+        .map_err(|e| Error::whole(format!("cannot read standard input: {e}")))?;
+    Ok(prefix)
+}
+
+/// The whole input of `reader` after the `prefix` already read from it, in memory, undoing a
+/// whole-file compression wrapper.
+pub fn load_reader(mut prefix: Vec<u8>, mut reader: impl Read) -> Result<InputBytes> {
+    reader
+        .read_to_end(&mut prefix)
+        .map_err(|e| Error::whole(format!("cannot read standard input: {e}")))?;
+    unwrap_compression(InputBytes::Owned(prefix))
 }
 
 /// Decompresses `bytes` if they carry a whole-file compression wrapper (possibly nested once).

@@ -18,6 +18,7 @@ pub mod input;
 pub mod meta;
 pub mod perfdata;
 pub mod perfetto;
+pub mod relay;
 pub mod text;
 pub mod topology;
 pub mod tracedat;
@@ -29,10 +30,29 @@ pub use meta::{Format, IngestStats, Ingested, TraceMeta};
 use std::path::Path;
 
 /// Reads the trace at `path` (`-` = stdin) and feeds its events to `sink` in time order.
+///
+/// A pipe-mode perf.data on stdin (`perf record -o - | schedtrace analyze -`) is read as a
+/// stream, round by round; other inputs on stdin are read whole first (trace.dat and
+/// file-mode perf.data point back and forth in the file).
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
+    if path.as_os_str() == "-" {
+        return read_stdin(sink).map_err(|e| e.in_file(path));
+    }
     let bytes = input::load(path)?;
     // A memory map gives consumed pages back as the readers stream through it.
     read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
+}
+
+fn read_stdin(sink: &mut dyn EventSink) -> Result<Ingested> {
+    let prefix = input::read_prefix(&mut std::io::stdin().lock(), 16)?;
+    if perfdata::is_pipe_header(&prefix) {
+        return relay::run(
+            |sink| perfdata::read_stream(prefix, std::io::stdin(), sink),
+            sink,
+        );
+    }
+    let bytes = input::load_reader(prefix, std::io::stdin().lock())?;
+    read_bytes(&bytes, sink)
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
@@ -49,7 +69,9 @@ pub fn read_releasing(
 ) -> Result<Ingested> {
     match Format::detect(bytes)? {
         Format::TraceDat => tracedat::read_releasing(bytes, release, sink),
-        Format::PerfData => perfdata::read_releasing(bytes, release, sink),
+        // Decoding runs on a second thread, one batch ahead of the sink (trace.dat does the
+        // same inside its merge).
+        Format::PerfData => relay::run(|s| perfdata::read_releasing(bytes, release, s), sink),
         Format::Text => text::read(bytes, sink),
         Format::Perfetto => perfetto::read(bytes, sink),
     }

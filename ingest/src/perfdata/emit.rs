@@ -1,4 +1,4 @@
-//! Pass 2: walks the sorted keys, decodes each record in place and hands events to the
+//! Walks a round's sorted keys, decodes each record in place and hands events to the
 //! sink. Tracepoint samples go through `ftrace::Decoder` (RAW data starts at common_type);
 //! sample TIME/CPU/TID give the event's time, CPU and current task. Side-band records give
 //! task names (COMM, FORK), lost-event markers (LOST, LOST_SAMPLES) and, only when the
@@ -14,11 +14,24 @@ use crate::ftrace::{Decoded, Decoder, EventFormat};
 use crate::{Comm, Event, EventKind, EventSink, IngestStats};
 use std::collections::HashMap;
 
-pub struct Emitter<'s> {
+/// What the stream has said about itself by the time a round is emitted.
+#[derive(Clone, Copy)]
+pub struct Session<'s> {
     pub endian: Endian,
     pub attrs: &'s [AttrEntry],
     pub ids: &'s IdMap,
     pub decoder: Option<&'s Decoder>,
+}
+
+/// Bytes of one segment (input or unpacked) that keys point into, from offset `base` on.
+#[derive(Clone, Copy)]
+pub struct Segment<'b> {
+    pub base: usize,
+    pub bytes: &'b [u8],
+}
+
+#[derive(Default)]
+pub struct Emitter {
     /// Samples per decoder event name.
     pub by_name: Vec<u64>,
     /// Non-tracepoint samples per attr.
@@ -52,33 +65,13 @@ pub fn traces(attrs: &[AttrEntry], formats: &[EventFormat], name: &str) -> bool 
     })
 }
 
-impl<'s> Emitter<'s> {
-    pub fn new(
-        endian: Endian,
-        attrs: &'s [AttrEntry],
-        ids: &'s IdMap,
-        decoder: Option<&'s Decoder>,
-        formats: &[EventFormat],
-    ) -> Emitter<'s> {
-        Emitter {
-            endian,
-            attrs,
-            ids,
-            decoder,
-            by_name: vec![0; decoder.map_or(0, |d| d.event_count())],
-            by_attr: vec![0; attrs.len()],
-            fork_traced: traces(attrs, formats, "sched_process_fork"),
-            exit_traced: traces(attrs, formats, "sched_process_exit"),
-            comms: HashMap::new(),
-            lost: 0,
-            lost_records: 0,
-            comm_records: 0,
-            fork_records: 0,
-            exit_records: 0,
-            cpu_unknown: 0,
-            last_ts: 0,
-            deferred_lost: Vec::new(),
-        }
+impl Emitter {
+    /// Takes in the session's event formats (once the tracing data is known).
+    pub fn prepare(&mut self, session: &Session, formats: &[EventFormat]) {
+        self.by_name
+            .resize(session.decoder.map_or(0, |d| d.event_count()), 0);
+        self.fork_traced = traces(session.attrs, formats, "sched_process_fork");
+        self.exit_traced = traces(session.attrs, formats, "sched_process_exit");
     }
 
     /// Emits what had to wait for the end of the stream (loss records without a time).
@@ -93,29 +86,38 @@ impl<'s> Emitter<'s> {
         }
     }
 
+    /// Emits the records of `keys` (sorted) from their segments.
     pub fn run(
         &mut self,
         keys: &[Key],
-        input: &[u8],
-        unpacked: &[u8],
+        session: &Session,
+        input: Segment,
+        unpacked: Segment,
         sink: &mut dyn EventSink,
         stats: &mut IngestStats,
     ) {
+        if self.by_attr.len() < session.attrs.len() {
+            self.by_attr.resize(session.attrs.len(), 0);
+        }
         for key in keys {
             let seg = if key.segment() == SEG_INPUT {
                 input
             } else {
                 unpacked
             };
-            let Some((kind, misc, body)) = record_at(self.endian, seg, key.offset()) else {
-                // Keys are made from framed records; this cannot fail for a stable input.
+            let Some((kind, misc, body)) = record_at(
+                session.endian,
+                seg.bytes,
+                key.offset().wrapping_sub(seg.base),
+            ) else {
+                // Keys are made from framed records still held; this cannot fail.
                 continue;
             };
-            let attr = &self.attrs[key.attr()];
+            let attr = &session.attrs[key.attr()];
             self.last_ts = self.last_ts.max(key.ts);
             match kind {
-                records::SAMPLE => self.sample(key, attr, body, sink, stats),
-                _ => self.side_band(key, attr, kind, misc, body, sink, stats),
+                records::SAMPLE => self.sample(key, session, attr, body, sink, stats),
+                _ => self.side_band(key, session, attr, kind, misc, body, sink, stats),
             }
         }
     }
@@ -124,12 +126,13 @@ impl<'s> Emitter<'s> {
     fn sample(
         &mut self,
         key: &Key,
+        session: &Session,
         attr: &AttrEntry,
         body: &[u8],
         sink: &mut dyn EventSink,
         stats: &mut IngestStats,
     ) {
-        let sample = match attr.format.parse(self.endian, body) {
+        let sample = match attr.format.parse(session.endian, body) {
             Ok(s) => s,
             Err(field) => {
                 let offset = key.offset();
@@ -145,14 +148,18 @@ impl<'s> Emitter<'s> {
                 self.cpu_unknown += 1;
                 sample
                     .id
-                    .and_then(|id| self.ids.get(id))
+                    .and_then(|id| session.ids.get(id))
                     .and_then(|i| i.cpu)
                     .unwrap_or(0)
             }
         };
         let ts = sample.time.unwrap_or(key.ts);
         let tid = sample.tid.map(|t| t as i32);
-        match (attr.attr.kind == TYPE_TRACEPOINT, sample.raw, self.decoder) {
+        match (
+            attr.attr.kind == TYPE_TRACEPOINT,
+            sample.raw,
+            session.decoder,
+        ) {
             (true, Some(raw), Some(decoder)) => match decoder.decode(raw) {
                 Decoded::Event {
                     name,
@@ -203,6 +210,7 @@ impl<'s> Emitter<'s> {
     fn side_band(
         &mut self,
         key: &Key,
+        session: &Session,
         attr: &AttrEntry,
         kind: u32,
         misc: u16,
@@ -210,12 +218,12 @@ impl<'s> Emitter<'s> {
         sink: &mut dyn EventSink,
         stats: &mut IngestStats,
     ) {
-        let e = self.endian;
+        let e = session.endian;
         let trailer = attr.format.trailer(e, body).unwrap_or_default();
         let cpu = trailer.cpu.filter(|&c| c != u32::MAX).or_else(|| {
             trailer
                 .id
-                .and_then(|id| self.ids.get(id))
+                .and_then(|id| session.ids.get(id))
                 .and_then(|i| i.cpu)
         });
         let current_pid = trailer.tid.map_or(-1, |t| t as i32);
@@ -293,7 +301,7 @@ impl<'s> Emitter<'s> {
                 let cpu = cpu.or_else(|| {
                     if kind == records::LOST {
                         u64_at(e, body, 0)
-                            .and_then(|id| self.ids.get(id))
+                            .and_then(|id| session.ids.get(id))
                             .and_then(|i| i.cpu)
                     } else {
                         None
@@ -313,8 +321,8 @@ impl<'s> Emitter<'s> {
 
     /// `IngestStats.events`: tracepoint samples under the event name as `perf script` prints
     /// it without the system ("sched_switch"), other samples under their attr name.
-    pub fn count_into(&self, stats: &mut IngestStats) {
-        if let Some(decoder) = self.decoder {
+    pub fn count_into(&self, session: &Session, stats: &mut IngestStats) {
+        if let Some(decoder) = session.decoder {
             for (i, &n) in self.by_name.iter().enumerate() {
                 if n > 0 {
                     *stats
@@ -326,7 +334,7 @@ impl<'s> Emitter<'s> {
         }
         for (i, &n) in self.by_attr.iter().enumerate() {
             if n > 0 {
-                let a = &self.attrs[i];
+                let a = &session.attrs[i];
                 let name = a.name.clone().unwrap_or_else(|| {
                     format!("perf_type{}_config{:#x}", a.attr.kind, a.attr.config)
                 });

@@ -40,7 +40,7 @@ pub struct EventDesc {
 /// What the feature sections said. `tracing_data` is (input offset, bytes) of the
 /// TRACING_DATA payload, parsed by the caller with `ftrace::parse_tracing_data`.
 #[derive(Debug, Default)]
-pub struct Features<'a> {
+pub struct Features {
     pub hostname: Option<String>,
     pub osrelease: Option<String>,
     pub perf_version: Option<String>,
@@ -57,14 +57,14 @@ pub struct Features<'a> {
     pub compression: Option<(u32, u32)>,
     pub sample_time: Option<(u64, u64)>,
     pub hybrid: Vec<(String, String)>,
-    pub tracing_data: Option<(u64, &'a [u8])>,
-    topology_raw: Option<(u64, &'a [u8])>,
-    numa_raw: Option<(u64, &'a [u8])>,
-    cache_raw: Option<(u64, &'a [u8])>,
+    pub tracing_data: Option<(u64, Vec<u8>)>,
+    topology_raw: Option<(u64, Vec<u8>)>,
+    numa_raw: Option<(u64, Vec<u8>)>,
+    cache_raw: Option<(u64, Vec<u8>)>,
 }
 
 /// Reads the file-mode feature table (right after the data section) and every section.
-pub fn read_file_features<'a>(bytes: &'a [u8], header: &Header) -> Result<Features<'a>> {
+pub fn read_file_features(bytes: &[u8], header: &Header) -> Result<Features> {
     let mut features = Features::default();
     let table = header
         .data
@@ -141,13 +141,13 @@ fn text(raw: &[u8]) -> String {
     String::from_utf8_lossy(raw).into_owned()
 }
 
-impl<'a> Features<'a> {
+impl Features {
     /// Takes one feature payload found at input offset `at`.
-    pub fn add(&mut self, bit: u32, payload: &'a [u8], at: u64, endian: Endian) -> Result<()> {
+    pub fn add(&mut self, bit: u32, payload: &[u8], at: u64, endian: Endian) -> Result<()> {
         let what = feature_name(bit);
         let mut c = Cursor::new(payload, at, endian);
         match bit {
-            TRACING_DATA => self.tracing_data = Some((at, payload)),
+            TRACING_DATA => self.tracing_data = Some((at, payload.to_vec())),
             HOSTNAME => self.hostname = Some(text(c.perf_string(what)?)),
             OSRELEASE => self.osrelease = Some(text(c.perf_string(what)?)),
             VERSION => self.perf_version = Some(text(c.perf_string(what)?)),
@@ -161,9 +161,9 @@ impl<'a> Features<'a> {
             TOTAL_MEM => self.total_mem_kb = Some(c.u64(what)?),
             CMDLINE => self.cmdline = Some(c.perf_string_list(what)?.join(" ")),
             EVENT_DESC => self.events = parse_event_desc(&mut c)?,
-            CPU_TOPOLOGY => self.topology_raw = Some((at, payload)),
-            NUMA_TOPOLOGY => self.numa_raw = Some((at, payload)),
-            CACHE => self.cache_raw = Some((at, payload)),
+            CPU_TOPOLOGY => self.topology_raw = Some((at, payload.to_vec())),
+            NUMA_TOPOLOGY => self.numa_raw = Some((at, payload.to_vec())),
+            CACHE => self.cache_raw = Some((at, payload.to_vec())),
             SAMPLE_TIME => self.sample_time = Some((c.u64(what)?, c.u64(what)?)),
             CLOCKID => self.clock_resolution_ns = Some(c.u64(what)?),
             COMPRESSED => {
@@ -197,14 +197,14 @@ impl<'a> Features<'a> {
             topo.cpus
                 .resize(n.min(crate::topology::MAX_CPU) as usize, Default::default());
         }
-        if let Some((at, raw)) = self.topology_raw {
-            self.parse_cpu_topology(&mut topo, Cursor::new(raw, at, endian))?;
+        if let Some((at, raw)) = &self.topology_raw {
+            self.parse_cpu_topology(&mut topo, Cursor::new(raw, *at, endian))?;
         }
-        if let Some((at, raw)) = self.cache_raw {
-            parse_cache(&mut topo, Cursor::new(raw, at, endian))?;
+        if let Some((at, raw)) = &self.cache_raw {
+            parse_cache(&mut topo, Cursor::new(raw, *at, endian))?;
         }
-        if let Some((at, raw)) = self.numa_raw {
-            parse_numa(&mut topo, Cursor::new(raw, at, endian))?;
+        if let Some((at, raw)) = &self.numa_raw {
+            parse_numa(&mut topo, Cursor::new(raw, *at, endian))?;
         }
         topo.index_groups();
         Ok(Some(topo))

@@ -1,22 +1,21 @@
 //! `perf.data`, file and pipe mode (formats.md §4), to scheduler events.
 //!
-//! Two passes over the bytes as given (a memory map or the buffer read from stdin):
-//! [`scan`] frames every record once, takes in metadata as it comes (attrs, ids, tracing
-//! data, features; pipe mode carries them in-stream), unpacks `perf record -z` data and keeps
-//! a 16-byte key (time, place, attr) per event-bearing record; the keys are then fully
-//! sorted and [`emit`] decodes each record in place, in time order, into the sink.
-//!
-//! Ordering: perf writes per-CPU buffers round by round, so records are only ordered within
-//! a CPU. We sort all keys at once rather than flushing at FINISHED_ROUND markers: it is
-//! correct whatever the markers say (pipe captures, `perf inject`, old perf without them),
-//! costs 16 bytes per record (a fraction of the record itself), and sorting a few million
-//! nearly-sorted keys takes milliseconds. Equal times keep stream order, as in perf.
+//! One pass over the record stream, as perf's own reader does it: [`pass`] frames each
+//! record from a [`source::Source`] (a memory map, or standard input as a stream), [`scan`]
+//! takes in metadata as it comes (attrs, ids, tracing data, features; pipe mode carries them
+//! in-stream), unpacks `perf record -z` data and queues a 16-byte key (time, place, attr) per
+//! event-bearing record; at each FINISHED_ROUND the [`rounds`] queue hands the round that
+//! became safe to emit, sorted, to [`emit`], which decodes each record in place into the
+//! sink, and the input before the oldest waiting record is given up. Memory stays at about
+//! two rounds of records whatever the size of the trace, and records are decoded while
+//! their bytes are still in the cache.
 //!
 //! Why not the `linux-perf-data` crate: we need byte-level access to sample fields in place
 //! (zero-copy through a sort that only moves keys), the RAW payload handed straight to the
 //! shared ftrace decoder, tolerant per-record rejects with offsets instead of a stop on the
-//! first error, the tracing data parsed by our own `ftrace` module, and the topology/cache
-//! features; the container framing itself is small (header, attrs, records, features).
+//! first error, the tracing data parsed by our own `ftrace` module, the topology/cache
+//! features, and a pipe-mode stream read round by round; the container framing itself is
+//! small (header, attrs, records, features).
 
 pub mod attr;
 pub mod bytes;
@@ -25,20 +24,23 @@ pub mod emit;
 pub mod features;
 pub mod header;
 pub mod ids;
+pub mod pass;
 pub mod records;
 pub mod rounds;
 pub mod sample;
 pub mod scan;
+pub mod source;
 
-use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
+use crate::ftrace::TracingData;
 use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
 use scan::Scan;
+use std::io::Read;
 
-/// Reads a whole perf.data (file or pipe mode, either byte order) and feeds its events to
-/// `sink` in time order.
+/// Reads a whole perf.data (file or pipe mode, either byte order) held in memory and feeds
+/// its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
     read_releasing(bytes, &KeepAll, sink)
 }
@@ -56,87 +58,46 @@ pub fn read_releasing(
         scan.read_file_attrs(bytes, &header)?;
         scan.name_attrs_from_event_desc();
     }
-    scan.scan_input(bytes, header.data, release)?;
+    let data = header.data.slice(bytes, "data", 40)?;
+    let end = header.data.offset as usize + data.len();
+    let mut source = source::Mapped::new(bytes, end, release);
+    pass::run(&header, scan, &mut source, sink)
+}
 
-    let tracing = match scan.tracing_data.or(scan.features.tracing_data) {
-        Some((at, raw)) => Some(parse_tracing_data(raw, at)?),
-        None => None,
-    };
-    let mut meta = describe(&header, &scan, tracing.as_ref())?;
-    let decoder = tracing
-        .as_ref()
-        .map(|t| Decoder::new(&t.formats, t.endian, meta.kernel_release.as_deref()));
+/// True when `prefix` (at least 16 bytes) starts a pipe-mode perf.data: the one kind of
+/// perf.data that can be read as a stream.
+pub fn is_pipe_header(prefix: &[u8]) -> bool {
+    header::parse(prefix.get(..16).unwrap_or(prefix)).is_ok_and(|h| h.mode == Mode::Pipe)
+}
 
-    let mut keys = std::mem::take(&mut scan.keys);
-    let plan = std::mem::take(&mut scan.rounds_check).plan();
-    let formats = tracing.as_ref().map_or(&[][..], |t| &t.formats[..]);
-    let mut emitter = emit::Emitter::new(
-        header.endian,
-        &scan.attrs,
-        &scan.ids,
-        decoder.as_ref(),
-        formats,
-    );
-    let unpacked = scan.unpacker.as_ref().map_or(&[][..], |u| &u.out[..]);
-    let mut stats = std::mem::take(&mut scan.stats);
-    let data_end = (header.data.offset + header.data.size) as usize;
-    let mut released = header.data.offset as usize;
-    sink.meta(&meta);
-    rounds::sorted_windows(&mut keys, &plan, |window, leftover, upcoming| {
-        emitter.run(window, bytes, unpacked, sink, &mut stats);
-        // Input before the first waiting record is done with. Later rounds lie further on
-        // in the input, so the leftover and the next arrival bound it.
-        let low = leftover
-            .iter()
-            .chain(upcoming.first())
-            .filter(|k| k.segment() == scan::SEG_INPUT)
-            .map(|k| k.offset())
-            .min()
-            .unwrap_or(data_end);
-        if low > released {
-            release.release(released..low);
-            released = low;
-        }
-    });
-    drop(keys);
-    emitter.finish(sink);
-    emitter.count_into(&mut stats);
-
-    let extra = &mut meta.extra;
-    extra.insert("perf.records".into(), scan.records_seen.to_string());
-    extra.insert("perf.finished_rounds".into(), scan.rounds.to_string());
-    extra.insert(
-        "perf.ordering".into(),
-        match &plan.order {
-            rounds::Order::Rounds(f) => format!("{} FINISHED_ROUND windows", f.len() + 1),
-            rounds::Order::Whole { behind_flush } => format!(
-                "whole-file sort ({behind_flush} records arrived after their round was flushed)"
-            ),
-        },
-    );
-    if scan.compressed_records > 0 {
-        extra.insert(
-            "perf.compressed_records".into(),
-            scan.compressed_records.to_string(),
-        );
-        extra.insert("perf.unpacked_bytes".into(), unpacked.len().to_string());
+/// Reads a pipe-mode perf.data (`perf record -o -`) from `reader` as it arrives, holding
+/// only the records of the rounds not emitted yet. `prefix` holds the input's first bytes,
+/// already read to detect the format.
+pub fn read_stream(
+    prefix: Vec<u8>,
+    reader: impl Read,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
+    let mut source = source::Streamed::new(prefix, reader);
+    let head = source::Source::get(&mut source, 0, header::PIPE_HEADER_SIZE as usize)?;
+    let header = header::parse(head)?;
+    if header.mode != Mode::Pipe {
+        return Err(crate::Error::at(
+            8,
+            "a file-mode perf.data cannot be read as a stream (it points back and forth): give the file name",
+        ));
     }
-    extra.insert("perf.lost_events".into(), emitter.lost.to_string());
-    extra.insert("perf.lost_records".into(), emitter.lost_records.to_string());
-    extra.insert("perf.comm_records".into(), emitter.comm_records.to_string());
-    extra.insert("perf.fork_records".into(), emitter.fork_records.to_string());
-    extra.insert("perf.exit_records".into(), emitter.exit_records.to_string());
-    if emitter.cpu_unknown > 0 {
-        extra.insert(
-            "perf.samples_without_cpu".into(),
-            emitter.cpu_unknown.to_string(),
-        );
-    }
-    Ok(Ingested { meta, stats })
+    let scan = Scan::new(header.endian, header.mode);
+    let mut ingested = pass::run(&header, scan, &mut source, sink)?;
+    ingested.meta.extra.insert(
+        "perf.stream_peak_buffered_bytes".into(),
+        source::Source::peak_held(&source).to_string(),
+    );
+    Ok(ingested)
 }
 
 /// TraceMeta from the header, the features and the attrs.
-fn describe(
+pub(crate) fn describe(
     header: &header::Header,
     scan: &Scan,
     tracing: Option<&TracingData>,

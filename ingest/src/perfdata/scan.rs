@@ -1,7 +1,7 @@
-//! Pass 1 over the record stream: takes in the metadata records as they come (attrs, ids,
+//! Takes in the framed records one by one: the metadata records as they come (attrs, ids,
 //! tracing data, features — pipe mode sends them in-stream), unpacks compressed records,
-//! and for every record that yields events stores a 16-byte sort key (timestamp, where
-//! the record is, which attr it belongs to). Nothing is decoded or copied here.
+//! and for every record that yields events queues a 16-byte sort key (timestamp, where the
+//! record is, which attr it belongs to) for its round. Nothing is decoded or copied here.
 
 use super::attr::{self, Attr};
 use super::bytes::{u32_at, u64_at, Endian};
@@ -10,13 +10,9 @@ use super::features::Features;
 use super::header::{Header, Mode, Section};
 use super::ids::IdMap;
 use super::records::{self, Record};
-use super::rounds::RoundCheck;
+use super::rounds::RoundQueue;
 use super::sample::SampleFormat;
-use crate::input::Release;
 use crate::{Error, IngestStats, Result};
-
-/// The scan gives back the input it has framed in steps of this size.
-const RELEASE_EVERY: usize = 16 << 20;
 
 /// One attr of the session with what is needed to read and name its records.
 #[derive(Debug, Clone)]
@@ -58,21 +54,20 @@ impl Key {
     }
 }
 
-pub struct Scan<'a> {
+pub struct Scan {
     pub endian: Endian,
     pub mode: Mode,
     pub attrs: Vec<AttrEntry>,
     pub ids: IdMap,
     ids_dirty: bool,
-    pub features: Features<'a>,
+    pub features: Features,
     /// (input offset, bytes) of the HEADER_TRACING_DATA payload (pipe mode).
-    pub tracing_data: Option<(u64, &'a [u8])>,
+    pub tracing_data: Option<(u64, Vec<u8>)>,
     pub unpacker: Option<Unpacker>,
-    /// How far the unpacked stream has been framed.
-    unpacked_pos: usize,
-    pub keys: Vec<Key>,
-    /// Where the FINISHED_ROUND flushes fall among the keys, and whether they hold.
-    pub rounds_check: RoundCheck,
+    /// How far the unpacked stream has been framed (unpacked offset).
+    pub unpacked_pos: usize,
+    /// Keys waiting for their round.
+    pub queue: RoundQueue,
     max_ts: u64,
     pub stats: IngestStats,
     pub records_seen: u64,
@@ -80,8 +75,8 @@ pub struct Scan<'a> {
     pub rounds: u64,
 }
 
-impl<'a> Scan<'a> {
-    pub fn new(endian: Endian, mode: Mode) -> Scan<'a> {
+impl Scan {
+    pub fn new(endian: Endian, mode: Mode) -> Scan {
         Scan {
             endian,
             mode,
@@ -92,8 +87,7 @@ impl<'a> Scan<'a> {
             tracing_data: None,
             unpacker: None,
             unpacked_pos: 0,
-            keys: Vec::new(),
-            rounds_check: RoundCheck::default(),
+            queue: RoundQueue::default(),
             max_ts: 0,
             stats: IngestStats::default(),
             records_seen: 0,
@@ -103,7 +97,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Reads the file-mode attrs section and the ids each attr points to.
-    pub fn read_file_attrs(&mut self, bytes: &'a [u8], header: &Header) -> Result<()> {
+    pub fn read_file_attrs(&mut self, bytes: &[u8], header: &Header) -> Result<()> {
         let section = header.attrs.slice(bytes, "attrs", 24)?;
         let stride = header.attr_size;
         if stride < attr::ATTR_SIZE_VER0 as u64 + 16 || stride > 1 << 16 {
@@ -165,54 +159,31 @@ impl<'a> Scan<'a> {
         Ok(index)
     }
 
-    /// Frames and takes in every record of `stream` (input segment: `base` = its offset),
-    /// giving the framed input back to `release` as it goes (pass 2 faults in what it needs).
-    pub fn scan_input(
-        &mut self,
-        bytes: &'a [u8],
-        data: Section,
-        release: &dyn Release,
-    ) -> Result<()> {
-        let stream = data.slice(bytes, "data", 40)?;
-        let base = data.offset as usize;
-        // perf sched samples are ~100 bytes: one allocation instead of a dozen regrowths.
-        self.keys.reserve(stream.len() / 96);
-        let mut pos = 0;
-        let mut released = 0;
-        while let Some(rec) = records::frame(self.endian, stream, pos, base as u64)? {
-            self.record(rec, base + pos)?;
-            pos += rec.len;
-            if pos - released >= RELEASE_EVERY {
-                release.release(base + released..base + pos);
-                released = pos;
-            }
-        }
-        if pos != stream.len() {
-            return Err(Error::at(
-                (base + pos) as u64,
-                format!(
-                    "{} bytes at the end of the data are not a whole record header",
-                    stream.len() - pos
-                ),
-            ));
-        }
+    /// Checks, at the end of the stream, that compressed data did not stop inside a record.
+    pub fn finish(&mut self) -> Result<()> {
         if let Some(unpacker) = &self.unpacker {
-            if self.unpacked_pos != unpacker.out.len() {
+            let end = unpacker.base + unpacker.out.len();
+            if self.unpacked_pos != end {
                 return Err(Error::whole(format!(
-                    "compressed data ends inside a record ({} of {} unpacked bytes framed)",
-                    self.unpacked_pos,
-                    unpacker.out.len()
+                    "compressed data ends inside a record ({} of {end} unpacked bytes framed)",
+                    self.unpacked_pos
                 )));
             }
         }
-        if self.ids_dirty {
-            self.ids.freeze();
-        }
+        self.freeze_ids();
         Ok(())
     }
 
+    /// Builds the id lookup table once ids stop changing.
+    pub fn freeze_ids(&mut self) {
+        if self.ids_dirty {
+            self.ids.freeze();
+            self.ids_dirty = false;
+        }
+    }
+
     /// Takes in one record of the input stream at input offset `offset`.
-    fn record(&mut self, rec: Record<'a>, offset: usize) -> Result<()> {
+    pub fn record(&mut self, rec: Record<'_>, offset: usize) -> Result<()> {
         self.records_seen += 1;
         let at = offset as u64;
         match rec.kind {
@@ -224,7 +195,7 @@ impl<'a> Scan<'a> {
             | records::LOST_SAMPLES => self.key_side_band(rec, SEG_INPUT, offset),
             records::HEADER_ATTR => self.header_attr(rec, at),
             records::HEADER_TRACING_DATA => {
-                self.tracing_data = Some((at + 12, rec.extra));
+                self.tracing_data = Some((at + 12, rec.extra.to_vec()));
                 Ok(())
             }
             records::HEADER_FEATURE => {
@@ -278,7 +249,7 @@ impl<'a> Scan<'a> {
             }
             records::FINISHED_ROUND => {
                 self.rounds += 1;
-                self.rounds_check.marker(self.keys.len());
+                self.queue.marker();
                 Ok(())
             }
             _ => Ok(()),
@@ -289,17 +260,19 @@ impl<'a> Scan<'a> {
     fn scan_unpacked(&mut self) -> Result<()> {
         let mut unpacker = self.unpacker.take().expect("unpacker present");
         let out = std::mem::take(&mut unpacker.out);
+        let base = unpacker.base;
         let mut pos = self.unpacked_pos;
         let result = (|| -> Result<()> {
             loop {
                 // A record whose header or body is not complete yet waits for the next chunk.
-                let Some(size) = super::bytes::u16_at(self.endian, &out, pos + 6) else {
+                let at = pos - base;
+                let Some(size) = super::bytes::u16_at(self.endian, &out, at + 6) else {
                     return Ok(());
                 };
-                if size >= 8 && pos + size as usize > out.len() {
+                if size >= 8 && at + size as usize > out.len() {
                     return Ok(());
                 }
-                let framed = records::frame(self.endian, &out, pos, 0).map_err(|e| {
+                let framed = records::frame(self.endian, &out, at, 0).map_err(|e| {
                     Error::whole(format!("in decompressed data at byte {pos}: {}", e.cause))
                 })?;
                 let Some(rec) = framed else { return Ok(()) };
@@ -325,7 +298,7 @@ impl<'a> Scan<'a> {
             | records::LOST_SAMPLES => self.key_side_band(rec, SEG_UNPACKED, pos),
             records::FINISHED_ROUND => {
                 self.rounds += 1;
-                self.rounds_check.marker(self.keys.len());
+                self.queue.marker();
                 Ok(())
             }
             records::COMPRESSED | records::COMPRESSED2 => {
@@ -391,10 +364,7 @@ impl<'a> Scan<'a> {
     fn attr_of(&mut self, id: Option<u64>) -> Option<u16> {
         match id {
             Some(id) => {
-                if self.ids_dirty {
-                    self.ids.freeze();
-                    self.ids_dirty = false;
-                }
+                self.freeze_ids();
                 self.ids.get(id).map(|info| info.attr).or_else(|| {
                     // A session with a single attr and no id table (old files) still works.
                     (self.attrs.len() == 1 && self.ids.is_empty()).then_some(0)
@@ -412,10 +382,7 @@ impl<'a> Scan<'a> {
         } else {
             self.max_ts = ts;
         }
-        let key = Key::new(ts, seg, offset, attr);
-        if self.rounds_check.key(key) {
-            self.keys.push(key);
-        }
+        self.queue.push(Key::new(ts, seg, offset, attr));
     }
 
     fn key_sample(&mut self, rec: Record<'_>, seg: u64, offset: usize) -> Result<()> {

@@ -19,8 +19,6 @@ use std::collections::BinaryHeap;
 const PAGES_PER_FILL: usize = 64;
 /// A CPU is refilled when fewer events than this are buffered.
 const REFILL_BELOW: usize = 8192;
-/// Merged batches in flight between the decoding thread and the sink.
-const BATCHES_IN_FLIGHT: usize = 4;
 
 /// Decodes and merges on a second thread while the caller's thread feeds the sink, so the
 /// analysis of one batch overlaps the decoding of the next (the sink need not be `Send`).
@@ -41,28 +39,10 @@ pub fn run(
             true
         });
     }
-    let (full, batches) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES_IN_FLIGHT);
-    let (empty, recycled) = std::sync::mpsc::channel::<Vec<Event>>();
-    std::thread::scope(|scope| {
-        let producer = scope.spawn(move || {
-            merge_batches(streams, shared, cmdlines, |batch| {
-                let mut next = recycled.try_recv().unwrap_or_default();
-                std::mem::swap(&mut next, batch);
-                // The receiver only goes away when the sink side stops early; then so do we.
-                full.send(next).is_ok()
-            })
-        });
-        for mut batch in batches {
-            for event in &batch {
-                sink.event(event);
-            }
-            batch.clear();
-            let _ = empty.send(batch);
-        }
-        producer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    crate::relay::run_batches(
+        |deliver| merge_batches(streams, shared, cmdlines, |batch| deliver.batch(batch)),
+        sink,
+    )
 }
 
 /// Fills `batch` round by round with events in `(ts, cpu)` order and hands each round to

@@ -1,0 +1,230 @@
+//! The one pass over the record stream: frame a record, let [`Scan`] take it in, and
+//! whenever a FINISHED_ROUND makes a round safe, emit it and give up the input before the
+//! oldest record still waiting.
+
+use super::bytes::{u16_at, u32_at, u64_at};
+use super::emit::{Emitter, Segment, Session};
+use super::header::Header;
+use super::records;
+use super::scan::{Scan, SEG_INPUT, SEG_UNPACKED};
+use super::source::Source;
+use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
+use crate::meta::TraceMeta;
+use crate::{Error, EventSink, Ingested, Result};
+
+/// What is built once the metadata has arrived, before the first event goes out.
+#[derive(Default)]
+struct Ready {
+    tracing: Option<TracingData>,
+    decoder: Option<Decoder>,
+    meta: Option<TraceMeta>,
+}
+
+/// Reads every record of the data from `header.data.offset` to the end of `source`.
+pub fn run(
+    header: &Header,
+    mut scan: Scan,
+    source: &mut impl Source,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
+    let endian = header.endian;
+    let mut ready = Ready::default();
+    let mut emitter = Emitter::default();
+    let mut pos = header.data.offset;
+    loop {
+        let len = record_len(header, source, pos)?;
+        if len == 0 {
+            break;
+        }
+        let bytes = source.get(pos, len)?;
+        let rec = records::frame(endian, bytes, 0, pos)?.expect("a whole record header was read");
+        scan.record(rec, pos as usize)?;
+        pos += rec.len as u64;
+        if scan.queue.has_due() {
+            flush(
+                header,
+                &mut scan,
+                &mut ready,
+                &mut emitter,
+                source,
+                pos,
+                sink,
+                false,
+            )?;
+        }
+    }
+    scan.finish()?;
+    flush(
+        header,
+        &mut scan,
+        &mut ready,
+        &mut emitter,
+        source,
+        pos,
+        sink,
+        true,
+    )?;
+    emitter.finish(sink);
+
+    let mut stats = std::mem::take(&mut scan.stats);
+    emitter.count_into(&session(&scan, &ready), &mut stats);
+    let mut meta = super::describe(header, &scan, ready.tracing.as_ref())?;
+    let extra = &mut meta.extra;
+    let mut put = |key: &str, value: u64| extra.insert(key.to_string(), value.to_string());
+    put("perf.records", scan.records_seen);
+    put("perf.finished_rounds", scan.rounds);
+    put("perf.records_after_their_round", scan.queue.late);
+    put("perf.peak_waiting_records", scan.queue.peak_waiting as u64);
+    if scan.compressed_records > 0 {
+        put("perf.compressed_records", scan.compressed_records);
+        put("perf.unpacked_bytes", scan.unpacked_pos as u64);
+    }
+    put("perf.lost_events", emitter.lost);
+    put("perf.lost_records", emitter.lost_records);
+    put("perf.comm_records", emitter.comm_records);
+    put("perf.fork_records", emitter.fork_records);
+    put("perf.exit_records", emitter.exit_records);
+    if emitter.cpu_unknown > 0 {
+        put("perf.samples_without_cpu", emitter.cpu_unknown);
+    }
+    // A record emitted after later ones is out of order for the analysis as well.
+    stats.out_of_order += scan.queue.late;
+    Ok(Ingested { meta, stats })
+}
+
+/// Bytes of the record at `pos` (0 at the end of the input), header and out-of-band payload
+/// included, as its header says; [`records::frame`] checks it against what is there.
+fn record_len(header: &Header, source: &mut impl Source, pos: u64) -> Result<usize> {
+    let endian = header.endian;
+    // The header and the first body word (the payload size of the two records that have one).
+    let head = source.get(pos, 16)?;
+    if head.len() < 8 {
+        if head.is_empty() {
+            return Ok(0);
+        }
+        return Err(Error::at(
+            pos,
+            format!(
+                "{} bytes at the end of the data are not a whole record header",
+                head.len()
+            ),
+        ));
+    }
+    let kind = u32_at(endian, head, 0).unwrap_or(0);
+    let size = u16_at(endian, head, 6).unwrap_or(0) as u64;
+    let extra = match kind {
+        records::HEADER_TRACING_DATA => u32_at(endian, head, 8).map_or(0, u64::from),
+        records::AUXTRACE => u64_at(endian, head, 8).unwrap_or(0),
+        _ => 0,
+    };
+    // At least the header, so that framing reports a bad size rather than the end.
+    Ok(usize::try_from(size.saturating_add(extra))
+        .unwrap_or(usize::MAX)
+        .max(8))
+}
+
+fn session<'s>(scan: &'s Scan, ready: &'s Ready) -> Session<'s> {
+    Session {
+        endian: scan.endian,
+        attrs: &scan.attrs,
+        ids: &scan.ids,
+        decoder: ready.decoder.as_ref(),
+    }
+}
+
+/// Emits the rounds that are due (`last`: everything left) and gives up the input that no
+/// waiting record needs; `pos` is where the next record starts.
+#[allow(clippy::too_many_arguments)]
+fn flush(
+    header: &Header,
+    scan: &mut Scan,
+    ready: &mut Ready,
+    emitter: &mut Emitter,
+    source: &mut impl Source,
+    pos: u64,
+    sink: &mut dyn EventSink,
+    last: bool,
+) -> Result<()> {
+    prepare(header, scan, ready, emitter, sink)?;
+    scan.freeze_ids();
+    let session = Session {
+        endian: scan.endian,
+        attrs: &scan.attrs,
+        ids: &scan.ids,
+        decoder: ready.decoder.as_ref(),
+    };
+    let (base, bytes) = source.window();
+    let input = Segment {
+        base: base as usize,
+        bytes,
+    };
+    let unpacked = scan.unpacker.as_ref().map_or(
+        Segment {
+            base: 0,
+            bytes: &[],
+        },
+        |u| Segment {
+            base: u.base,
+            bytes: &u.out,
+        },
+    );
+    let stats = &mut scan.stats;
+    let mut emit =
+        |keys: &[super::scan::Key]| emitter.run(keys, &session, input, unpacked, sink, stats);
+    if last {
+        scan.queue.finish(&mut emit);
+    } else {
+        scan.queue.flush_due(&mut emit);
+    }
+    let low_input = scan
+        .queue
+        .lowest_offset(SEG_INPUT)
+        .map_or(pos, |o| (o as u64).min(pos));
+    source.done_before(low_input);
+    if let Some(unpacker) = &mut scan.unpacker {
+        let low = scan
+            .queue
+            .lowest_offset(SEG_UNPACKED)
+            .map_or(scan.unpacked_pos, |o| o.min(scan.unpacked_pos));
+        unpacker.done_before(low);
+    }
+    Ok(())
+}
+
+/// Before the first event: the tracing data, the decoder and the trace's metadata (given to
+/// the sink). Tracing data that only arrives later is taken in then.
+fn prepare(
+    header: &Header,
+    scan: &mut Scan,
+    ready: &mut Ready,
+    emitter: &mut Emitter,
+    sink: &mut dyn EventSink,
+) -> Result<()> {
+    if ready.meta.is_some() && (ready.tracing.is_some() || scan.tracing_data.is_none()) {
+        return Ok(());
+    }
+    if ready.tracing.is_none() {
+        let raw = scan
+            .tracing_data
+            .as_ref()
+            .or(scan.features.tracing_data.as_ref());
+        if let Some((at, raw)) = raw {
+            ready.tracing = Some(parse_tracing_data(raw, *at)?);
+        }
+    }
+    let meta = super::describe(header, scan, ready.tracing.as_ref())?;
+    if let Some(tracing) = &ready.tracing {
+        let decoder = Decoder::new(
+            &tracing.formats,
+            tracing.endian,
+            meta.kernel_release.as_deref(),
+        );
+        ready.decoder = Some(decoder);
+        emitter.prepare(&session(scan, ready), &tracing.formats);
+    }
+    if ready.meta.is_none() {
+        sink.meta(&meta);
+        ready.meta = Some(meta);
+    }
+    Ok(())
+}
