@@ -235,7 +235,10 @@ fn analyze_via_stdin(path: &str) -> Value {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let bytes = std::fs::read(path).unwrap();
+    // Decompressed, as `perf record -o -` or `trace-cmd` would write them into the pipe.
+    let bytes = ingest::input::load(std::path::Path::new(path))
+        .unwrap()
+        .to_vec();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(&bytes));
     let out = child.wait_with_output().unwrap();
@@ -280,6 +283,29 @@ fn reads_perf_pipe_mode_from_stdin() {
         from_stdin["quality"]["events"],
         from_file["quality"]["events"]
     );
+}
+
+/// A pipe-mode `perf sched record` with 108 rounds and a loss on CPU 1, read as a stream from
+/// stdin: the same report as from the file, the loss in the ledger, and the stream held in
+/// a buffer a fraction of its size.
+#[test]
+fn streams_a_perf_sched_record_pipe_from_stdin() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/perfdata/sched-record.pipe.data.xz"
+    );
+    let from_stdin = analyze_via_stdin(path);
+    let from_file = analyze_file(path);
+    assert_eq!(from_stdin["tasks"], from_file["tasks"]);
+    assert_eq!(from_stdin["cpus"], from_file["cpus"]);
+    assert_eq!(from_stdin["quality"], from_file["quality"]);
+    assert_eq!(from_stdin["quality"]["events"]["sched_switch"], 24151);
+    let held: u64 = from_stdin["source"]["extra"]["perf.stream_peak_buffered_bytes"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(held < 6_919_876 / 2, "{held}");
 }
 
 /// A text trace records no kernel release; PDS prints priorities 152..191, so without the release

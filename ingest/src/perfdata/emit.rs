@@ -53,6 +53,8 @@ pub struct Emitter {
     /// without a time. They are emitted after everything else ([`Emitter::finish`]), at the last
     /// time of the trace, so they count in the ledger without moving the trace's start to 0.
     deferred_lost: Vec<(Option<u32>, i32, u64)>,
+    /// Events reported lost by timed loss records, per CPU (loss records are rare).
+    timed_lost: Vec<(Option<u32>, u64)>,
 }
 
 /// True when a tracepoint attr records the event `name` (format found by attr.config).
@@ -74,14 +76,44 @@ impl Emitter {
         self.exit_traced = traces(session.attrs, formats, "sched_process_exit");
     }
 
-    /// Emits what had to wait for the end of the stream (loss records without a time).
+    /// Emits what had to wait for the end of the stream: the part of perf's end-of-session
+    /// loss summaries that no timed loss record reported.
+    ///
+    /// When the kernel cannot write a sample it counts it twice: in the ring buffer's lost
+    /// count, which it writes as a timed PERF_RECORD_LOST once there is room again, and in the
+    /// event's own lost-sample count, which perf reads at the end and writes as time-0
+    /// LOST_SAMPLES records, one per event and CPU. The summaries of a CPU thus repeat its
+    /// timed records and add only what was lost too late to be reported in the stream.
     pub fn finish(&mut self, sink: &mut dyn EventSink) {
+        let mut summaries: Vec<(Option<u32>, i32, u64)> = Vec::new();
         for (cpu, current_pid, count) in std::mem::take(&mut self.deferred_lost) {
+            match summaries.iter_mut().find(|s| s.0 == cpu) {
+                Some(s) => s.2 += count,
+                None => summaries.push((cpu, current_pid, count)),
+            }
+        }
+        let all_timed: u64 = self.timed_lost.iter().map(|t| t.1).sum();
+        for (cpu, current_pid, count) in summaries {
+            let timed = match cpu {
+                Some(_) => self
+                    .timed_lost
+                    .iter()
+                    .find(|t| t.0 == cpu)
+                    .map_or(0, |t| t.1),
+                None => all_timed,
+            };
+            let unreported = count.saturating_sub(timed);
+            if unreported == 0 {
+                continue;
+            }
+            self.lost += unreported;
             sink.event(&Event {
                 ts: self.last_ts,
                 cpu: cpu.unwrap_or(0),
                 current_pid,
-                kind: EventKind::Lost { count: Some(count) },
+                kind: EventKind::Lost {
+                    count: Some(unreported),
+                },
             });
         }
     }
@@ -307,11 +339,21 @@ impl Emitter {
                         None
                     }
                 });
-                self.lost += lost;
                 self.lost_records += 1;
                 if key.ts == 0 {
-                    self.deferred_lost.push((cpu, current_pid, lost));
+                    // perf writes these summaries with CPU 0 in the sample id whatever the
+                    // CPU; the id itself says which CPU's buffer it counts (ID_INDEX).
+                    let id_cpu = trailer
+                        .id
+                        .and_then(|id| session.ids.get(id))
+                        .and_then(|i| i.cpu);
+                    self.deferred_lost.push((id_cpu.or(cpu), current_pid, lost));
                 } else {
+                    self.lost += lost;
+                    match self.timed_lost.iter_mut().find(|t| t.0 == cpu) {
+                        Some(t) => t.1 += lost,
+                        None => self.timed_lost.push((cpu, lost)),
+                    }
                     emit(EventKind::Lost { count: Some(lost) }, cpu);
                 }
             }
