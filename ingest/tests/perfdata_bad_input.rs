@@ -160,6 +160,11 @@ proptest! {
             let keep = 16 + ((input.len() - 16) as f64 * cut) as usize;
             input.truncate(keep);
             let _ = read(&input);
+            // Pipe-mode inputs also through the stream reader, as from stdin.
+            if ingest::perfdata::is_pipe_header(&input) {
+                let mut sink = |_e: &ingest::Event| {};
+                let _ = ingest::perfdata::read_stream(input[..16].to_vec(), &input[16..], &mut sink);
+            }
         });
     }
 }

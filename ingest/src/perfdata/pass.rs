@@ -12,6 +12,10 @@ use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
 use crate::meta::TraceMeta;
 use crate::{Error, EventSink, Ingested, Result};
 
+/// How far ahead of the record being framed the input is prefetched: a few records' worth
+/// beyond the next page.
+const PREFETCH_AHEAD: u64 = 4096 + 512;
+
 /// What is built once the metadata has arrived, before the first event goes out.
 #[derive(Default)]
 struct Ready {
@@ -36,6 +40,7 @@ pub fn run(
         if len == 0 {
             break;
         }
+        source.prefetch(pos + PREFETCH_AHEAD);
         let bytes = source.get(pos, len)?;
         let rec = records::frame(endian, bytes, 0, pos)?.expect("a whole record header was read");
         scan.record(rec, pos as usize)?;
