@@ -74,21 +74,9 @@ impl Source for Mapped<'_> {
         self.end
     }
 
-    /// The reader walks the map front to back touching each record once before the round
-    /// sort; the hardware prefetcher stops at every 4 KiB page, so the first read of each
-    /// page would wait for memory. Asking a few pages ahead hides that wait.
     #[inline]
     fn prefetch(&self, at: u64) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(byte) = self.bytes.get(at as usize) {
-            // SAFETY: a prefetch only hints the cache; the address is inside the map.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (byte as *const u8).cast(),
-                )
-            };
-        }
-        let _ = at;
+        super::bytes::prefetch(&self.bytes[..self.end], at as usize);
     }
 }
 
