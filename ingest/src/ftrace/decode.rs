@@ -7,7 +7,7 @@
 use super::endian::Endian;
 use super::format::{EventFormat, Field, FieldKind};
 use super::prev_state::PrevStateDecoder;
-use crate::event::{Comm, EventKind, PrevState, TaskRef};
+use crate::event::{Comm, EventKind, PrevState, TaskRef, COMM_LEN};
 use std::collections::HashMap;
 
 /// Result of decoding one record.
@@ -26,27 +26,97 @@ pub enum Decoded {
     Malformed { name: u32, reason: &'static str },
 }
 
-/// Where one field is and how to read it.
+/// An integer field: where it is and, decided once from its size and sign, how to read it.
 #[derive(Clone, Copy, Debug)]
-struct Loc {
+struct Int {
     offset: usize,
-    size: usize,
-    /// Sign extension of a read integer: `(v << shift) >> shift` (0 = none).
-    shift: u32,
-    kind: FieldKind,
+    width: Width,
 }
 
-impl Loc {
-    fn of(format: &EventFormat, name: &str) -> Option<Loc> {
-        format.field(name).map(|f: &Field| Loc {
+/// Integer encodings a format can declare. The per-record read is one match on this instead of
+/// a length match, a shift pair and a sign test per field.
+#[derive(Clone, Copy, Debug)]
+enum Width {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    /// Sign does not matter at 64 bits: the bits are kept as they are.
+    W64,
+    /// Any other size (0, 3, 16, ...): never readable as an integer.
+    Unreadable,
+}
+
+impl Int {
+    fn of(format: &EventFormat, name: &str) -> Option<Int> {
+        format.field(name).map(|f: &Field| Int {
             offset: f.offset,
-            size: f.size,
-            shift: if f.signed && (1..8).contains(&f.size) {
-                64 - 8 * f.size as u32
-            } else {
-                0
+            width: match (f.size, f.signed) {
+                (1, false) => Width::U8,
+                (1, true) => Width::I8,
+                (2, false) => Width::U16,
+                (2, true) => Width::I16,
+                (4, false) => Width::U32,
+                (4, true) => Width::I32,
+                (8, _) => Width::W64,
+                _ => Width::Unreadable,
             },
-            kind: f.kind,
+        })
+    }
+
+    /// The value, sign-extended if signed; `None` when the record is too short for it.
+    #[inline(always)]
+    fn read<O: Order>(self, r: &[u8]) -> Option<i64> {
+        let at = self.offset;
+        Some(match self.width {
+            Width::U8 => *r.get(at)? as i64,
+            Width::I8 => *r.get(at)? as i8 as i64,
+            Width::U16 => O::u16(array(r, at)?) as i64,
+            Width::I16 => O::u16(array(r, at)?) as i16 as i64,
+            Width::U32 => O::u32(array(r, at)?) as i64,
+            Width::I32 => O::u32(array(r, at)?) as i32 as i64,
+            Width::W64 => O::u64(array(r, at)?) as i64,
+            Width::Unreadable => return None,
+        })
+    }
+}
+
+/// `N` bytes at `at`, `None` when they do not fit (a fixed-size copy, no length match).
+#[inline(always)]
+fn array<const N: usize>(r: &[u8], at: usize) -> Option<[u8; N]> {
+    r.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+/// A task-name field and how its bytes are found.
+#[derive(Clone, Copy, Debug)]
+enum Str {
+    /// `char comm[N]` (or an integer-typed field): the N bytes at `offset`.
+    Fixed { offset: usize, size: usize },
+    /// `TYPE name[]` of size 0: the rest of the record.
+    Flex { offset: usize },
+    /// `__data_loc` / `__rel_loc`: a u32 (u16 on very old kernels) locating the string.
+    Loc {
+        offset: usize,
+        size: usize,
+        relative: bool,
+    },
+}
+
+impl Str {
+    fn of(format: &EventFormat, name: &str) -> Option<Str> {
+        format.field(name).map(|f: &Field| match f.kind {
+            FieldKind::CharArray | FieldKind::Int => Str::Fixed {
+                offset: f.offset,
+                size: f.size,
+            },
+            FieldKind::Flex => Str::Flex { offset: f.offset },
+            FieldKind::DataLoc | FieldKind::RelLoc => Str::Loc {
+                offset: f.offset,
+                size: f.size,
+                relative: f.kind == FieldKind::RelLoc,
+            },
         })
     }
 }
@@ -96,38 +166,38 @@ impl Order for Be {
 #[derive(Clone, Debug)]
 enum Plan {
     Switch {
-        prev_comm: Option<Loc>,
-        prev_pid: Loc,
-        prev_prio: Option<Loc>,
-        prev_state: Loc,
-        next_comm: Option<Loc>,
-        next_pid: Loc,
-        next_prio: Option<Loc>,
+        prev_comm: Option<Str>,
+        prev_pid: Int,
+        prev_prio: Option<Int>,
+        prev_state: Int,
+        next_comm: Option<Str>,
+        next_pid: Int,
+        next_prio: Option<Int>,
     },
     Wake {
         which: WakeKind,
-        comm: Option<Loc>,
-        pid: Loc,
-        prio: Option<Loc>,
-        target_cpu: Option<Loc>,
+        comm: Option<Str>,
+        pid: Int,
+        prio: Option<Int>,
+        target_cpu: Option<Int>,
     },
     Migrate {
-        comm: Option<Loc>,
-        pid: Loc,
-        prio: Option<Loc>,
-        orig_cpu: Option<Loc>,
-        dest_cpu: Loc,
+        comm: Option<Str>,
+        pid: Int,
+        prio: Option<Int>,
+        orig_cpu: Option<Int>,
+        dest_cpu: Int,
     },
     Fork {
-        parent_pid: Loc,
-        child_pid: Loc,
-        child_comm: Option<Loc>,
+        parent_pid: Int,
+        child_pid: Int,
+        child_comm: Option<Str>,
     },
     Exit {
-        pid: Loc,
+        pid: Int,
     },
     Free {
-        pid: Loc,
+        pid: Int,
     },
     Other,
 }
@@ -142,7 +212,7 @@ enum WakeKind {
 #[derive(Clone, Debug)]
 struct Slot {
     name: u32,
-    common_pid: Option<Loc>,
+    common_pid: Option<Int>,
     plan: Plan,
 }
 
@@ -184,7 +254,7 @@ impl Decoder {
             }
             slots[id] = Some(Slot {
                 name,
-                common_pid: Loc::of(format, "common_pid"),
+                common_pid: Int::of(format, "common_pid"),
                 plan: plan_for(format),
             });
         }
@@ -233,7 +303,7 @@ impl Decoder {
             return Decoded::Unknown { id: id as u32 };
         };
         let current_pid = match slot.common_pid {
-            Some(loc) => match int::<O>(record, loc) {
+            Some(field) => match field.read::<O>(record) {
                 Some(v) => v as i32,
                 None => {
                     return Decoded::Malformed {
@@ -270,7 +340,7 @@ impl Decoder {
                 next_pid,
                 next_prio,
             } => {
-                let raw_state = int::<O>(r, prev_state)? as u64;
+                let raw_state = prev_state.read::<O>(r)? as u64;
                 EventKind::Switch {
                     prev: task::<O>(r, prev_comm, prev_pid, prev_prio)?,
                     prev_state: self.decode_prev_state(raw_state),
@@ -301,22 +371,22 @@ impl Decoder {
             } => EventKind::Migrate {
                 task: task::<O>(r, comm, pid, prio)?,
                 orig_cpu: opt_int::<O>(r, orig_cpu)?,
-                dest_cpu: int::<O>(r, dest_cpu)? as i32,
+                dest_cpu: dest_cpu.read::<O>(r)? as i32,
             },
             Plan::Fork {
                 parent_pid,
                 child_pid,
                 child_comm,
             } => EventKind::Fork {
-                parent_pid: int::<O>(r, parent_pid)? as i32,
-                child_pid: int::<O>(r, child_pid)? as i32,
+                parent_pid: parent_pid.read::<O>(r)? as i32,
+                child_pid: child_pid.read::<O>(r)? as i32,
                 child_comm: opt_comm::<O>(r, child_comm)?,
             },
             Plan::Exit { pid } => EventKind::Exit {
-                pid: int::<O>(r, pid)? as i32,
+                pid: pid.read::<O>(r)? as i32,
             },
             Plan::Free { pid } => EventKind::Free {
-                pid: int::<O>(r, pid)? as i32,
+                pid: pid.read::<O>(r)? as i32,
             },
         })
     }
@@ -331,71 +401,61 @@ impl Decoder {
     }
 }
 
-/// An integer field of 1, 2, 4 or 8 bytes, sign-extended if signed; `None` when the record
-/// is too short or the size is unusual.
-#[inline(always)]
-fn int<O: Order>(r: &[u8], loc: Loc) -> Option<i64> {
-    let v = match *r.get(loc.offset..loc.offset.checked_add(loc.size)?)? {
-        [a] => a as u64,
-        [a, b] => O::u16([a, b]) as u64,
-        [a, b, c, d] => O::u32([a, b, c, d]) as u64,
-        [a, b, c, d, e, f, g, h] => O::u64([a, b, c, d, e, f, g, h]),
-        _ => return None,
-    };
-    Some(((v << loc.shift) as i64) >> loc.shift)
-}
-
 /// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
 #[inline(always)]
-fn opt_int<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<i32> {
-    match loc {
-        Some(loc) => int::<O>(r, loc).map(|v| v as i32),
+fn opt_int<O: Order>(r: &[u8], field: Option<Int>) -> Option<i32> {
+    match field {
+        Some(field) => field.read::<O>(r).map(|v| v as i32),
         None => Some(-1),
     }
 }
 
 #[inline(always)]
-fn task<O: Order>(r: &[u8], comm: Option<Loc>, pid: Loc, prio: Option<Loc>) -> Option<TaskRef> {
+fn task<O: Order>(r: &[u8], comm: Option<Str>, pid: Int, prio: Option<Int>) -> Option<TaskRef> {
     Some(TaskRef {
-        pid: int::<O>(r, pid)? as i32,
+        pid: pid.read::<O>(r)? as i32,
         comm: opt_comm::<O>(r, comm)?,
         prio: opt_int::<O>(r, prio)?,
     })
 }
 
 #[inline(always)]
-fn opt_comm<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<Comm> {
-    match loc {
-        Some(loc) => comm::<O>(r, loc),
+fn opt_comm<O: Order>(r: &[u8], field: Option<Str>) -> Option<Comm> {
+    match field {
+        Some(field) => comm::<O>(r, field),
         None => Some(Comm::default()),
     }
 }
 
-/// A string field: fixed `char[N]`, `__data_loc`, `__rel_loc` or flexible tail.
-#[inline]
-fn comm<O: Order>(r: &[u8], loc: Loc) -> Option<Comm> {
-    let bytes = match loc.kind {
-        FieldKind::CharArray | FieldKind::Int => {
-            r.get(loc.offset..loc.offset.checked_add(loc.size)?)?
+/// A task name; `None` when its bytes lie outside the record.
+#[inline(always)]
+fn comm<O: Order>(r: &[u8], field: Str) -> Option<Comm> {
+    let bytes = match field {
+        Str::Fixed { offset, size } => {
+            let bytes = r.get(offset..offset.checked_add(size)?)?;
+            // `char comm[16]`, the usual case: a fixed 16-byte copy (a name keeps at most 16
+            // bytes anyway) instead of a variable-length memcpy call per name.
+            if let Some(head) = bytes.first_chunk::<COMM_LEN>() {
+                return Some(Comm::from_bytes(head));
+            }
+            bytes
         }
-        FieldKind::Flex => r.get(loc.offset..)?,
-        FieldKind::DataLoc | FieldKind::RelLoc => {
-            let (start, len) = if loc.size == 2 {
+        Str::Flex { offset } => r.get(offset..)?,
+        Str::Loc {
+            offset,
+            size,
+            relative,
+        } => {
+            let (start, len) = if size == 2 {
                 // Very old kernels: a u16 offset only; the string runs to the record end.
-                let &[a, b] = r.get(loc.offset..loc.offset.checked_add(2)?)? else {
-                    return None;
-                };
-                let start = O::u16([a, b]) as usize;
+                let start = O::u16(array(r, offset)?) as usize;
                 (start, r.len().checked_sub(start)?)
             } else {
-                let &[a, b, c, d] = r.get(loc.offset..loc.offset.checked_add(4)?)? else {
-                    return None;
-                };
-                let v = O::u32([a, b, c, d]);
+                let v = O::u32(array(r, offset)?);
                 ((v & 0xffff) as usize, (v >> 16) as usize)
             };
-            let start = if loc.kind == FieldKind::RelLoc {
-                start + loc.offset + loc.size
+            let start = if relative {
+                start + offset + size
             } else {
                 start
             };
@@ -406,15 +466,16 @@ fn comm<O: Order>(r: &[u8], loc: Loc) -> Option<Comm> {
 }
 
 fn plan_for(f: &EventFormat) -> Plan {
-    let l = |n: &str| Loc::of(f, n);
+    let l = |n: &str| Int::of(f, n);
+    let s = |n: &str| Str::of(f, n);
     let planned = match (f.system.as_str(), f.name.as_str()) {
         ("sched", "sched_switch") => (|| {
             Some(Plan::Switch {
-                prev_comm: l("prev_comm"),
+                prev_comm: s("prev_comm"),
                 prev_pid: l("prev_pid")?,
                 prev_prio: l("prev_prio"),
                 prev_state: l("prev_state")?,
-                next_comm: l("next_comm"),
+                next_comm: s("next_comm"),
                 next_pid: l("next_pid")?,
                 next_prio: l("next_prio"),
             })
@@ -427,7 +488,7 @@ fn plan_for(f: &EventFormat) -> Plan {
             };
             l("pid").map(|pid| Plan::Wake {
                 which,
-                comm: l("comm"),
+                comm: s("comm"),
                 pid,
                 prio: l("prio"),
                 target_cpu: l("target_cpu"),
@@ -435,7 +496,7 @@ fn plan_for(f: &EventFormat) -> Plan {
         }
         ("sched", "sched_migrate_task") => (|| {
             Some(Plan::Migrate {
-                comm: l("comm"),
+                comm: s("comm"),
                 pid: l("pid")?,
                 prio: l("prio"),
                 orig_cpu: l("orig_cpu"),
@@ -446,7 +507,7 @@ fn plan_for(f: &EventFormat) -> Plan {
             Some(Plan::Fork {
                 parent_pid: l("parent_pid")?,
                 child_pid: l("child_pid")?,
-                child_comm: l("child_comm"),
+                child_comm: s("child_comm"),
             })
         })(),
         ("sched", "sched_process_exit") => l("pid").map(|pid| Plan::Exit { pid }),

@@ -245,3 +245,65 @@ fn other_events_and_missing_fields() {
     );
     assert_eq!(d.event_count(), fmts.len());
 }
+
+/// The per-width integer reads give what the general `Endian::int_at` gives, for every size
+/// and sign a format can declare, both byte orders, in and out of bounds.
+#[test]
+fn int_reads_match_the_general_reader() {
+    let record: Vec<u8> = (0..20u8).map(|b| b.wrapping_mul(37) ^ 0x80).collect();
+    for endian in [Endian::Little, Endian::Big] {
+        for size in 0..=9 {
+            for signed in [false, true] {
+                for offset in [0, 3, 12, 16, 19, 20, usize::MAX - 2] {
+                    let format = EventFormat {
+                        id: 1,
+                        system: "t".into(),
+                        name: "t".into(),
+                        fields: vec![Field {
+                            name: "f".into(),
+                            offset,
+                            size,
+                            signed,
+                            kind: FieldKind::Int,
+                        }],
+                        print_fmt: String::new(),
+                    };
+                    let field = Int::of(&format, "f").unwrap();
+                    let got = match endian {
+                        Endian::Little => field.read::<Le>(&record),
+                        Endian::Big => field.read::<Be>(&record),
+                    };
+                    let want = endian.int_at(&record, offset, size, signed);
+                    assert_eq!(
+                        got, want,
+                        "{endian:?} size {size} signed {signed} @{offset}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A `char[N]` name: the bytes up to the first NUL, at most 16, and the whole field in bounds.
+#[test]
+fn fixed_comm_of_any_size() {
+    let record = b"0123456789abcdefghij\0xyz";
+    for size in [0, 1, 5, 15, 16, 17, 20, 24, 25] {
+        let field = Str::Fixed { offset: 0, size };
+        let got = comm::<Le>(record, field);
+        // The general rule: the whole field, cut at 16 bytes and at its first NUL.
+        let want = record.get(..size).map(Comm::from_bytes);
+        assert_eq!(got, want, "size {size}");
+    }
+    assert_eq!(
+        comm::<Le>(
+            record,
+            Str::Fixed {
+                offset: 4,
+                size: 16
+            }
+        )
+        .map(|c| c.to_string()),
+        Some("456789abcdefghij".to_string())
+    );
+}
