@@ -4,7 +4,7 @@
 //! name in its format (never fixed offsets), so each record costs only a table
 //! lookup and a few bounded reads.
 
-use super::endian::Endian;
+use super::endian::{Be, ByteOrder as Order, Endian, Le};
 use super::format::{EventFormat, Field, FieldKind};
 use super::prev_state::PrevStateDecoder;
 use crate::event::{Comm, EventKind, PrevState, TaskRef, COMM_LEN};
@@ -118,47 +118,6 @@ impl Str {
                 relative: f.kind == FieldKind::RelLoc,
             },
         })
-    }
-}
-
-/// Byte order as a type, so that the per-record code is compiled once per order with no
-/// branch on it per field (the decoder is on the hot path of every binary format).
-trait Order {
-    fn u16(b: [u8; 2]) -> u16;
-    fn u32(b: [u8; 4]) -> u32;
-    fn u64(b: [u8; 8]) -> u64;
-}
-
-struct Le;
-struct Be;
-
-impl Order for Le {
-    #[inline(always)]
-    fn u16(b: [u8; 2]) -> u16 {
-        u16::from_le_bytes(b)
-    }
-    #[inline(always)]
-    fn u32(b: [u8; 4]) -> u32 {
-        u32::from_le_bytes(b)
-    }
-    #[inline(always)]
-    fn u64(b: [u8; 8]) -> u64 {
-        u64::from_le_bytes(b)
-    }
-}
-
-impl Order for Be {
-    #[inline(always)]
-    fn u16(b: [u8; 2]) -> u16 {
-        u16::from_be_bytes(b)
-    }
-    #[inline(always)]
-    fn u32(b: [u8; 4]) -> u32 {
-        u32::from_be_bytes(b)
-    }
-    #[inline(always)]
-    fn u64(b: [u8; 8]) -> u64 {
-        u64::from_be_bytes(b)
     }
 }
 
