@@ -1,11 +1,14 @@
 //! Raw event record (starting at `common_type`) → normalized [`EventKind`].
 //!
 //! Built once per trace: for every event id the needed fields are looked up by
-//! name in its format (never fixed offsets), so each record costs only a table
-//! lookup and a few bounded reads.
+//! name in its format (never assumed offsets), so each record costs only a table
+//! lookup and a few bounded reads. sched_switch and the wakeups, nearly every record
+//! of a sched trace, also get a path for their usual field sizes ([`Usual`]): one
+//! length check, then fixed-size reads.
 
 use super::endian::{Be, ByteOrder as Order, Endian, Le};
-use super::format::{EventFormat, Field, FieldKind};
+use super::field::{array, i32_at, Int, Str, Width};
+use super::format::EventFormat;
 use super::prev_state::PrevStateDecoder;
 use crate::event::{Comm, EventKind, PrevState, TaskRef, COMM_LEN};
 use std::collections::HashMap;
@@ -24,101 +27,6 @@ pub enum Decoded {
     Unknown { id: u32 },
     /// The record is too short for a field its format declares.
     Malformed { name: u32, reason: &'static str },
-}
-
-/// An integer field: where it is and, decided once from its size and sign, how to read it.
-#[derive(Clone, Copy, Debug)]
-struct Int {
-    offset: usize,
-    width: Width,
-}
-
-/// Integer encodings a format can declare. The per-record read is one match on this instead of
-/// a length match, a shift pair and a sign test per field.
-#[derive(Clone, Copy, Debug)]
-enum Width {
-    U8,
-    I8,
-    U16,
-    I16,
-    U32,
-    I32,
-    /// Sign does not matter at 64 bits: the bits are kept as they are.
-    W64,
-    /// Any other size (0, 3, 16, ...): never readable as an integer.
-    Unreadable,
-}
-
-impl Int {
-    fn of(format: &EventFormat, name: &str) -> Option<Int> {
-        format.field(name).map(|f: &Field| Int {
-            offset: f.offset,
-            width: match (f.size, f.signed) {
-                (1, false) => Width::U8,
-                (1, true) => Width::I8,
-                (2, false) => Width::U16,
-                (2, true) => Width::I16,
-                (4, false) => Width::U32,
-                (4, true) => Width::I32,
-                (8, _) => Width::W64,
-                _ => Width::Unreadable,
-            },
-        })
-    }
-
-    /// The value, sign-extended if signed; `None` when the record is too short for it.
-    #[inline(always)]
-    fn read<O: Order>(self, r: &[u8]) -> Option<i64> {
-        let at = self.offset;
-        Some(match self.width {
-            Width::U8 => *r.get(at)? as i64,
-            Width::I8 => *r.get(at)? as i8 as i64,
-            Width::U16 => O::u16(array(r, at)?) as i64,
-            Width::I16 => O::u16(array(r, at)?) as i16 as i64,
-            Width::U32 => O::u32(array(r, at)?) as i64,
-            Width::I32 => O::u32(array(r, at)?) as i32 as i64,
-            Width::W64 => O::u64(array(r, at)?) as i64,
-            Width::Unreadable => return None,
-        })
-    }
-}
-
-/// `N` bytes at `at`, `None` when they do not fit (a fixed-size copy, no length match).
-#[inline(always)]
-fn array<const N: usize>(r: &[u8], at: usize) -> Option<[u8; N]> {
-    r.get(at..at.checked_add(N)?)?.try_into().ok()
-}
-
-/// A task-name field and how its bytes are found.
-#[derive(Clone, Copy, Debug)]
-enum Str {
-    /// `char comm[N]` (or an integer-typed field): the N bytes at `offset`.
-    Fixed { offset: usize, size: usize },
-    /// `TYPE name[]` of size 0: the rest of the record.
-    Flex { offset: usize },
-    /// `__data_loc` / `__rel_loc`: a u32 (u16 on very old kernels) locating the string.
-    Loc {
-        offset: usize,
-        size: usize,
-        relative: bool,
-    },
-}
-
-impl Str {
-    fn of(format: &EventFormat, name: &str) -> Option<Str> {
-        format.field(name).map(|f: &Field| match f.kind {
-            FieldKind::CharArray | FieldKind::Int => Str::Fixed {
-                offset: f.offset,
-                size: f.size,
-            },
-            FieldKind::Flex => Str::Flex { offset: f.offset },
-            FieldKind::DataLoc | FieldKind::RelLoc => Str::Loc {
-                offset: f.offset,
-                size: f.size,
-                relative: f.kind == FieldKind::RelLoc,
-            },
-        })
-    }
 }
 
 /// Sched fields of one event id, looked up once.
@@ -173,6 +81,117 @@ struct Slot {
     name: u32,
     common_pid: Option<Int>,
     plan: Plan,
+    /// The same fields in their usual layout, when the format has it.
+    usual: Option<Usual>,
+}
+
+/// A task as every kernel lays it out in sched_switch and the wakeup events: `char comm[16]`
+/// (or longer), 4-byte pid and prio.
+#[derive(Clone, Copy, Debug)]
+struct UsualTask {
+    comm: usize,
+    pid: usize,
+    prio: usize,
+}
+
+/// The two events that make up nearly every record of a sched trace, in their usual layout
+/// (4-byte integers, 16-byte names). A record at least `end` bytes long holds every field, so
+/// it is decoded with fixed-size reads and no per-field dispatch; a shorter one goes through
+/// the general [`Plan`], which says what is missing.
+#[derive(Clone, Copy, Debug)]
+struct Usual {
+    end: usize,
+    common_pid: usize,
+    kind: UsualKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum UsualKind {
+    Switch {
+        prev: UsualTask,
+        prev_state: Int,
+        next: UsualTask,
+    },
+    Wake {
+        which: WakeKind,
+        task: UsualTask,
+        target_cpu: usize,
+    },
+}
+
+impl Usual {
+    /// `None` unless every field the plan reads has the usual size.
+    fn of(common_pid: Option<Int>, plan: &Plan) -> Option<Usual> {
+        // `end` grows to cover each field taken.
+        let mut end = 0;
+        let common_pid = int4(common_pid, &mut end)?;
+        let mut task = |comm: Option<Str>, pid: Int, prio: Option<Int>| -> Option<UsualTask> {
+            let Some(Str::Fixed { offset, size }) = comm else {
+                return None;
+            };
+            (size >= COMM_LEN).then_some(())?;
+            end = end.max(offset.checked_add(size)?);
+            Some(UsualTask {
+                comm: offset,
+                pid: int4(Some(pid), &mut end)?,
+                prio: int4(prio, &mut end)?,
+            })
+        };
+        let kind = match *plan {
+            Plan::Switch {
+                prev_comm,
+                prev_pid,
+                prev_prio,
+                prev_state,
+                next_comm,
+                next_pid,
+                next_prio,
+            } => {
+                let prev = task(prev_comm, prev_pid, prev_prio)?;
+                let next = task(next_comm, next_pid, next_prio)?;
+                let size = match prev_state.width {
+                    Width::U32 | Width::I32 => 4,
+                    Width::W64 => 8,
+                    _ => return None,
+                };
+                end = end.max(prev_state.offset.checked_add(size)?);
+                UsualKind::Switch {
+                    prev,
+                    prev_state,
+                    next,
+                }
+            }
+            Plan::Wake {
+                which,
+                comm,
+                pid,
+                prio,
+                target_cpu,
+            } => {
+                let task = task(comm, pid, prio)?;
+                UsualKind::Wake {
+                    which,
+                    task,
+                    target_cpu: int4(target_cpu, &mut end)?,
+                }
+            }
+            _ => return None,
+        };
+        Some(Usual {
+            end,
+            common_pid,
+            kind,
+        })
+    }
+}
+
+/// The offset of a 4-byte integer field (its sign does not matter once cut to i32), growing
+/// `end` to cover it.
+fn int4(field: Option<Int>, end: &mut usize) -> Option<usize> {
+    let field = field?;
+    matches!(field.width, Width::I32 | Width::U32).then_some(())?;
+    *end = (*end).max(field.offset.checked_add(4)?);
+    Some(field.offset)
 }
 
 /// Decodes records of one trace (one set of formats, one byte order).
@@ -211,10 +230,13 @@ impl Decoder {
             if slots.len() <= id {
                 slots.resize(id + 1, None);
             }
+            let common_pid = Int::of(format, "common_pid");
+            let plan = plan_for(format);
             slots[id] = Some(Slot {
                 name,
-                common_pid: Int::of(format, "common_pid"),
-                plan: plan_for(format),
+                common_pid,
+                usual: Usual::of(common_pid, &plan),
+                plan,
             });
         }
         let prev_state = PrevStateDecoder::for_kernel(switch_fmt, kernel_release);
@@ -261,6 +283,13 @@ impl Decoder {
         let Some(Some(slot)) = self.slots.get(id as usize) else {
             return Decoded::Unknown { id: id as u32 };
         };
+        if let Some(usual) = &slot.usual {
+            if record.len() >= usual.end {
+                if let Some(decoded) = self.decode_usual::<O>(record, slot.name, usual) {
+                    return decoded;
+                }
+            }
+        }
         let current_pid = match slot.common_pid {
             Some(field) => match field.read::<O>(record) {
                 Some(v) => v as i32,
@@ -284,6 +313,43 @@ impl Decoder {
                 reason: "record shorter than its format",
             },
         }
+    }
+
+    /// The record holds every field (`usual.end` was checked): fixed-size reads only.
+    #[inline(always)]
+    fn decode_usual<O: Order>(&self, r: &[u8], name: u32, usual: &Usual) -> Option<Decoded> {
+        let kind = match usual.kind {
+            UsualKind::Switch {
+                prev,
+                prev_state,
+                next,
+            } => {
+                let raw_state = prev_state.read::<O>(r)? as u64;
+                EventKind::Switch {
+                    prev: usual_task::<O>(r, prev)?,
+                    prev_state: self.decode_prev_state(raw_state),
+                    next: usual_task::<O>(r, next)?,
+                }
+            }
+            UsualKind::Wake {
+                which,
+                task: t,
+                target_cpu,
+            } => {
+                let task = usual_task::<O>(r, t)?;
+                let target_cpu = i32_at::<O>(r, target_cpu)?;
+                match which {
+                    WakeKind::Waking => EventKind::Waking { task, target_cpu },
+                    WakeKind::Wakeup => EventKind::Wakeup { task, target_cpu },
+                    WakeKind::WakeupNew => EventKind::WakeupNew { task, target_cpu },
+                }
+            }
+        };
+        Some(Decoded::Event {
+            name,
+            current_pid: i32_at::<O>(r, usual.common_pid)?,
+            kind,
+        })
     }
 
     #[inline(always)]
@@ -360,6 +426,15 @@ impl Decoder {
     }
 }
 
+#[inline(always)]
+fn usual_task<O: Order>(r: &[u8], t: UsualTask) -> Option<TaskRef> {
+    Some(TaskRef {
+        pid: i32_at::<O>(r, t.pid)?,
+        comm: Comm::from_bytes(&array::<COMM_LEN>(r, t.comm)?),
+        prio: i32_at::<O>(r, t.prio)?,
+    })
+}
+
 /// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
 #[inline(always)]
 fn opt_int<O: Order>(r: &[u8], field: Option<Int>) -> Option<i32> {
@@ -381,47 +456,9 @@ fn task<O: Order>(r: &[u8], comm: Option<Str>, pid: Int, prio: Option<Int>) -> O
 #[inline(always)]
 fn opt_comm<O: Order>(r: &[u8], field: Option<Str>) -> Option<Comm> {
     match field {
-        Some(field) => comm::<O>(r, field),
+        Some(field) => field.read::<O>(r),
         None => Some(Comm::default()),
     }
-}
-
-/// A task name; `None` when its bytes lie outside the record.
-#[inline(always)]
-fn comm<O: Order>(r: &[u8], field: Str) -> Option<Comm> {
-    let bytes = match field {
-        Str::Fixed { offset, size } => {
-            let bytes = r.get(offset..offset.checked_add(size)?)?;
-            // `char comm[16]`, the usual case: a fixed 16-byte copy (a name keeps at most 16
-            // bytes anyway) instead of a variable-length memcpy call per name.
-            if let Some(head) = bytes.first_chunk::<COMM_LEN>() {
-                return Some(Comm::from_bytes(head));
-            }
-            bytes
-        }
-        Str::Flex { offset } => r.get(offset..)?,
-        Str::Loc {
-            offset,
-            size,
-            relative,
-        } => {
-            let (start, len) = if size == 2 {
-                // Very old kernels: a u16 offset only; the string runs to the record end.
-                let start = O::u16(array(r, offset)?) as usize;
-                (start, r.len().checked_sub(start)?)
-            } else {
-                let v = O::u32(array(r, offset)?);
-                ((v & 0xffff) as usize, (v >> 16) as usize)
-            };
-            let start = if relative {
-                start + offset + size
-            } else {
-                start
-            };
-            r.get(start..start.checked_add(len)?)?
-        }
-    };
-    Some(Comm::from_bytes(bytes))
 }
 
 fn plan_for(f: &EventFormat) -> Plan {

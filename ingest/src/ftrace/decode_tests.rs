@@ -246,64 +246,60 @@ fn other_events_and_missing_fields() {
     assert_eq!(d.event_count(), fmts.len());
 }
 
-/// The per-width integer reads give what the general `Endian::int_at` gives, for every size
-/// and sign a format can declare, both byte orders, in and out of bounds.
+/// The usual-layout path gives exactly what the general plan gives: real records of a 6.1
+/// trace (switch, waking, wakeup, migrate, fork, exit), each also cut at every length, read in
+/// both byte orders (for big-endian, `common_type` is swapped so the formats still match; the
+/// other fields read as nonsense, which must agree too).
 #[test]
-fn int_reads_match_the_general_reader() {
-    let record: Vec<u8> = (0..20u8).map(|b| b.wrapping_mul(37) ^ 0x80).collect();
-    for endian in [Endian::Little, Endian::Big] {
-        for size in 0..=9 {
-            for signed in [false, true] {
-                for offset in [0, 3, 12, 16, 19, 20, usize::MAX - 2] {
-                    let format = EventFormat {
-                        id: 1,
-                        system: "t".into(),
-                        name: "t".into(),
-                        fields: vec![Field {
-                            name: "f".into(),
-                            offset,
-                            size,
-                            signed,
-                            kind: FieldKind::Int,
-                        }],
-                        print_fmt: String::new(),
-                    };
-                    let field = Int::of(&format, "f").unwrap();
-                    let got = match endian {
-                        Endian::Little => field.read::<Le>(&record),
-                        Endian::Big => field.read::<Be>(&record),
-                    };
-                    let want = endian.int_at(&record, offset, size, signed);
-                    assert_eq!(
-                        got, want,
-                        "{endian:?} size {size} signed {signed} @{offset}"
-                    );
-                }
-            }
+fn usual_layout_path_agrees_with_the_general_plan() {
+    use crate::ftrace::{PageDecoder, PageItem};
+    use crate::tracedat::layout::CpuSource;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/traces/cfs-6.1-vm/pp1/trace-v6.dat.xz"
+    );
+    let bytes = crate::input::load(path.as_ref()).unwrap();
+    let layout = crate::tracedat::v6::parse(&bytes).unwrap();
+    let pages = PageDecoder::new(layout.endian, layout.header_page);
+    let mut records: Vec<Vec<u8>> = Vec::new();
+    for cpu in &layout.cpus {
+        let CpuSource::Raw { bytes, .. } = cpu.source else {
+            panic!("v6 pages are raw")
+        };
+        for page in bytes.chunks_exact(layout.page_size).take(40) {
+            pages
+                .decode_page(page, 0, &mut |item| {
+                    if let PageItem::Record { payload, .. } = item {
+                        records.push(payload.to_vec())
+                    }
+                })
+                .unwrap();
         }
     }
-}
-
-/// A `char[N]` name: the bytes up to the first NUL, at most 16, and the whole field in bounds.
-#[test]
-fn fixed_comm_of_any_size() {
-    let record = b"0123456789abcdefghij\0xyz";
-    for size in [0, 1, 5, 15, 16, 17, 20, 24, 25] {
-        let field = Str::Fixed { offset: 0, size };
-        let got = comm::<Le>(record, field);
-        // The general rule: the whole field, cut at 16 bytes and at its first NUL.
-        let want = record.get(..size).map(Comm::from_bytes);
-        assert_eq!(got, want, "size {size}");
-    }
-    assert_eq!(
-        comm::<Le>(
-            record,
-            Str::Fixed {
-                offset: 4,
-                size: 16
+    assert!(records.len() > 3000, "{}", records.len());
+    for endian in [Endian::Little, Endian::Big] {
+        let usual = Decoder::new(&layout.formats, endian, Some("6.1.0"));
+        let mut general = usual.clone();
+        for slot in general.slots.iter_mut().flatten() {
+            slot.usual = None;
+        }
+        let with_usual = usual.slots.iter().flatten().filter(|s| s.usual.is_some());
+        assert_eq!(with_usual.count(), 4, "switch, waking, wakeup, wakeup_new");
+        let mut events = 0;
+        for record in &mut records {
+            if endian == Endian::Big {
+                record.swap(0, 1);
             }
-        )
-        .map(|c| c.to_string()),
-        Some("456789abcdefghij".to_string())
-    );
+            for len in 0..=record.len() {
+                let want = general.decode(&record[..len]);
+                assert_eq!(
+                    usual.decode(&record[..len]),
+                    want,
+                    "{record:?} cut at {len}"
+                );
+                events += matches!(want, Decoded::Event { .. }) as usize;
+            }
+        }
+        assert!(events > 3000, "{events}");
+    }
 }
