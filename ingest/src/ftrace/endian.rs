@@ -92,7 +92,7 @@ impl Endian {
     }
 }
 
-/// Byte order as a type, so that per-record code (the event decoder, the perf sample parser)
+/// Byte order as a type, so that per-record code (the event decoder)
 /// is compiled once per order with no branch on it per field. [`Endian`] picks the
 /// instance once per record or per file.
 pub trait ByteOrder {

@@ -8,7 +8,6 @@
 
 use super::attr::Attr;
 use super::bytes::{u32_at, u64_at, Endian};
-use crate::ftrace::endian::{Be, ByteOrder, Le};
 
 pub const IP: u64 = 1 << 0;
 pub const TID: u64 = 1 << 1;
@@ -121,41 +120,6 @@ impl FixedLayout {
     }
 }
 
-impl FixedLayout {
-    /// [`SampleFormat::parse`] for a fixed layout: one length check, then direct reads at
-    /// the known offsets, compiled per byte order (this runs for every sample of a trace).
-    #[inline(always)]
-    fn parse<'a, O: ByteOrder>(&self, body: &'a [u8]) -> Result<Sample<'a>, &'static str> {
-        if body.len() < self.len {
-            return Err("sample shorter than its fixed fields");
-        }
-        let u64_at = |at: Option<usize>| at.and_then(|at| array(body, at)).map(O::u64);
-        let u32_at = |at: Option<usize>| at.and_then(|at| array(body, at)).map(O::u32);
-        let raw = match self.raw {
-            Some(at) => {
-                let size = u32_at(Some(at)).ok_or("RAW")? as usize;
-                Some(body.get(at + 4..at + 4 + size).ok_or("RAW")?)
-            }
-            None => None,
-        };
-        Ok(Sample {
-            id: u64_at(self.id),
-            pid: u32_at(self.tid),
-            tid: u32_at(self.tid.map(|at| at + 4)),
-            time: u64_at(self.time),
-            cpu: u32_at(self.cpu),
-            period: u64_at(self.period),
-            raw,
-        })
-    }
-}
-
-/// `N` bytes at `at`, `None` when they do not fit.
-#[inline(always)]
-fn array<const N: usize>(body: &[u8], at: usize) -> Option<[u8; N]> {
-    body.get(at..at.checked_add(N)?)?.try_into().ok()
-}
-
 /// The fields of one sample that schedtrace uses; absent fields are `None`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sample<'a> {
@@ -233,14 +197,43 @@ impl SampleFormat {
         }
     }
 
+    /// [`SampleFormat::parse`] for the fixed layouts: direct reads at known offsets.
+    #[inline]
+    fn parse_fixed<'a>(
+        &self,
+        f: &FixedLayout,
+        endian: Endian,
+        body: &'a [u8],
+    ) -> Result<Sample<'a>, &'static str> {
+        if body.len() < f.len {
+            return Err("sample shorter than its fixed fields");
+        }
+        let u64f = |o: Option<usize>| o.and_then(|o| u64_at(endian, body, o));
+        let raw = match f.raw {
+            Some(o) => {
+                let size = u32_at(endian, body, o).ok_or("RAW")? as usize;
+                Some(body.get(o + 4..o + 4 + size).ok_or("RAW")?)
+            }
+            None => None,
+        };
+        Ok(Sample {
+            id: u64f(f.id),
+            pid: f.tid.and_then(|o| u32_at(endian, body, o)),
+            tid: f.tid.and_then(|o| u32_at(endian, body, o + 4)),
+            time: u64f(f.time),
+            cpu: f.cpu.and_then(|o| u32_at(endian, body, o)),
+            period: u64f(f.period),
+            raw,
+        })
+    }
+
     /// Walks a sample body (the record after its 8-byte header). Errors name the field.
     #[inline]
     pub fn parse<'a>(&self, endian: Endian, body: &'a [u8]) -> Result<Sample<'a>, &'static str> {
-        match (&self.fixed, endian) {
-            (Some(f), Endian::Little) => f.parse::<Le>(body),
-            (Some(f), Endian::Big) => f.parse::<Be>(body),
-            (None, _) => self.parse_walk(endian, body),
+        if let Some(f) = &self.fixed {
+            return self.parse_fixed(f, endian, body);
         }
+        self.parse_walk(endian, body)
     }
 
     /// The general walk, field by field in the kernel's order.
