@@ -92,9 +92,8 @@ impl Endian {
     }
 }
 
-/// Byte order as a type, so that per-record code (the event decoder)
-/// is compiled once per order with no branch on it per field. [`Endian`] picks the
-/// instance once per record or per file.
+/// Byte order as a type, so that per-record code (the event decoder) is compiled once per
+/// order with no branch on it per field; [`Endian`] picks the instance once per record.
 pub trait ByteOrder {
     fn u16(b: [u8; 2]) -> u16;
     fn u32(b: [u8; 4]) -> u32;
