@@ -1,13 +1,16 @@
 //! Raw event record (starting at `common_type`) → normalized [`EventKind`].
 //!
 //! Built once per trace: for every event id the needed fields are looked up by
-//! name in its format (never fixed offsets), so each record costs only a table
-//! lookup and a few bounded reads.
+//! name in its format (never assumed offsets), so each record costs only a table
+//! lookup and a few bounded reads. sched_switch and the wakeups, nearly every record
+//! of a sched trace, also get a path for their usual field sizes ([`Usual`]): one
+//! length check, then fixed-size reads.
 
-use super::endian::Endian;
-use super::format::{EventFormat, Field, FieldKind};
+use super::endian::{Be, ByteOrder as Order, Endian, Le};
+use super::field::{array, i32_at, Int, Str, Width};
+use super::format::EventFormat;
 use super::prev_state::PrevStateDecoder;
-use crate::event::{Comm, EventKind, PrevState, TaskRef};
+use crate::event::{Comm, EventKind, PrevState, TaskRef, COMM_LEN};
 use std::collections::HashMap;
 
 /// Result of decoding one record.
@@ -26,108 +29,42 @@ pub enum Decoded {
     Malformed { name: u32, reason: &'static str },
 }
 
-/// Where one field is and how to read it.
-#[derive(Clone, Copy, Debug)]
-struct Loc {
-    offset: usize,
-    size: usize,
-    /// Sign extension of a read integer: `(v << shift) >> shift` (0 = none).
-    shift: u32,
-    kind: FieldKind,
-}
-
-impl Loc {
-    fn of(format: &EventFormat, name: &str) -> Option<Loc> {
-        format.field(name).map(|f: &Field| Loc {
-            offset: f.offset,
-            size: f.size,
-            shift: if f.signed && (1..8).contains(&f.size) {
-                64 - 8 * f.size as u32
-            } else {
-                0
-            },
-            kind: f.kind,
-        })
-    }
-}
-
-/// Byte order as a type, so that the per-record code is compiled once per order with no
-/// branch on it per field (the decoder is on the hot path of every binary format).
-trait Order {
-    fn u16(b: [u8; 2]) -> u16;
-    fn u32(b: [u8; 4]) -> u32;
-    fn u64(b: [u8; 8]) -> u64;
-}
-
-struct Le;
-struct Be;
-
-impl Order for Le {
-    #[inline(always)]
-    fn u16(b: [u8; 2]) -> u16 {
-        u16::from_le_bytes(b)
-    }
-    #[inline(always)]
-    fn u32(b: [u8; 4]) -> u32 {
-        u32::from_le_bytes(b)
-    }
-    #[inline(always)]
-    fn u64(b: [u8; 8]) -> u64 {
-        u64::from_le_bytes(b)
-    }
-}
-
-impl Order for Be {
-    #[inline(always)]
-    fn u16(b: [u8; 2]) -> u16 {
-        u16::from_be_bytes(b)
-    }
-    #[inline(always)]
-    fn u32(b: [u8; 4]) -> u32 {
-        u32::from_be_bytes(b)
-    }
-    #[inline(always)]
-    fn u64(b: [u8; 8]) -> u64 {
-        u64::from_be_bytes(b)
-    }
-}
-
 /// Sched fields of one event id, looked up once.
 #[derive(Clone, Debug)]
 enum Plan {
     Switch {
-        prev_comm: Option<Loc>,
-        prev_pid: Loc,
-        prev_prio: Option<Loc>,
-        prev_state: Loc,
-        next_comm: Option<Loc>,
-        next_pid: Loc,
-        next_prio: Option<Loc>,
+        prev_comm: Option<Str>,
+        prev_pid: Int,
+        prev_prio: Option<Int>,
+        prev_state: Int,
+        next_comm: Option<Str>,
+        next_pid: Int,
+        next_prio: Option<Int>,
     },
     Wake {
         which: WakeKind,
-        comm: Option<Loc>,
-        pid: Loc,
-        prio: Option<Loc>,
-        target_cpu: Option<Loc>,
+        comm: Option<Str>,
+        pid: Int,
+        prio: Option<Int>,
+        target_cpu: Option<Int>,
     },
     Migrate {
-        comm: Option<Loc>,
-        pid: Loc,
-        prio: Option<Loc>,
-        orig_cpu: Option<Loc>,
-        dest_cpu: Loc,
+        comm: Option<Str>,
+        pid: Int,
+        prio: Option<Int>,
+        orig_cpu: Option<Int>,
+        dest_cpu: Int,
     },
     Fork {
-        parent_pid: Loc,
-        child_pid: Loc,
-        child_comm: Option<Loc>,
+        parent_pid: Int,
+        child_pid: Int,
+        child_comm: Option<Str>,
     },
     Exit {
-        pid: Loc,
+        pid: Int,
     },
     Free {
-        pid: Loc,
+        pid: Int,
     },
     Other,
 }
@@ -142,8 +79,119 @@ enum WakeKind {
 #[derive(Clone, Debug)]
 struct Slot {
     name: u32,
-    common_pid: Option<Loc>,
+    common_pid: Option<Int>,
     plan: Plan,
+    /// The same fields in their usual layout, when the format has it.
+    usual: Option<Usual>,
+}
+
+/// A task as every kernel lays it out in sched_switch and the wakeup events: `char comm[16]`
+/// (or longer), 4-byte pid and prio.
+#[derive(Clone, Copy, Debug)]
+struct UsualTask {
+    comm: usize,
+    pid: usize,
+    prio: usize,
+}
+
+/// The two events that make up nearly every record of a sched trace, in their usual layout
+/// (4-byte integers, 16-byte names). A record at least `end` bytes long holds every field, so
+/// it is decoded with fixed-size reads and no per-field dispatch; a shorter one goes through
+/// the general [`Plan`], which says what is missing.
+#[derive(Clone, Copy, Debug)]
+struct Usual {
+    end: usize,
+    common_pid: usize,
+    kind: UsualKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum UsualKind {
+    Switch {
+        prev: UsualTask,
+        prev_state: Int,
+        next: UsualTask,
+    },
+    Wake {
+        which: WakeKind,
+        task: UsualTask,
+        target_cpu: usize,
+    },
+}
+
+impl Usual {
+    /// `None` unless every field the plan reads has the usual size.
+    fn of(common_pid: Option<Int>, plan: &Plan) -> Option<Usual> {
+        // `end` grows to cover each field taken.
+        let mut end = 0;
+        let common_pid = int4(common_pid, &mut end)?;
+        let mut task = |comm: Option<Str>, pid: Int, prio: Option<Int>| -> Option<UsualTask> {
+            let Some(Str::Fixed { offset, size }) = comm else {
+                return None;
+            };
+            (size >= COMM_LEN).then_some(())?;
+            end = end.max(offset.checked_add(size)?);
+            Some(UsualTask {
+                comm: offset,
+                pid: int4(Some(pid), &mut end)?,
+                prio: int4(prio, &mut end)?,
+            })
+        };
+        let kind = match *plan {
+            Plan::Switch {
+                prev_comm,
+                prev_pid,
+                prev_prio,
+                prev_state,
+                next_comm,
+                next_pid,
+                next_prio,
+            } => {
+                let prev = task(prev_comm, prev_pid, prev_prio)?;
+                let next = task(next_comm, next_pid, next_prio)?;
+                let size = match prev_state.width {
+                    Width::U32 | Width::I32 => 4,
+                    Width::W64 => 8,
+                    _ => return None,
+                };
+                end = end.max(prev_state.offset.checked_add(size)?);
+                UsualKind::Switch {
+                    prev,
+                    prev_state,
+                    next,
+                }
+            }
+            Plan::Wake {
+                which,
+                comm,
+                pid,
+                prio,
+                target_cpu,
+            } => {
+                let task = task(comm, pid, prio)?;
+                UsualKind::Wake {
+                    which,
+                    task,
+                    target_cpu: int4(target_cpu, &mut end)?,
+                }
+            }
+            _ => return None,
+        };
+        Some(Usual {
+            end,
+            common_pid,
+            kind,
+        })
+    }
+}
+
+/// The offset of a 4-byte integer field (its sign does not matter once cut to i32), growing
+/// `end` to cover it.
+fn int4(field: Option<Int>, end: &mut usize) -> Option<usize> {
+    let field = field?;
+    matches!(field.width, Width::I32 | Width::U32).then_some(())?;
+    *end = (*end).max(field.offset.checked_add(4)?);
+    Some(field.offset)
 }
 
 /// Decodes records of one trace (one set of formats, one byte order).
@@ -182,10 +230,13 @@ impl Decoder {
             if slots.len() <= id {
                 slots.resize(id + 1, None);
             }
+            let common_pid = Int::of(format, "common_pid");
+            let plan = plan_for(format);
             slots[id] = Some(Slot {
                 name,
-                common_pid: Loc::of(format, "common_pid"),
-                plan: plan_for(format),
+                common_pid,
+                usual: Usual::of(common_pid, &plan),
+                plan,
             });
         }
         let prev_state = PrevStateDecoder::for_kernel(switch_fmt, kernel_release);
@@ -232,8 +283,15 @@ impl Decoder {
         let Some(Some(slot)) = self.slots.get(id as usize) else {
             return Decoded::Unknown { id: id as u32 };
         };
+        if let Some(usual) = &slot.usual {
+            if record.len() >= usual.end {
+                if let Some(decoded) = self.decode_usual::<O>(record, slot.name, usual) {
+                    return decoded;
+                }
+            }
+        }
         let current_pid = match slot.common_pid {
-            Some(loc) => match int::<O>(record, loc) {
+            Some(field) => match field.read::<O>(record) {
                 Some(v) => v as i32,
                 None => {
                     return Decoded::Malformed {
@@ -257,6 +315,43 @@ impl Decoder {
         }
     }
 
+    /// The record holds every field (`usual.end` was checked): fixed-size reads only.
+    #[inline(always)]
+    fn decode_usual<O: Order>(&self, r: &[u8], name: u32, usual: &Usual) -> Option<Decoded> {
+        let kind = match usual.kind {
+            UsualKind::Switch {
+                prev,
+                prev_state,
+                next,
+            } => {
+                let raw_state = prev_state.read::<O>(r)? as u64;
+                EventKind::Switch {
+                    prev: usual_task::<O>(r, prev)?,
+                    prev_state: self.decode_prev_state(raw_state),
+                    next: usual_task::<O>(r, next)?,
+                }
+            }
+            UsualKind::Wake {
+                which,
+                task: t,
+                target_cpu,
+            } => {
+                let task = usual_task::<O>(r, t)?;
+                let target_cpu = i32_at::<O>(r, target_cpu)?;
+                match which {
+                    WakeKind::Waking => EventKind::Waking { task, target_cpu },
+                    WakeKind::Wakeup => EventKind::Wakeup { task, target_cpu },
+                    WakeKind::WakeupNew => EventKind::WakeupNew { task, target_cpu },
+                }
+            }
+        };
+        Some(Decoded::Event {
+            name,
+            current_pid: i32_at::<O>(r, usual.common_pid)?,
+            kind,
+        })
+    }
+
     #[inline(always)]
     fn kind<O: Order>(&self, r: &[u8], plan: &Plan) -> Option<EventKind> {
         Some(match *plan {
@@ -270,7 +365,7 @@ impl Decoder {
                 next_pid,
                 next_prio,
             } => {
-                let raw_state = int::<O>(r, prev_state)? as u64;
+                let raw_state = prev_state.read::<O>(r)? as u64;
                 EventKind::Switch {
                     prev: task::<O>(r, prev_comm, prev_pid, prev_prio)?,
                     prev_state: self.decode_prev_state(raw_state),
@@ -301,22 +396,22 @@ impl Decoder {
             } => EventKind::Migrate {
                 task: task::<O>(r, comm, pid, prio)?,
                 orig_cpu: opt_int::<O>(r, orig_cpu)?,
-                dest_cpu: int::<O>(r, dest_cpu)? as i32,
+                dest_cpu: dest_cpu.read::<O>(r)? as i32,
             },
             Plan::Fork {
                 parent_pid,
                 child_pid,
                 child_comm,
             } => EventKind::Fork {
-                parent_pid: int::<O>(r, parent_pid)? as i32,
-                child_pid: int::<O>(r, child_pid)? as i32,
+                parent_pid: parent_pid.read::<O>(r)? as i32,
+                child_pid: child_pid.read::<O>(r)? as i32,
                 child_comm: opt_comm::<O>(r, child_comm)?,
             },
             Plan::Exit { pid } => EventKind::Exit {
-                pid: int::<O>(r, pid)? as i32,
+                pid: pid.read::<O>(r)? as i32,
             },
             Plan::Free { pid } => EventKind::Free {
-                pid: int::<O>(r, pid)? as i32,
+                pid: pid.read::<O>(r)? as i32,
             },
         })
     }
@@ -331,90 +426,52 @@ impl Decoder {
     }
 }
 
-/// An integer field of 1, 2, 4 or 8 bytes, sign-extended if signed; `None` when the record
-/// is too short or the size is unusual.
 #[inline(always)]
-fn int<O: Order>(r: &[u8], loc: Loc) -> Option<i64> {
-    let v = match *r.get(loc.offset..loc.offset.checked_add(loc.size)?)? {
-        [a] => a as u64,
-        [a, b] => O::u16([a, b]) as u64,
-        [a, b, c, d] => O::u32([a, b, c, d]) as u64,
-        [a, b, c, d, e, f, g, h] => O::u64([a, b, c, d, e, f, g, h]),
-        _ => return None,
-    };
-    Some(((v << loc.shift) as i64) >> loc.shift)
+fn usual_task<O: Order>(r: &[u8], t: UsualTask) -> Option<TaskRef> {
+    Some(TaskRef {
+        pid: i32_at::<O>(r, t.pid)?,
+        comm: Comm::from_bytes(&array::<COMM_LEN>(r, t.comm)?),
+        prio: i32_at::<O>(r, t.prio)?,
+    })
 }
 
 /// A field that old kernels may lack: -1 when absent, `None` when present but cut off.
 #[inline(always)]
-fn opt_int<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<i32> {
-    match loc {
-        Some(loc) => int::<O>(r, loc).map(|v| v as i32),
+fn opt_int<O: Order>(r: &[u8], field: Option<Int>) -> Option<i32> {
+    match field {
+        Some(field) => field.read::<O>(r).map(|v| v as i32),
         None => Some(-1),
     }
 }
 
 #[inline(always)]
-fn task<O: Order>(r: &[u8], comm: Option<Loc>, pid: Loc, prio: Option<Loc>) -> Option<TaskRef> {
+fn task<O: Order>(r: &[u8], comm: Option<Str>, pid: Int, prio: Option<Int>) -> Option<TaskRef> {
     Some(TaskRef {
-        pid: int::<O>(r, pid)? as i32,
+        pid: pid.read::<O>(r)? as i32,
         comm: opt_comm::<O>(r, comm)?,
         prio: opt_int::<O>(r, prio)?,
     })
 }
 
 #[inline(always)]
-fn opt_comm<O: Order>(r: &[u8], loc: Option<Loc>) -> Option<Comm> {
-    match loc {
-        Some(loc) => comm::<O>(r, loc),
+fn opt_comm<O: Order>(r: &[u8], field: Option<Str>) -> Option<Comm> {
+    match field {
+        Some(field) => field.read::<O>(r),
         None => Some(Comm::default()),
     }
 }
 
-/// A string field: fixed `char[N]`, `__data_loc`, `__rel_loc` or flexible tail.
-#[inline]
-fn comm<O: Order>(r: &[u8], loc: Loc) -> Option<Comm> {
-    let bytes = match loc.kind {
-        FieldKind::CharArray | FieldKind::Int => {
-            r.get(loc.offset..loc.offset.checked_add(loc.size)?)?
-        }
-        FieldKind::Flex => r.get(loc.offset..)?,
-        FieldKind::DataLoc | FieldKind::RelLoc => {
-            let (start, len) = if loc.size == 2 {
-                // Very old kernels: a u16 offset only; the string runs to the record end.
-                let &[a, b] = r.get(loc.offset..loc.offset.checked_add(2)?)? else {
-                    return None;
-                };
-                let start = O::u16([a, b]) as usize;
-                (start, r.len().checked_sub(start)?)
-            } else {
-                let &[a, b, c, d] = r.get(loc.offset..loc.offset.checked_add(4)?)? else {
-                    return None;
-                };
-                let v = O::u32([a, b, c, d]);
-                ((v & 0xffff) as usize, (v >> 16) as usize)
-            };
-            let start = if loc.kind == FieldKind::RelLoc {
-                start + loc.offset + loc.size
-            } else {
-                start
-            };
-            r.get(start..start.checked_add(len)?)?
-        }
-    };
-    Some(Comm::from_bytes(bytes))
-}
-
 fn plan_for(f: &EventFormat) -> Plan {
-    let l = |n: &str| Loc::of(f, n);
+    let l = |n: &str| Int::of(f, n);
+    let s = |n: &str| Str::of(f, n);
     let planned = match (f.system.as_str(), f.name.as_str()) {
         ("sched", "sched_switch") => (|| {
             Some(Plan::Switch {
-                prev_comm: l("prev_comm"),
+                prev_comm: s("prev_comm"),
                 prev_pid: l("prev_pid")?,
                 prev_prio: l("prev_prio"),
                 prev_state: l("prev_state")?,
-                next_comm: l("next_comm"),
+                next_comm: s("next_comm"),
                 next_pid: l("next_pid")?,
                 next_prio: l("next_prio"),
             })
@@ -427,7 +484,7 @@ fn plan_for(f: &EventFormat) -> Plan {
             };
             l("pid").map(|pid| Plan::Wake {
                 which,
-                comm: l("comm"),
+                comm: s("comm"),
                 pid,
                 prio: l("prio"),
                 target_cpu: l("target_cpu"),
@@ -435,7 +492,7 @@ fn plan_for(f: &EventFormat) -> Plan {
         }
         ("sched", "sched_migrate_task") => (|| {
             Some(Plan::Migrate {
-                comm: l("comm"),
+                comm: s("comm"),
                 pid: l("pid")?,
                 prio: l("prio"),
                 orig_cpu: l("orig_cpu"),
@@ -446,7 +503,7 @@ fn plan_for(f: &EventFormat) -> Plan {
             Some(Plan::Fork {
                 parent_pid: l("parent_pid")?,
                 child_pid: l("child_pid")?,
-                child_comm: l("child_comm"),
+                child_comm: s("child_comm"),
             })
         })(),
         ("sched", "sched_process_exit") => l("pid").map(|pid| Plan::Exit { pid }),

@@ -245,3 +245,61 @@ fn other_events_and_missing_fields() {
     );
     assert_eq!(d.event_count(), fmts.len());
 }
+
+/// The usual-layout path gives exactly what the general plan gives: real records of a 6.1
+/// trace (switch, waking, wakeup, migrate, fork, exit), each also cut at every length, read in
+/// both byte orders (for big-endian, `common_type` is swapped so the formats still match; the
+/// other fields read as nonsense, which must agree too).
+#[test]
+fn usual_layout_path_agrees_with_the_general_plan() {
+    use crate::ftrace::{PageDecoder, PageItem};
+    use crate::tracedat::layout::CpuSource;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/traces/cfs-6.1-vm/pp1/trace-v6.dat.xz"
+    );
+    let bytes = crate::input::load(path.as_ref()).unwrap();
+    let layout = crate::tracedat::v6::parse(&bytes).unwrap();
+    let pages = PageDecoder::new(layout.endian, layout.header_page);
+    let mut records: Vec<Vec<u8>> = Vec::new();
+    for cpu in &layout.cpus {
+        let CpuSource::Raw { bytes, .. } = cpu.source else {
+            panic!("v6 pages are raw")
+        };
+        for page in bytes.chunks_exact(layout.page_size).take(40) {
+            pages
+                .decode_page(page, 0, &mut |item| {
+                    if let PageItem::Record { payload, .. } = item {
+                        records.push(payload.to_vec())
+                    }
+                })
+                .unwrap();
+        }
+    }
+    assert!(records.len() > 3000, "{}", records.len());
+    for endian in [Endian::Little, Endian::Big] {
+        let usual = Decoder::new(&layout.formats, endian, Some("6.1.0"));
+        let mut general = usual.clone();
+        for slot in general.slots.iter_mut().flatten() {
+            slot.usual = None;
+        }
+        let with_usual = usual.slots.iter().flatten().filter(|s| s.usual.is_some());
+        assert_eq!(with_usual.count(), 4, "switch, waking, wakeup, wakeup_new");
+        let mut events = 0;
+        for record in &mut records {
+            if endian == Endian::Big {
+                record.swap(0, 1);
+            }
+            for len in 0..=record.len() {
+                let want = general.decode(&record[..len]);
+                assert_eq!(
+                    usual.decode(&record[..len]),
+                    want,
+                    "{record:?} cut at {len}"
+                );
+                events += matches!(want, Decoded::Event { .. }) as usize;
+            }
+        }
+        assert!(events > 3000, "{events}");
+    }
+}

@@ -92,6 +92,47 @@ impl Endian {
     }
 }
 
+/// Byte order as a type, so that per-record code (the event decoder) is compiled once per
+/// order with no branch on it per field; [`Endian`] picks the instance once per record.
+pub trait ByteOrder {
+    fn u16(b: [u8; 2]) -> u16;
+    fn u32(b: [u8; 4]) -> u32;
+    fn u64(b: [u8; 8]) -> u64;
+}
+
+pub struct Le;
+pub struct Be;
+
+impl ByteOrder for Le {
+    #[inline(always)]
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn u64(b: [u8; 8]) -> u64 {
+        u64::from_le_bytes(b)
+    }
+}
+
+impl ByteOrder for Be {
+    #[inline(always)]
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+    #[inline(always)]
+    fn u64(b: [u8; 8]) -> u64 {
+        u64::from_be_bytes(b)
+    }
+}
+
 /// A cursor over a byte slice that knows where the slice sits in the file.
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {

@@ -3,6 +3,7 @@
 
 pub mod decode;
 pub mod endian;
+mod field;
 pub mod format;
 pub mod page;
 pub mod prev_state;

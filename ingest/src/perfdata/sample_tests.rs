@@ -177,3 +177,32 @@ fn trailer_is_read_from_the_end() {
     );
     assert_eq!(format.trailer_id_from_end, Some(8));
 }
+
+/// The fixed-offset path (compiled per byte order) and the walk read the same values from the
+/// same bytes in both byte orders, and both reject every truncation.
+#[test]
+fn fixed_path_agrees_with_the_walk_in_both_byte_orders() {
+    let sched = IDENTIFIER | IP | TID | TIME | CPU | PERIOD | RAW;
+    for (st, rf) in [
+        (sched, 0),
+        (sched | READ, READ_TOTAL_TIME_ENABLED | READ_ID),
+        (IP | TID | TIME | ID | PERIOD, 0),
+        (TID | TIME | CPU | RAW, 0),
+    ] {
+        let format = SampleFormat::new(&attr(st, rf));
+        assert!(format.fixed.is_some(), "{st:#x}");
+        let (b, _) = body(st, rf);
+        for endian in [Endian::Little, Endian::Big] {
+            let fast = format.parse(endian, &b);
+            let walked = format.parse_walk(endian, &b);
+            assert_eq!(
+                format!("{fast:?}"),
+                format!("{walked:?}"),
+                "{st:#x} {endian:?}"
+            );
+            for cut in 0..b.len() {
+                assert!(format.parse(endian, &b[..cut]).is_err(), "{st:#x} {cut}");
+            }
+        }
+    }
+}
