@@ -68,7 +68,8 @@ fn main() {
     let mut best = [Duration::MAX; 3];
     for run in 1..=repeats {
         for (mode, batched) in [(0, false), (1, true)] {
-            let (looped, finished, rows) = replay(&events, &recorder.meta, &ingested, path, batched);
+            let (looped, finished, rows) =
+                replay(&events, &recorder.meta, &ingested, path, batched);
             eprintln!(
                 "run {run} {}: events {:.3} s ({:.1} ns/event), finish {:.3} s, {rows} task rows",
                 MODES[mode],

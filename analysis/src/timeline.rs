@@ -135,7 +135,8 @@ pub struct Task {
     pub wakeups: u64,
     pub reasons: [u64; 4],
     pub slices: Samples,
-    pub wakeup_latency: Samples,
+    /// The wakeup latencies are kept once, split by locality in `affinity`
+    /// ([`TaskAffinity::wakeup_latency`] gives them all).
     pub preemption_wait: Samples,
     /// Presence last applied to the runqueue and fairness accounting.
     pub presence: Presence,
@@ -183,7 +184,6 @@ impl Task {
             wakeups: 0,
             reasons: [0; 4],
             slices: Samples::default(),
-            wakeup_latency: Samples::default(),
             preemption_wait: Samples::default(),
             presence: Presence::NONE,
             fair_weight: 0,
@@ -339,12 +339,10 @@ impl Task {
             State::Running { cpu: c } if c == cpu => return,
             State::Runnable { wait, .. } if counted => {
                 let waited = now.saturating_sub(self.since);
-                match wait {
-                    Wait::Wakeup => self.wakeup_latency.push(waited, now),
-                    Wait::Preempt => self.preemption_wait.push(waited, now),
-                    Wait::Untimed => {}
-                }
-                if wait != Wait::Preempt {
+                // A wakeup latency is recorded by `wakeup_ended` (as local or remote).
+                if wait == Wait::Preempt {
+                    self.preemption_wait.push(waited, now);
+                } else {
                     self.wakeup_ended(cpu, (wait == Wait::Wakeup).then_some((waited, now)));
                 }
             }
