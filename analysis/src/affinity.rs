@@ -65,6 +65,8 @@ pub struct TaskAffinity {
     /// Wakeups where the waker's CPU is / is not the CPU the wakee ran on next.
     pub wakeups_local: u64,
     pub wakeups_remote: u64,
+    /// The task's wakeup latencies, split: each is kept once, and the whole set is their
+    /// union (a second copy of every latency would cost 4 bytes per wakeup).
     pub latency_local: Samples,
     pub latency_remote: Samples,
 }
@@ -101,6 +103,11 @@ impl TaskAffinity {
                 self.latency_remote.push(value, at);
             }
         }
+    }
+
+    /// Every wakeup latency (local and remote).
+    pub fn wakeup_latency_is_empty(&self) -> bool {
+        self.latency_local.is_empty() && self.latency_remote.is_empty()
     }
 
     /// Every counted pair: (kind, from, to, count).

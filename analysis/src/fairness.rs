@@ -86,8 +86,10 @@ impl PrioScale {
 /// Short-term fairness window lengths (metrics.md §7 defaults).
 pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
 
-/// One task's fairness accounting.
+/// One task's fairness accounting. `repr(C)`: what each transition touches first (see
+/// [`Task`]), what only joining and leaving a CPU touch after.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct FairTask {
     /// Where it competes now (-1: nowhere) and with which weight.
     cpu: i32,
@@ -101,11 +103,11 @@ pub struct FairTask {
     pub max_abs_lag_ns: f64,
     /// The weight it last competed with.
     pub last_weight: u32,
-    /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
-    pub per_cpu: Vec<(u32, u64, f64)>,
     run_at_join: u64,
     /// Per window length: (window id, run and entitlement at the window start).
     win: [(u32, u64, f64); 3],
+    /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
+    pub per_cpu: Vec<(u32, u64, f64)>,
 }
 
 impl Default for FairTask {
@@ -132,6 +134,10 @@ struct CpuClock {
     v: f64,
     weight_sum: u64,
     since: u64,
+    /// The last reading `(now, v_at(now))` while `v`, `weight_sum` and `since` are
+    /// unchanged: both sides of a preemption read the clock at the same time, and the
+    /// division is the dearest part of a fairness update. `None` after any change.
+    reading: Option<(u64, f64)>,
 }
 
 /// Time in `[a, b)` that counts on `cpu` (the `--time` window and `-C` selection).
@@ -145,16 +151,31 @@ fn span(scope: &Scope, cpu: u32, a: u64, b: u64) -> u64 {
 
 impl CpuClock {
     fn v_at(&self, now: u64, cpu: u32, scope: &Scope) -> f64 {
-        if self.weight_sum == 0 {
-            self.v
-        } else {
-            self.v + span(scope, cpu, self.since, now) as f64 / self.weight_sum as f64
+        let dt = span(scope, cpu, self.since, now);
+        // `v + 0 / W` is `v`: most calls come at the time of the clock's last change (the
+        // other side of the same switch), and skip the division.
+        if self.weight_sum == 0 || dt == 0 {
+            return self.v;
+        }
+        match self.reading {
+            Some((at, v)) if at == now => v,
+            _ => self.v + dt as f64 / self.weight_sum as f64,
         }
     }
 
-    fn advance(&mut self, now: u64, cpu: u32, scope: &Scope) {
-        self.v = self.v_at(now, cpu, scope);
+    /// [`CpuClock::v_at`], remembered for the next reading at the same time.
+    fn read(&mut self, now: u64, cpu: u32, scope: &Scope) -> f64 {
+        let v = self.v_at(now, cpu, scope);
+        self.reading = Some((now, v));
+        v
+    }
+
+    /// The clock reads `v` at `now`, and its weight changes by `delta` from there on.
+    fn reset(&mut self, v: f64, now: u64, delta: i64) {
+        self.v = v;
         self.since = now;
+        self.weight_sum = self.weight_sum.wrapping_add_signed(delta);
+        self.reading = None;
     }
 }
 
@@ -177,6 +198,9 @@ pub struct Fairness {
     clocks: Vec<CpuClock>,
     pub short: Vec<ShortTerm>,
     started: bool,
+    /// The earliest end of the current windows: [`Fairness::tick`] runs for every event,
+    /// and has nothing to do before it.
+    next_end: u64,
 }
 
 /// Jain's index of `xs`: (Σx)² / (n Σx²); `None` for no values (or all zero).
@@ -185,6 +209,18 @@ pub fn jain(xs: &[f64]) -> Option<f64> {
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
     (n > 0.0 && sq > 0.0).then(|| sum * sum / (n * sq))
+}
+
+/// [`Fairness::current`] for a task competing on a CPU whose virtual clock reads `v_now`.
+fn current_at(f: &FairTask, v_now: f64, now: u64, scope: &Scope) -> (u64, f64) {
+    let ent = f.ent_ns + f.weight as f64 * (v_now - f.v_join);
+    let run = f.run_ns
+        + if f.running {
+            span(scope, f.cpu as u32, f.run_since, now)
+        } else {
+            0
+        };
+    (run, ent)
 }
 
 impl Fairness {
@@ -216,15 +252,8 @@ impl Fairness {
             return (f.run_ns, f.ent_ns);
         }
         let cpu = f.cpu as u32;
-        let clock = &self.clocks[cpu as usize];
-        let ent = f.ent_ns + f.weight as f64 * (clock.v_at(now, cpu, scope) - f.v_join);
-        let run = f.run_ns
-            + if f.running {
-                span(scope, cpu, f.run_since, now)
-            } else {
-                0
-            };
-        (run, ent)
+        let v_now = self.clocks[cpu as usize].v_at(now, cpu, scope);
+        current_at(f, v_now, now, scope)
     }
 
     /// A task's presence changed from `old` to `new` at `now` (both with the weight it
@@ -241,7 +270,9 @@ impl Fairness {
         let new_cpu = if weight > 0 { new.cpu } else { -1 };
         if f.cpu >= 0 && f.cpu == new_cpu && f.weight == weight {
             // Same CPU, same weight: only running <-> runnable.
-            let (run, ent) = self.current(f, now, scope);
+            let cpu = f.cpu as u32;
+            let v_now = self.clocks[cpu as usize].read(now, cpu, scope);
+            let (run, ent) = current_at(f, v_now, now, scope);
             f.run_ns = run;
             f.run_since = now;
             // Entitlement stays lazy (v_join unchanged); lag checked on the unsettled value.
@@ -251,10 +282,11 @@ impl Fairness {
         }
         if f.cpu >= 0 {
             let cpu = f.cpu as u32;
-            let (run, ent) = self.current(f, now, scope);
-            let clock = self.clock(cpu);
-            clock.advance(now, cpu, scope);
-            clock.weight_sum -= f.weight as u64;
+            let clock = &mut self.clocks[cpu as usize];
+            // One reading of the clock settles both the task and the clock.
+            let v_now = clock.v_at(now, cpu, scope);
+            let (run, ent) = current_at(f, v_now, now, scope);
+            clock.reset(v_now, now, -i64::from(f.weight));
             let d_ent = ent - f.ent_ns;
             let d_run = run - f.run_at_join;
             match f.per_cpu.iter_mut().rev().find(|e| e.0 == cpu) {
@@ -272,8 +304,8 @@ impl Fairness {
         if new_cpu >= 0 {
             let cpu = new_cpu as u32;
             let clock = self.clock(cpu);
-            clock.advance(now, cpu, scope);
-            clock.weight_sum += weight as u64;
+            let v_now = clock.v_at(now, cpu, scope);
+            clock.reset(v_now, now, i64::from(weight));
             f.v_join = clock.v;
             f.cpu = new_cpu;
             f.weight = weight;
@@ -293,6 +325,9 @@ impl Fairness {
     /// Closes every short-term window that ended at or before `now` (call before
     /// processing an event at `now`). The first window starts at `origin`.
     pub fn tick(&mut self, now: u64, origin: u64, tasks: &mut [Task], scope: &Scope) {
+        if now < self.next_end {
+            return;
+        }
         if !self.started {
             self.started = true;
             for st in &mut self.short {
@@ -312,6 +347,7 @@ impl Fairness {
                 }
             }
         }
+        self.next_end = self.short.iter().map(|st| st.end).min().unwrap_or(u64::MAX);
     }
 
     fn close_window(&mut self, k: usize, tasks: &mut [Task], scope: &Scope) {

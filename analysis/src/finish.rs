@@ -105,7 +105,7 @@ impl Analyzer {
             || t.reasons.iter().any(|&n| n > 0)
             || t.migrations > 0
             || !t.slices.is_empty()
-            || !t.wakeup_latency.is_empty()
+            || !t.affinity.wakeup_latency_is_empty()
             || !t.preemption_wait.is_empty();
         on_cpus
             || (!self.scope.filters_cpus() && (t.sleep_ns > 0 || t.unknown_ns > 0 || t.wakeups > 0))
@@ -204,7 +204,6 @@ fn task_row(t: Task, m: TaskMetrics) -> TaskRow {
     let reason = |r: SwitchReason| t.reasons[r.index()];
     let mut samples = TaskSamples {
         slices: t.slices,
-        wakeup_latency: t.wakeup_latency,
         preemption_wait: t.preemption_wait,
         latency_local: t.affinity.latency_local,
         latency_remote: t.affinity.latency_remote,

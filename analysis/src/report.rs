@@ -198,8 +198,9 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct TaskSamples {
     pub slices: Samples,
-    pub wakeup_latency: Samples,
     pub preemption_wait: Samples,
+    /// The wakeup latencies, split by whether the wakee ran on the waker's CPU; together
+    /// they are all of them (see [`TaskSamples::wakeup_latency`]).
     pub latency_local: Samples,
     pub latency_remote: Samples,
 }
@@ -207,14 +208,20 @@ pub struct TaskSamples {
 impl TaskSamples {
     /// Sched delay = every wait episode, wakeup or preemption (metrics.md §3).
     pub fn sched_delay(&self) -> Samples {
-        let mut all = self.wakeup_latency.clone();
-        all.merge(&self.preemption_wait);
-        all
+        Samples::union(&[
+            &self.latency_local,
+            &self.latency_remote,
+            &self.preemption_wait,
+        ])
+    }
+
+    /// Every wakeup latency, local and remote.
+    pub fn wakeup_latency(&self) -> Samples {
+        Samples::union(&[&self.latency_local, &self.latency_remote])
     }
 
     pub fn merge(&mut self, other: &TaskSamples) {
         self.slices.merge(&other.slices);
-        self.wakeup_latency.merge(&other.wakeup_latency);
         self.preemption_wait.merge(&other.preemption_wait);
         self.latency_local.merge(&other.latency_local);
         self.latency_remote.merge(&other.latency_remote);
@@ -223,7 +230,7 @@ impl TaskSamples {
     /// Recomputes the four statistics of `row` from these samples.
     pub fn fill(&mut self, row: &mut TaskRow) {
         row.slices = self.slices.stats();
-        row.wakeup_latency = self.wakeup_latency.stats();
+        row.wakeup_latency = self.wakeup_latency().stats();
         row.preemption_wait = self.preemption_wait.stats();
         row.sched_delay = self.sched_delay().stats();
         row.affinity.wakeup_latency_local = self.latency_local.stats();

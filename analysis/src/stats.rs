@@ -18,7 +18,6 @@ pub struct Samples {
     long: Vec<u64>,
     max: u64,
     max_at: u64,
-    sorted: bool,
 }
 
 impl Samples {
@@ -32,7 +31,6 @@ impl Samples {
             Ok(v) => self.short.push(v),
             Err(_) => self.long.push(value),
         }
-        self.sorted = false;
     }
 
     pub fn len(&self) -> usize {
@@ -58,16 +56,26 @@ impl Samples {
         }
         self.short.extend_from_slice(&other.short);
         self.long.extend_from_slice(&other.long);
-        self.sorted = false;
     }
 
-    /// The summary of these samples (sorts them once).
-    pub fn stats(&mut self) -> Stats {
-        if !self.sorted {
-            self.short.sort_unstable();
-            self.long.sort_unstable();
-            self.sorted = true;
+    /// The samples of every one of `parts`, as [`merge`](Samples::merge) one after the
+    /// other would give them, but allocated once at the exact size (the system-wide sets
+    /// hold tens of millions of samples: no doubling growth, no intermediate copies).
+    pub fn union(parts: &[&Samples]) -> Samples {
+        let mut all = Samples {
+            short: Vec::with_capacity(parts.iter().map(|p| p.short.len()).sum()),
+            long: Vec::with_capacity(parts.iter().map(|p| p.long.len()).sum()),
+            ..Samples::default()
+        };
+        for part in parts {
+            all.merge(part);
         }
+        all
+    }
+
+    /// The summary of these samples. Reorders them (selection, not a full sort: the four
+    /// ranks cost O(n) where sorting tens of millions of samples cost most of `finish`).
+    pub fn stats(&mut self) -> Stats {
         let count = self.len() as u64;
         if count == 0 {
             return Stats::default();
@@ -77,29 +85,56 @@ impl Samples {
             .iter()
             .fold(0u64, |a, &v| a.saturating_add(u64::from(v)));
         let sum = self.long.iter().fold(sum, |a, &v| a.saturating_add(v));
-        // Every long value is larger than every short one: the sorted samples are `short`
-        // followed by `long`.
-        let at = |i: usize| -> u64 {
-            self.short
-                .get(i)
-                .map_or_else(|| self.long[i - self.short.len()], |&v| u64::from(v))
-        };
-        let rank = |permille: u64| -> u64 {
-            // Nearest rank: the smallest value with at least p % of the samples at or below it.
-            let r = (permille * count).div_ceil(1000).max(1);
-            at((r - 1) as usize)
-        };
+        // Nearest rank: the smallest value with at least p % of the samples at or below it,
+        // i.e. the r-th smallest with r = ceil(p × count), at least 1.
+        let index = |permille: u64| ((permille * count).div_ceil(1000).max(1) - 1) as usize;
+        let indices = [index(500), index(900), index(990), index(999)];
+        // Every long value is larger than every short one: in sorted order the samples are
+        // `short` followed by `long`, so each rank is found in one of the two lists.
+        let split = self.short.len();
+        let mut short_ranks = OrderStatistics::new(&mut self.short);
+        let mut long_ranks = OrderStatistics::new(&mut self.long);
+        let [p50, p90, p99, p999] = indices.map(|i| {
+            if i < split {
+                u64::from(short_ranks.nth(i))
+            } else {
+                long_ranks.nth(i - split)
+            }
+        });
         Stats {
             count,
             sum_ns: sum,
             mean_ns: (sum + count / 2) / count,
-            p50_ns: rank(500),
-            p90_ns: rank(900),
-            p99_ns: rank(990),
-            p999_ns: rank(999),
+            p50_ns: p50,
+            p90_ns: p90,
+            p99_ns: p99,
+            p999_ns: p999,
             max_ns: self.max,
             max_at_ns: self.max_at,
         }
+    }
+}
+
+/// The k-th smallest values of a list for ascending k, each found by selection in the part
+/// of the list past the previous one (which selection leaves holding only larger values).
+struct OrderStatistics<'a, T> {
+    values: &'a mut [T],
+    /// Values before this index are in their sorted place (or known not larger).
+    done: usize,
+}
+
+impl<'a, T: Ord + Copy> OrderStatistics<'a, T> {
+    fn new(values: &'a mut [T]) -> Self {
+        OrderStatistics { values, done: 0 }
+    }
+
+    /// The value of sorted index `i`; `i` must not be smaller than a previous call's.
+    fn nth(&mut self, i: usize) -> T {
+        if i >= self.done {
+            self.values[self.done..].select_nth_unstable(i - self.done);
+            self.done = i + 1;
+        }
+        self.values[i]
     }
 }
 

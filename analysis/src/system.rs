@@ -42,12 +42,19 @@ pub(crate) fn summarize(
     window: Window,
     cpu_count: u32,
 ) -> System {
-    let mut all = TaskSamples::default();
-    for t in tasks {
-        if let Some(s) = &t.samples {
-            all.merge(s);
-        }
-    }
+    // One system-wide set at a time, each allocated at its exact size and dropped before
+    // the next: these are the largest allocations of the whole analysis.
+    let samples: Vec<&TaskSamples> = tasks.iter().filter_map(|t| t.samples.as_ref()).collect();
+    let wakeup: Vec<&Samples> = samples
+        .iter()
+        .flat_map(|s| [&s.latency_local, &s.latency_remote])
+        .collect();
+    let preemption: Vec<&Samples> = samples.iter().map(|s| &s.preemption_wait).collect();
+    let wakeup_latency = Samples::union(&wakeup).stats();
+    let preemption_wait = Samples::union(&preemption).stats();
+    // Sched delay = every wakeup latency, then every preemption wait (merge order as for
+    // one task's: wakeups first).
+    let sched_delay = Samples::union(&[wakeup, preemption].concat()).stats();
     let len = window.len_ns();
     let per_sec = |n: u64| {
         if len > 0 {
@@ -60,11 +67,10 @@ pub(crate) fn summarize(
     let context_switches = cpus.iter().map(|c| c.switches).sum();
     let migrations = tasks.iter().map(|t| t.migrations).sum();
     let capacity = len as f64 * cpu_count as f64;
-    let mut sched_delay: Samples = all.sched_delay();
     System {
-        wakeup_latency: all.wakeup_latency.stats(),
-        preemption_wait: all.preemption_wait.stats(),
-        sched_delay: sched_delay.stats(),
+        wakeup_latency,
+        preemption_wait,
+        sched_delay,
         switches: crate::report::Switches {
             voluntary: tasks.iter().map(|t| t.switches.voluntary).sum(),
             involuntary: tasks.iter().map(|t| t.switches.involuntary).sum(),
