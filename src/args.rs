@@ -162,7 +162,7 @@ pub struct AnalyzeArgs {
 
     /// Only these CPUs, e.g. `1` or `0-3,6` (per-CPU table and task time on them)
     #[arg(short = 'C', long = "cpu", value_name = "LIST", value_parser = parse_cpu_list)]
-    pub cpus: Option<Vec<u32>>,
+    pub cpus: Option<CpuList>,
 
     /// Only this time range, in seconds of the trace clock: `START,END`; either side may be empty
     #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
@@ -222,7 +222,7 @@ impl AnalyzeArgs {
         };
         Ok(analysis::Config {
             time_window,
-            cpus: self.cpus.clone(),
+            cpus: self.cpus.clone().map(|list| list.0),
             topology,
             fair_set,
         })
@@ -259,7 +259,12 @@ fn sort_key_parser() -> impl clap::builder::TypedValueParser<Value = analysis::S
     PossibleValuesParser::new(values).try_map(|s| s.parse::<analysis::SortKey>())
 }
 
-fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
+/// A parsed `-C` list. A newtype because clap reads `Option<Vec<T>>` as "several values of T",
+/// not as one value parsed into a list.
+#[derive(Debug, Clone)]
+pub struct CpuList(pub Vec<u32>);
+
+fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
     let mut cpus = Vec::new();
     for part in s.split(',').filter(|p| !p.is_empty()) {
         let bad = || format!("`{part}` is not a CPU number or range like 0-3");
@@ -282,7 +287,7 @@ fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
     }
     cpus.sort_unstable();
     cpus.dedup();
-    Ok(cpus)
+    Ok(CpuList(cpus))
 }
 
 type TimeRange = (Option<u64>, Option<u64>);

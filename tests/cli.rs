@@ -155,6 +155,43 @@ fn time_window_clips_the_report() {
     assert!(busy(&half) < busy(&full));
 }
 
+/// `-C 1`: only CPU 1 in the per-CPU table, and each task's time counted on CPU 1 only. The
+/// ping-pong pair was pinned to CPU 1 (the kernel's `cpus_allowed_list`), so it keeps nearly all
+/// of its runtime; the builders sharing the machine lose what they ran on CPU 0.
+#[test]
+fn cpu_filter_keeps_one_cpu() {
+    let full = json_report(&[]);
+    let one = json_report(&["-C", "1"]);
+    let cpus: Vec<u64> = one["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["cpu"].as_u64().unwrap())
+        .collect();
+    assert_eq!(cpus, vec![1]);
+    let runtime = |r: &Value, pid: u64| {
+        r["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["pid"] == pid)
+            .map_or(0, |t| t["runtime_ns"].as_u64().unwrap())
+    };
+    let pong = (runtime(&one, 18146), runtime(&full, 18146));
+    assert!(
+        pong.0 as f64 >= 0.99 * pong.1 as f64 && pong.0 <= pong.1,
+        "{pong:?}"
+    );
+    let mut lost_some = false;
+    for t in full["tasks"].as_array().unwrap() {
+        let pid = t["pid"].as_u64().unwrap();
+        let (on_one, all) = (runtime(&one, pid), runtime(&full, pid));
+        assert!(on_one <= all, "pid {pid}: {on_one} > {all}");
+        lost_some |= on_one < all;
+    }
+    assert!(lost_some, "some task ran on CPU 0");
+}
+
 #[test]
 fn json_to_file_and_text_to_stdout() {
     let dir = std::env::temp_dir().join(format!("schedtrace-cli-{}", std::process::id()));
