@@ -10,7 +10,9 @@ const STEP: usize = 8 << 20;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: touch_floor FILE [map|mapkeep|read]");
+    let path = args
+        .next()
+        .expect("usage: touch_floor FILE [map|mapkeep|read]");
     let mode = args.next().unwrap_or_else(|| "map".into());
     let start = Instant::now();
     let mut sum = 0u64;
@@ -45,5 +47,8 @@ fn main() {
         }
         other => panic!("unknown mode {other}"),
     }
-    println!("{mode}: {:.3} s (checksum {sum:x})", start.elapsed().as_secs_f64());
+    println!(
+        "{mode}: {:.3} s (checksum {sum:x})",
+        start.elapsed().as_secs_f64()
+    );
 }

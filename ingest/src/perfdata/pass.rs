@@ -24,16 +24,27 @@ struct Ready {
     meta: Option<TraceMeta>,
 }
 
+/// The reader's state between records.
+struct Pass<'h> {
+    header: &'h Header,
+    scan: Scan,
+    ready: Ready,
+    emitter: Emitter,
+}
+
 /// Reads every record of the data from `header.data.offset` to the end of `source`.
 pub fn run(
     header: &Header,
-    mut scan: Scan,
+    scan: Scan,
     source: &mut impl Source,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
-    let endian = header.endian;
-    let mut ready = Ready::default();
-    let mut emitter = Emitter::default();
+    let mut pass = Pass {
+        header,
+        scan,
+        ready: Ready::default(),
+        emitter: Emitter::default(),
+    };
     let mut pos = header.data.offset;
     loop {
         let len = record_len(header, source, pos)?;
@@ -42,59 +53,49 @@ pub fn run(
         }
         source.prefetch(pos + PREFETCH_AHEAD);
         let bytes = source.get(pos, len)?;
-        let rec = records::frame(endian, bytes, 0, pos)?.expect("a whole record header was read");
-        scan.record(rec, pos as usize)?;
+        let rec =
+            records::frame(header.endian, bytes, 0, pos)?.expect("a whole record header was read");
+        pass.scan.record(rec, pos as usize)?;
         pos += rec.len as u64;
-        if scan.queue.has_due() {
-            flush(
-                header,
-                &mut scan,
-                &mut ready,
-                &mut emitter,
-                source,
-                pos,
-                sink,
-                false,
-            )?;
+        if pass.scan.queue.has_due() {
+            pass.flush(source, pos, sink, false)?;
         }
     }
-    scan.finish()?;
-    flush(
-        header,
-        &mut scan,
-        &mut ready,
-        &mut emitter,
-        source,
-        pos,
-        sink,
-        true,
-    )?;
-    emitter.finish(sink);
+    pass.scan.finish()?;
+    pass.flush(source, pos, sink, true)?;
+    pass.finish(sink)
+}
 
-    let mut stats = std::mem::take(&mut scan.stats);
-    emitter.count_into(&session(&scan, &ready), &mut stats);
-    let mut meta = super::describe(header, &scan, ready.tracing.as_ref())?;
-    let extra = &mut meta.extra;
-    let mut put = |key: &str, value: u64| extra.insert(key.to_string(), value.to_string());
-    put("perf.records", scan.records_seen);
-    put("perf.finished_rounds", scan.rounds);
-    put("perf.records_after_their_round", scan.queue.late);
-    put("perf.peak_waiting_records", scan.queue.peak_waiting as u64);
-    if scan.compressed_records > 0 {
-        put("perf.compressed_records", scan.compressed_records);
-        put("perf.unpacked_bytes", scan.unpacked_pos as u64);
+impl Pass<'_> {
+    /// After the last round: the loss summaries, the counts and the metadata.
+    fn finish(mut self, sink: &mut dyn EventSink) -> Result<Ingested> {
+        let (scan, emitter) = (&mut self.scan, &mut self.emitter);
+        emitter.finish(sink);
+        let mut stats = std::mem::take(&mut scan.stats);
+        emitter.count_into(&session(scan, &self.ready), &mut stats);
+        let mut meta = super::describe(self.header, scan, self.ready.tracing.as_ref())?;
+        let extra = &mut meta.extra;
+        let mut put = |key: &str, value: u64| extra.insert(key.to_string(), value.to_string());
+        put("perf.records", scan.records_seen);
+        put("perf.finished_rounds", scan.rounds);
+        put("perf.records_after_their_round", scan.queue.late);
+        put("perf.peak_waiting_records", scan.queue.peak_waiting as u64);
+        if scan.compressed_records > 0 {
+            put("perf.compressed_records", scan.compressed_records);
+            put("perf.unpacked_bytes", scan.unpacked_pos as u64);
+        }
+        put("perf.lost_events", emitter.lost);
+        put("perf.lost_records", emitter.lost_records);
+        put("perf.comm_records", emitter.comm_records);
+        put("perf.fork_records", emitter.fork_records);
+        put("perf.exit_records", emitter.exit_records);
+        if emitter.cpu_unknown > 0 {
+            put("perf.samples_without_cpu", emitter.cpu_unknown);
+        }
+        // A record emitted after later ones is out of order for the analysis as well.
+        stats.out_of_order += scan.queue.late;
+        Ok(Ingested { meta, stats })
     }
-    put("perf.lost_events", emitter.lost);
-    put("perf.lost_records", emitter.lost_records);
-    put("perf.comm_records", emitter.comm_records);
-    put("perf.fork_records", emitter.fork_records);
-    put("perf.exit_records", emitter.exit_records);
-    if emitter.cpu_unknown > 0 {
-        put("perf.samples_without_cpu", emitter.cpu_unknown);
-    }
-    // A record emitted after later ones is out of order for the analysis as well.
-    stats.out_of_order += scan.queue.late;
-    Ok(Ingested { meta, stats })
 }
 
 /// Bytes of the record at `pos` (0 at the end of the input), header and out-of-band payload
@@ -137,63 +138,67 @@ fn session<'s>(scan: &'s Scan, ready: &'s Ready) -> Session<'s> {
     }
 }
 
-/// Emits the rounds that are due (`last`: everything left) and gives up the input that no
-/// waiting record needs; `pos` is where the next record starts.
-#[allow(clippy::too_many_arguments)]
-fn flush(
-    header: &Header,
-    scan: &mut Scan,
-    ready: &mut Ready,
-    emitter: &mut Emitter,
-    source: &mut impl Source,
-    pos: u64,
-    sink: &mut dyn EventSink,
-    last: bool,
-) -> Result<()> {
-    prepare(header, scan, ready, emitter, sink)?;
-    scan.freeze_ids();
-    let session = Session {
-        endian: scan.endian,
-        attrs: &scan.attrs,
-        ids: &scan.ids,
-        decoder: ready.decoder.as_ref(),
-    };
-    let (base, bytes) = source.window();
-    let input = Segment {
-        base: base as usize,
-        bytes,
-    };
-    let unpacked = scan.unpacker.as_ref().map_or(
-        Segment {
-            base: 0,
-            bytes: &[],
-        },
-        |u| Segment {
-            base: u.base,
-            bytes: &u.out,
-        },
-    );
-    let stats = &mut scan.stats;
-    let mut emit =
-        |keys: &[super::scan::Key]| emitter.run(keys, &session, input, unpacked, sink, stats);
-    if last {
-        scan.queue.finish(&mut emit);
-    } else {
-        scan.queue.flush_due(&mut emit);
-    }
-    let low_input = scan
-        .queue
-        .lowest_offset(SEG_INPUT)
-        .map_or(pos, |o| (o as u64).min(pos));
-    source.done_before(low_input);
-    if let Some(unpacker) = &mut scan.unpacker {
-        let low = scan
+impl Pass<'_> {
+    /// Emits the rounds that are due (`last`: everything left) and gives up the input that
+    /// no waiting record needs; `pos` is where the next record starts.
+    fn flush(
+        &mut self,
+        source: &mut impl Source,
+        pos: u64,
+        sink: &mut dyn EventSink,
+        last: bool,
+    ) -> Result<()> {
+        let Pass {
+            header,
+            scan,
+            ready,
+            emitter,
+        } = self;
+        prepare(header, scan, ready, emitter, sink)?;
+        scan.freeze_ids();
+        let session = Session {
+            endian: scan.endian,
+            attrs: &scan.attrs,
+            ids: &scan.ids,
+            decoder: ready.decoder.as_ref(),
+        };
+        let (base, bytes) = source.window();
+        let input = Segment {
+            base: base as usize,
+            bytes,
+        };
+        let unpacked = scan.unpacker.as_ref().map_or(
+            Segment {
+                base: 0,
+                bytes: &[],
+            },
+            |u| Segment {
+                base: u.base,
+                bytes: &u.out,
+            },
+        );
+        let stats = &mut scan.stats;
+        let mut emit =
+            |keys: &[super::scan::Key]| emitter.run(keys, &session, input, unpacked, sink, stats);
+        if last {
+            scan.queue.finish(&mut emit);
+        } else {
+            scan.queue.flush_due(&mut emit);
+        }
+        let low_input = scan
             .queue
-            .lowest_offset(SEG_UNPACKED)
-            .map_or(scan.unpacked_pos, |o| o.min(scan.unpacked_pos));
-        unpacker.done_before(low);
+            .lowest_offset(SEG_INPUT)
+            .map_or(pos, |o| (o as u64).min(pos));
+        source.done_before(low_input);
+        if let Some(unpacker) = &mut scan.unpacker {
+            let low = scan
+                .queue
+                .lowest_offset(SEG_UNPACKED)
+                .map_or(scan.unpacked_pos, |o| o.min(scan.unpacked_pos));
+            unpacker.done_before(low);
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Before the first event: the tracing data, the decoder and the trace's metadata (given to
