@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn cpu_lists() {
-        assert_eq!(parse_cpu_list("0-3,6,2").unwrap(), vec![0, 1, 2, 3, 6]);
+        assert_eq!(parse_cpu_list("0-3,6,2").unwrap().0, vec![0, 1, 2, 3, 6]);
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("x").is_err());
     }
