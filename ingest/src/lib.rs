@@ -69,9 +69,9 @@ pub fn read_releasing(
 ) -> Result<Ingested> {
     match Format::detect(bytes)? {
         Format::TraceDat => tracedat::read_releasing(bytes, release, sink),
-        // Decoding runs on a second thread, one batch ahead of the sink (trace.dat does the
-        // same inside its merge).
-        Format::PerfData => relay::run(|s| perfdata::read_releasing(bytes, release, s), sink),
+        // Both read on a second thread while the sink works on this one (perfdata::split,
+        // tracedat's merge).
+        Format::PerfData => perfdata::read_releasing(bytes, release, sink),
         Format::Text => text::read(bytes, sink),
         Format::Perfetto => perfetto::read(bytes, sink),
     }

@@ -111,6 +111,20 @@ impl IngestStats {
             self.reject_examples.push(example());
         }
     }
+
+    /// Adds what another part of the same reader saw (another thread's share).
+    pub fn merge(&mut self, other: IngestStats) {
+        for (name, n) in other.events {
+            *self.events.entry(name).or_insert(0) += n;
+        }
+        for (reason, n) in other.rejected {
+            *self.rejected.entry(reason).or_insert(0) += n;
+        }
+        self.out_of_order += other.out_of_order;
+        let room = 5usize.saturating_sub(self.reject_examples.len());
+        self.reject_examples
+            .extend(other.reject_examples.into_iter().take(room));
+    }
 }
 
 /// The result of reading one trace.

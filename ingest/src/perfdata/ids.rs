@@ -14,7 +14,7 @@ pub struct IdInfo {
     pub cpu: Option<u32>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct IdMap {
     entries: HashMap<u64, IdInfo>,
     dense_base: u64,

@@ -30,6 +30,7 @@ pub mod rounds;
 pub mod sample;
 pub mod scan;
 pub mod source;
+pub mod split;
 
 use crate::ftrace::TracingData;
 use crate::input::{KeepAll, Release};
@@ -60,8 +61,7 @@ pub fn read_releasing(
     }
     let data = header.data.slice(bytes, "data", 40)?;
     let end = header.data.offset as usize + data.len();
-    let mut source = source::Mapped::new(bytes, end, release);
-    pass::run(&header, scan, &mut source, sink)
+    split::run(&header, scan, bytes, end, release, sink)
 }
 
 /// True when `prefix` (at least 16 bytes) starts a pipe-mode perf.data: the one kind of
@@ -88,7 +88,18 @@ pub fn read_stream(
         ));
     }
     let scan = Scan::new(header.endian, header.mode);
-    let mut ingested = pass::run(&header, scan, &mut source, sink)?;
+    let mut emitting = pass::Emitting {
+        emitter: emit::Emitter::default(),
+        sink,
+        stats: crate::IngestStats::default(),
+    };
+    let pass = pass::run(&header, scan, &mut source, &mut emitting)?;
+    let pass::Emitting {
+        emitter,
+        sink,
+        stats,
+    } = emitting;
+    let mut ingested = pass.finish(emitter, stats, sink)?;
     ingested.meta.extra.insert(
         "perf.stream_peak_buffered_bytes".into(),
         source::Source::peak_held(&source).to_string(),

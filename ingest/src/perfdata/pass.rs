@@ -1,49 +1,102 @@
 //! The one pass over the record stream: frame a record, let [`Scan`] take it in, and
-//! whenever a FINISHED_ROUND makes a round safe, emit it and give up the input before the
-//! oldest record still waiting.
+//! whenever a FINISHED_ROUND makes a round safe, hand it to a [`Rounds`] and give up the input
+//! before the oldest record still waiting. [`Emitting`] decodes the rounds into a sink on the
+//! same thread; `split` sends them to another.
 
 use super::bytes::{u16_at, u32_at, u64_at};
 use super::emit::{Emitter, Segment, Session};
 use super::header::Header;
 use super::records;
-use super::scan::{Scan, SEG_INPUT, SEG_UNPACKED};
+use super::scan::{Key, Scan, SEG_INPUT, SEG_UNPACKED};
 use super::source::Source;
 use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
 use crate::meta::TraceMeta;
-use crate::{Error, EventSink, Ingested, Result};
+use crate::{Error, EventSink, IngestStats, Ingested, Result};
+use std::sync::Arc;
 
 /// How far ahead of the record being framed the input is prefetched: a few records' worth
 /// beyond the next page.
 const PREFETCH_AHEAD: u64 = 4096 + 512;
 
-/// What is built once the metadata has arrived, before the first event goes out.
-#[derive(Default)]
-struct Ready {
-    tracing: Option<TracingData>,
-    decoder: Option<Decoder>,
-    meta: Option<TraceMeta>,
+/// Where the rounds go, in order: the metadata (once, before any round), the session
+/// whenever it changed, then the rounds.
+pub trait Rounds {
+    fn meta(&mut self, meta: &TraceMeta);
+    /// The attrs, ids or decoder changed (and before the first round).
+    fn session(
+        &mut self,
+        session: &Session,
+        tracing: Option<&Arc<TracingData>>,
+        decoder: Option<&Arc<Decoder>>,
+    );
+    /// One round's keys, sorted, and the segments they point into.
+    fn round(&mut self, keys: &[Key], session: &Session, input: Segment, unpacked: Segment);
+    /// After the rounds handed so far, no input before offset `at` is needed.
+    fn done_before(&mut self, at: u64);
 }
 
-/// The reader's state between records.
-struct Pass<'h> {
+/// [`Rounds`] decoded on the reader's thread into a sink.
+pub struct Emitting<'s> {
+    pub emitter: Emitter,
+    pub sink: &'s mut dyn EventSink,
+    /// Records the emitter rejected.
+    pub stats: IngestStats,
+}
+
+impl Rounds for Emitting<'_> {
+    fn meta(&mut self, meta: &TraceMeta) {
+        self.sink.meta(meta);
+    }
+
+    fn session(
+        &mut self,
+        session: &Session,
+        tracing: Option<&Arc<TracingData>>,
+        _: Option<&Arc<Decoder>>,
+    ) {
+        self.emitter
+            .prepare(session, tracing.map_or(&[][..], |t| &t.formats[..]));
+    }
+
+    fn round(&mut self, keys: &[Key], session: &Session, input: Segment, unpacked: Segment) {
+        self.emitter
+            .run(keys, session, input, unpacked, self.sink, &mut self.stats);
+    }
+
+    /// The source gives up its input itself, on this same thread.
+    fn done_before(&mut self, _: u64) {}
+}
+
+/// What is built once the metadata has arrived, before the first event goes out.
+#[derive(Default)]
+pub struct Ready {
+    tracing: Option<Arc<TracingData>>,
+    decoder: Option<Arc<Decoder>>,
+    meta: Option<TraceMeta>,
+    /// `Scan::generation` last handed to [`Rounds::session`].
+    session_sent: Option<u64>,
+}
+
+/// The reader's state between records; what is left of it at the end goes into
+/// [`Pass::finish`].
+pub struct Pass<'h> {
     header: &'h Header,
     scan: Scan,
     ready: Ready,
-    emitter: Emitter,
 }
 
-/// Reads every record of the data from `header.data.offset` to the end of `source`.
-pub fn run(
-    header: &Header,
+/// Reads every record of the data from `header.data.offset` to the end of `source` and
+/// hands the rounds to `rounds`.
+pub fn run<'h>(
+    header: &'h Header,
     scan: Scan,
     source: &mut impl Source,
-    sink: &mut dyn EventSink,
-) -> Result<Ingested> {
+    rounds: &mut impl Rounds,
+) -> Result<Pass<'h>> {
     let mut pass = Pass {
         header,
         scan,
         ready: Ready::default(),
-        emitter: Emitter::default(),
     };
     let mut pos = header.data.offset;
     loop {
@@ -58,22 +111,30 @@ pub fn run(
         pass.scan.record(rec, pos as usize)?;
         pos += rec.len as u64;
         if pass.scan.queue.has_due() {
-            pass.flush(source, pos, sink, false)?;
+            pass.flush(source, pos, rounds, false)?;
         }
     }
     pass.scan.finish()?;
-    pass.flush(source, pos, sink, true)?;
-    pass.finish(sink)
+    pass.flush(source, pos, rounds, true)?;
+    Ok(pass)
 }
 
 impl Pass<'_> {
-    /// After the last round: the loss summaries, the counts and the metadata.
-    fn finish(mut self, sink: &mut dyn EventSink) -> Result<Ingested> {
-        let (scan, emitter) = (&mut self.scan, &mut self.emitter);
+    /// After the last round: the loss summaries, the counts and the metadata, with the
+    /// emitter that decoded the rounds and what it rejected.
+    pub fn finish(
+        mut self,
+        mut emitter: Emitter,
+        emit_stats: IngestStats,
+        sink: &mut dyn EventSink,
+    ) -> Result<Ingested> {
+        let scan = &mut self.scan;
         emitter.finish(sink);
         let mut stats = std::mem::take(&mut scan.stats);
+        stats.merge(emit_stats);
         emitter.count_into(&session(scan, &self.ready), &mut stats);
-        let mut meta = super::describe(self.header, scan, self.ready.tracing.as_ref())?;
+        let tracing = self.ready.tracing.as_deref();
+        let mut meta = super::describe(self.header, scan, tracing)?;
         let extra = &mut meta.extra;
         let mut put = |key: &str, value: u64| extra.insert(key.to_string(), value.to_string());
         put("perf.records", scan.records_seen);
@@ -134,33 +195,36 @@ fn session<'s>(scan: &'s Scan, ready: &'s Ready) -> Session<'s> {
         endian: scan.endian,
         attrs: &scan.attrs,
         ids: &scan.ids,
-        decoder: ready.decoder.as_ref(),
+        decoder: ready.decoder.as_deref(),
     }
 }
 
 impl Pass<'_> {
-    /// Emits the rounds that are due (`last`: everything left) and gives up the input that
-    /// no waiting record needs; `pos` is where the next record starts.
+    /// Hands the rounds that are due (`last`: everything left) to `rounds` and gives up the
+    /// input that no waiting record needs; `pos` is where the next record starts.
     fn flush(
         &mut self,
         source: &mut impl Source,
         pos: u64,
-        sink: &mut dyn EventSink,
+        rounds: &mut impl Rounds,
         last: bool,
     ) -> Result<()> {
-        let Pass {
-            header,
-            scan,
-            ready,
-            emitter,
-        } = self;
-        prepare(header, scan, ready, emitter, sink)?;
+        self.prepare(rounds)?;
+        let Pass { scan, ready, .. } = self;
         scan.freeze_ids();
+        if ready.session_sent != Some(scan.generation) {
+            rounds.session(
+                &session(scan, ready),
+                ready.tracing.as_ref(),
+                ready.decoder.as_ref(),
+            );
+            ready.session_sent = Some(scan.generation);
+        }
         let session = Session {
             endian: scan.endian,
             attrs: &scan.attrs,
             ids: &scan.ids,
-            decoder: ready.decoder.as_ref(),
+            decoder: ready.decoder.as_deref(),
         };
         let (base, bytes) = source.window();
         let input = Segment {
@@ -177,9 +241,7 @@ impl Pass<'_> {
                 bytes: &u.out,
             },
         );
-        let stats = &mut scan.stats;
-        let mut emit =
-            |keys: &[super::scan::Key]| emitter.run(keys, &session, input, unpacked, sink, stats);
+        let mut emit = |keys: &[Key]| rounds.round(keys, &session, input, unpacked);
         if last {
             scan.queue.finish(&mut emit);
         } else {
@@ -189,6 +251,7 @@ impl Pass<'_> {
             .queue
             .lowest_offset(SEG_INPUT)
             .map_or(pos, |o| (o as u64).min(pos));
+        rounds.done_before(low_input);
         source.done_before(low_input);
         if let Some(unpacker) = &mut scan.unpacker {
             let low = scan
@@ -199,42 +262,41 @@ impl Pass<'_> {
         }
         Ok(())
     }
-}
 
-/// Before the first event: the tracing data, the decoder and the trace's metadata (given to
-/// the sink). Tracing data that only arrives later is taken in then.
-fn prepare(
-    header: &Header,
-    scan: &mut Scan,
-    ready: &mut Ready,
-    emitter: &mut Emitter,
-    sink: &mut dyn EventSink,
-) -> Result<()> {
-    if ready.meta.is_some() && (ready.tracing.is_some() || scan.tracing_data.is_none()) {
-        return Ok(());
-    }
-    if ready.tracing.is_none() {
-        let raw = scan
-            .tracing_data
-            .as_ref()
-            .or(scan.features.tracing_data.as_ref());
-        if let Some((at, raw)) = raw {
-            ready.tracing = Some(parse_tracing_data(raw, *at)?);
+    /// Before the first round: the tracing data, the decoder and the trace's metadata.
+    /// Tracing data that only arrives later is taken in then.
+    fn prepare(&mut self, rounds: &mut impl Rounds) -> Result<()> {
+        let Pass {
+            header,
+            scan,
+            ready,
+        } = self;
+        if ready.meta.is_some() && (ready.tracing.is_some() || scan.tracing_data.is_none()) {
+            return Ok(());
         }
+        if ready.tracing.is_none() {
+            let raw = scan
+                .tracing_data
+                .as_ref()
+                .or(scan.features.tracing_data.as_ref());
+            if let Some((at, raw)) = raw {
+                ready.tracing = Some(Arc::new(parse_tracing_data(raw, *at)?));
+                // The session now has a decoder: it must be handed on again.
+                ready.session_sent = None;
+            }
+        }
+        let meta = super::describe(header, scan, ready.tracing.as_deref())?;
+        if let Some(tracing) = &ready.tracing {
+            ready.decoder = Some(Arc::new(Decoder::new(
+                &tracing.formats,
+                tracing.endian,
+                meta.kernel_release.as_deref(),
+            )));
+        }
+        if ready.meta.is_none() {
+            rounds.meta(&meta);
+            ready.meta = Some(meta);
+        }
+        Ok(())
     }
-    let meta = super::describe(header, scan, ready.tracing.as_ref())?;
-    if let Some(tracing) = &ready.tracing {
-        let decoder = Decoder::new(
-            &tracing.formats,
-            tracing.endian,
-            meta.kernel_release.as_deref(),
-        );
-        ready.decoder = Some(decoder);
-        emitter.prepare(&session(scan, ready), &tracing.formats);
-    }
-    if ready.meta.is_none() {
-        sink.meta(&meta);
-        ready.meta = Some(meta);
-    }
-    Ok(())
 }

@@ -73,6 +73,8 @@ pub struct Scan {
     pub records_seen: u64,
     pub compressed_records: u64,
     pub rounds: u64,
+    /// Changes whenever attrs, ids or their names change (the emitter's view must follow).
+    pub generation: u64,
 }
 
 impl Scan {
@@ -93,6 +95,7 @@ impl Scan {
             records_seen: 0,
             compressed_records: 0,
             rounds: 0,
+            generation: 0,
         }
     }
 
@@ -186,6 +189,16 @@ impl Scan {
     pub fn record(&mut self, rec: Record<'_>, offset: usize) -> Result<()> {
         self.records_seen += 1;
         let at = offset as u64;
+        if matches!(
+            rec.kind,
+            records::HEADER_ATTR
+                | records::HEADER_FEATURE
+                | records::ID_INDEX
+                | records::EVENT_UPDATE
+                | records::HEADER_TRACING_DATA
+        ) {
+            self.generation += 1;
+        }
         match rec.kind {
             records::SAMPLE => self.key_sample(rec, SEG_INPUT, offset),
             records::COMM
