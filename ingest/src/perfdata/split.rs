@@ -145,7 +145,9 @@ pub fn run(
                     session = Some(copy);
                 }
                 Message::Round { mut keys, unpacked } => {
-                    let Some(copy) = &session else { continue };
+                    let copy = session
+                        .as_ref()
+                        .expect("pass::flush hands on the session before any round");
                     let unpacked = unpacked.as_ref().map_or(
                         Segment {
                             base: 0,
