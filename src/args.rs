@@ -136,7 +136,8 @@ fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::Tas
 #[derive(Parser, Debug)]
 pub struct AnalyzeArgs {
     /// Trace file: trace.dat, perf.data, or trace text; `.xz`, `.gz`, `.zst` are read as they are; `-` is stdin.
-    /// The format is detected from the content.
+    /// The format is detected from the content. A pipe-mode perf.data on stdin is analyzed as it arrives
+    /// (`perf sched record -o - -- CMD | schedtrace analyze -`); other formats are read whole first.
     pub file: PathBuf,
 
     /// Order of the task table
