@@ -143,3 +143,21 @@ fn a_stream_cut_inside_a_record_is_an_error_with_its_offset() {
     assert!(err.cause.contains("past the end") || err.cause.contains("whole record header"));
     assert!(n > 0, "the rounds before the cut were emitted");
 }
+
+/// `perf record -z -o -`: zstd-compressed records in a pipe, read as a stream. Counts from
+/// `perf script` (fixtures/README.md); the same events as the whole-file read.
+#[test]
+fn compressed_pipe_streams_too() {
+    let path = fixture("sched-events.zstd.pipe.data.xz");
+    let (from_file, file_events) = read_all(&path);
+    let (from_stream, seen) = stream(bytes(&path));
+    let expected: BTreeMap<String, u64> = [("sched_switch", 243), ("sched_waking", 126)]
+        .iter()
+        .map(|&(k, v)| (k.to_string(), v))
+        .collect();
+    assert_eq!(from_stream.stats.events, expected);
+    assert_eq!(from_stream.meta.format_version, "pipe (zstd)");
+    assert_eq!(from_stream.meta.extra["perf.compressed_records"], "4");
+    assert_eq!(seen.events, file_events);
+    assert_eq!(from_file.stats.events, expected);
+}
