@@ -129,6 +129,78 @@ pub fn load(path: &Path) -> Result<InputBytes> {
     unwrap_compression(raw).map_err(|e| e.in_file(path))
 }
 
+/// Reads a live input (a pipe from `perf record -o -`) on its own thread into a queue of
+/// chunks, so that the writer is never blocked while the reader is busy analysing: a blocked
+/// `perf record` cannot empty its ring buffers and loses events. Holds at most
+/// `READ_AHEAD_CHUNKS` chunks (memory grows only while the analysis lags). Hand-written:
+/// a thread, a bounded channel and a `Read` over it, too small for a dependency.
+pub struct ReadAhead {
+    chunks: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    at: usize,
+}
+
+const READ_AHEAD_CHUNK: usize = 1 << 20;
+const READ_AHEAD_CHUNKS: usize = 256;
+
+impl ReadAhead {
+    pub fn new(mut reader: impl Read + Send + 'static) -> ReadAhead {
+        let (tx, chunks) = std::sync::mpsc::sync_channel(READ_AHEAD_CHUNKS);
+        std::thread::spawn(move || loop {
+            let mut chunk = Vec::with_capacity(READ_AHEAD_CHUNK);
+            match (&mut reader)
+                .take(READ_AHEAD_CHUNK as u64)
+                .read_to_end(&mut chunk)
+            {
+                Ok(0) => return,
+                Ok(_) => {
+                    if tx.send(Ok(chunk)).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        });
+        ReadAhead {
+            chunks,
+            current: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.current.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => {
+                    self.current = chunk?;
+                    self.at = 0;
+                }
+                // The reading thread is done: the end of the input.
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.current.len() - self.at);
+        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Asks for a 1 MiB pipe buffer when standard input is a pipe (best effort: the default
+/// 64 KiB fills in well under a millisecond at `perf record` rates).
+pub fn widen_stdin_pipe() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: fcntl on fd 0 with integer arguments; failure (not a pipe, limit) is harmless.
+    unsafe {
+        libc::fcntl(0, libc::F_SETPIPE_SZ, 1 << 20);
+    }
+}
+
 /// Reads up to `n` bytes from the start of `reader` (fewer only at its end): enough to tell
 /// a format that can be read as a stream from one that needs the whole input.
 pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
@@ -173,4 +245,21 @@ pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
         )
     })?;
     Ok(InputBytes::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_ahead_hands_out_the_input_unchanged() {
+        let data: Vec<u8> = (0..3 * READ_AHEAD_CHUNK + 12345)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        let mut out = Vec::new();
+        ReadAhead::new(std::io::Cursor::new(data.clone()))
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, data);
+    }
 }

@@ -44,12 +44,11 @@ pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
 }
 
 fn read_stdin(sink: &mut dyn EventSink) -> Result<Ingested> {
+    input::widen_stdin_pipe();
     let prefix = input::read_prefix(&mut std::io::stdin().lock(), 16)?;
     if perfdata::is_pipe_header(&prefix) {
-        return relay::run(
-            |sink| perfdata::read_stream(prefix, std::io::stdin(), sink),
-            sink,
-        );
+        let stdin = input::ReadAhead::new(std::io::stdin());
+        return relay::run(|sink| perfdata::read_stream(prefix, stdin, sink), sink);
     }
     let bytes = input::load_reader(prefix, std::io::stdin().lock())?;
     read_bytes(&bytes, sink)
