@@ -61,7 +61,12 @@ fn unkey(key: u64) -> (u64, u32, u32) {
 #[derive(Debug, Clone, Default)]
 pub struct TaskAffinity {
     pub runtime_by_cpu: Vec<u64>,
+    /// Pairs of two different CPUs, by packed key.
     pub pairs: PairMap,
+    /// Pairs of one CPU with itself, per [`PairKind`]: most slices and wakeups stay on
+    /// their CPU, and such a pair is `SameCpu` whatever the topology, so which CPU it was
+    /// never matters. A plain counter spares the hash-map probe on most switch-ins.
+    pub same_cpu: [u64; 3],
     /// Wakeups where the waker's CPU is / is not the CPU the wakee ran on next.
     pub wakeups_local: u64,
     pub wakeups_remote: u64,
@@ -83,6 +88,10 @@ impl TaskAffinity {
 
     #[inline]
     pub fn count(&mut self, kind: PairKind, from: u32, to: u32) {
+        if from == to {
+            self.same_cpu[kind as usize] += 1;
+            return;
+        }
         *self.pairs.entry(key(kind, from, to)).or_insert(0) += 1;
     }
 
@@ -110,7 +119,8 @@ impl TaskAffinity {
         self.latency_local.is_empty() && self.latency_remote.is_empty()
     }
 
-    /// Every counted pair: (kind, from, to, count).
+    /// Every counted pair of two different CPUs: (kind, from, to, count). The pairs of a
+    /// CPU with itself are in [`TaskAffinity::same_cpu`].
     pub fn iter_pairs(&self) -> impl Iterator<Item = (u64, u32, u32, u64)> + '_ {
         self.pairs.iter().map(|(&k, &n)| {
             let (kind, from, to) = unkey(k);

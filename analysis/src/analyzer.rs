@@ -49,6 +49,9 @@ pub struct Analyzer {
     /// Wakeup preemptions per (waker, wakee, victim): touched on every wakeup preemption, so
     /// hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
     pub(crate) triples: FxHashMap<(Comm, Comm, Comm), u64>,
+    /// The prio scale changed after tasks were made: their cached fairness weights may be
+    /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
+    pub(crate) weights_unsettled: bool,
 }
 
 impl Analyzer {
@@ -72,6 +75,7 @@ impl Analyzer {
             fairness: Fairness::new(),
             topology: None,
             triples: FxHashMap::default(),
+            weights_unsettled: false,
         }
         .with_topology()
     }
@@ -133,25 +137,36 @@ impl Analyzer {
             .find(task.pid)
             .unwrap_or_else(|| self.new_task(task.pid));
         let t = &mut self.tasks[slot];
-        t.note_comm(task.comm);
-        if task.prio >= 0 {
+        let renamed = t.note_comm(task.comm);
+        let reprioritized = task.prio >= 0 && task.prio != t.prio;
+        if reprioritized {
             t.prio = task.prio;
         }
-        self.apply_lost(slot);
-        self.observe(slot);
+        // Every state change is observed where it is made, so the task's presence and
+        // weight are in step here unless this call changed what they derive from: its
+        // prio, its name (`--fair-set` by name; also pending after a fork's rename), or its
+        // state (lost events). Skipping the no-op `observe` then changes nothing.
+        let undecided = t.fair_member == 0 && self.config.fair_set.is_some();
+        let lost = self.apply_lost(slot);
+        if renamed || reprioritized || undecided || lost || self.weights_unsettled {
+            self.observe(slot);
+        }
         slot
     }
 
     /// If the CPU of the task's last transition lost events since, the task is unknown
     /// from the first such loss on (metrics.md §2).
-    pub(crate) fn apply_lost(&mut self, slot: usize) {
+    /// Returns whether it did anything.
+    pub(crate) fn apply_lost(&mut self, slot: usize) -> bool {
         let t = &mut self.tasks[slot];
         let Some(cpu) = self.cpus.get(t.trans_cpu as usize) else {
-            return;
+            return false;
         };
         if let Some(lost) = cpu.lost.get(t.trans_epoch as usize) {
             t.lose_track(lost.from, t.trans_cpu, cpu.epoch(), &self.scope);
+            return true;
         }
+        false
     }
 
     fn epoch(&self, cpu: u32) -> u32 {
@@ -329,7 +344,11 @@ impl Analyzer {
 
 impl EventSink for Analyzer {
     fn meta(&mut self, meta: &TraceMeta) {
-        self.fairness.scale = PrioScale::of_release(meta.kernel_release.as_deref());
+        let scale = PrioScale::of_release(meta.kernel_release.as_deref());
+        if scale != self.fairness.scale && !self.tasks.is_empty() {
+            self.weights_unsettled = true;
+        }
+        self.fairness.scale = scale;
         // metrics.md §6: the trace's own topology comes first.
         if let Some(t) = &meta.topology {
             if self.first_ts.is_none() && t.cpus.iter().any(|p| p.llc.is_some()) {

@@ -39,8 +39,15 @@ pub(crate) fn task_metrics(t: &Task, map: Option<&CpuMap>) -> TaskMetrics {
         None if from == to => Class::SameCpu,
         None => Class::Unknown,
     };
-    for (kind, from, to, n) in a.iter_pairs() {
-        let c = class(from, to);
+    // A CPU with itself is `SameCpu` under any topology: its counts are kept per kind only.
+    let same_cpu = (0..a.same_cpu.len()).map(|k| (k as u64, a.same_cpu[k]));
+    let pairs = a
+        .iter_pairs()
+        .map(|(kind, from, to, n)| (kind, class(from, to), n));
+    for (kind, c, n) in same_cpu
+        .map(|(kind, n)| (kind, Class::SameCpu, n))
+        .chain(pairs)
+    {
         if kind == PairKind::Slice as u64 {
             restarts += n;
             match c {

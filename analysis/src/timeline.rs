@@ -224,10 +224,12 @@ impl Task {
         }
     }
 
-    /// Records the task's current name; a different non-empty name is a rename.
+    /// Records the task's current name; a different non-empty name is a rename (returns
+    /// whether it was one).
     #[inline]
-    pub fn note_comm(&mut self, comm: Comm) {
-        if comm != self.comm && !comm.is_empty() {
+    pub fn note_comm(&mut self, comm: Comm) -> bool {
+        let renamed = comm != self.comm && !comm.is_empty();
+        if renamed {
             self.comm = comm;
             self.fair_member = 0;
             // Names change rarely (exec, prctl): a linear search over a handful is fine.
@@ -235,6 +237,7 @@ impl Task {
                 self.comms.push(comm);
             }
         }
+        renamed
     }
 
     /// Whether anything at all happened to this task (pid-reuse check).
