@@ -8,7 +8,7 @@
 use super::attr::TYPE_TRACEPOINT;
 use super::bytes::{prefetch, u32_at, u64_at, Endian};
 use super::ids::IdMap;
-use super::records::{self, MISC_COMM_EXEC};
+use super::records;
 use super::scan::{record_at, AttrEntry, Key, SEG_INPUT};
 use crate::ftrace::{Decoded, Decoder, EventFormat};
 use crate::{Comm, Event, EventKind, EventSink, IngestStats};
@@ -147,7 +147,7 @@ impl Emitter {
                 prefetch(seg.bytes, ahead.offset().wrapping_sub(seg.base));
             }
             let seg = segment(key);
-            let Some((kind, misc, body)) = record_at(
+            let Some((kind, body)) = record_at(
                 session.endian,
                 seg.bytes,
                 key.offset().wrapping_sub(seg.base),
@@ -159,7 +159,7 @@ impl Emitter {
             self.last_ts = self.last_ts.max(key.ts);
             match kind {
                 records::SAMPLE => self.sample(key, session, attr, body, sink, stats),
-                _ => self.side_band(key, session, attr, kind, misc, body, sink, stats),
+                _ => self.side_band(key, session, attr, kind, body, sink, stats),
             }
         }
     }
@@ -255,7 +255,6 @@ impl Emitter {
         session: &Session,
         attr: &AttrEntry,
         kind: u32,
-        misc: u16,
         body: &[u8],
         sink: &mut dyn EventSink,
         stats: &mut IngestStats,
@@ -286,7 +285,6 @@ impl Emitter {
                 self.comm_records += 1;
                 let name_end = body.len() - attr.format.trailer_len.min(body.len());
                 let comm = Comm::from_bytes(body.get(8..name_end).unwrap_or(&[]));
-                let _exec = misc & MISC_COMM_EXEC != 0;
                 self.comms.insert(tid, comm);
                 emit(
                     EventKind::TaskName {

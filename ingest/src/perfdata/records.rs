@@ -29,9 +29,6 @@ pub const COMPRESSED: u32 = 81;
 pub const FINISHED_INIT: u32 = 82;
 pub const COMPRESSED2: u32 = 83;
 
-/// misc bit 13 on COMM: the name changed because of exec().
-pub const MISC_COMM_EXEC: u16 = 1 << 13;
-
 /// One framed record: `body` is what follows the 8-byte header up to `size`; `extra` is the
 /// out-of-band payload of HEADER_TRACING_DATA / AUXTRACE (empty otherwise).
 #[derive(Debug, Clone, Copy)]

@@ -463,12 +463,11 @@ impl Scan {
     }
 }
 
-/// Reads a record's header fields at `offset` of a segment (for pass 2).
+/// The type and body of the record at `offset` of a segment (for the emitter).
 #[inline]
-pub fn record_at(endian: Endian, seg: &[u8], offset: usize) -> Option<(u32, u16, &[u8])> {
+pub fn record_at(endian: Endian, seg: &[u8], offset: usize) -> Option<(u32, &[u8])> {
     let kind = u32_at(endian, seg, offset)?;
-    let misc = super::bytes::u16_at(endian, seg, offset + 4)?;
     let size = super::bytes::u16_at(endian, seg, offset + 6)? as usize;
     let body = seg.get(offset + 8..offset + size)?;
-    Some((kind, misc, body))
+    Some((kind, body))
 }
