@@ -89,6 +89,15 @@ impl PageDecoder {
                 Endian::Little => (w & 0x1f, (w >> 5) as u64),
                 Endian::Big => (w >> 27, (w & 0x07ff_ffff) as u64),
             };
+            // The `plen` payload bytes after a `header`-byte record header.
+            let payload = |header: usize, plen: usize| {
+                data.get(pos + header..pos + header + plen).ok_or_else(|| {
+                    err(
+                        data_start + pos,
+                        format!("corrupt page: {plen}-byte record crosses the committed data"),
+                    )
+                })
+            };
             let array0 = |what: &str| {
                 e.u32_at(data, pos + 4).ok_or_else(|| {
                     err(
@@ -126,26 +135,20 @@ impl PageDecoder {
                         ));
                     }
                     let plen = (len - 4 + 3) & !3;
-                    let payload = data.get(pos + 8..pos + 8 + plen).ok_or_else(|| {
-                        err(
-                            data_start + pos,
-                            format!("corrupt page: {plen}-byte record crosses the committed data"),
-                        )
-                    })?;
                     ts = ts.wrapping_add(delta);
-                    out(PageItem::Record { ts, payload });
+                    out(PageItem::Record {
+                        ts,
+                        payload: payload(8, plen)?,
+                    });
                     pos += 8 + plen;
                 }
                 n => {
                     let plen = 4 * n as usize;
-                    let payload = data.get(pos + 4..pos + 4 + plen).ok_or_else(|| {
-                        err(
-                            data_start + pos,
-                            format!("corrupt page: {plen}-byte record crosses the committed data"),
-                        )
-                    })?;
                     ts = ts.wrapping_add(delta);
-                    out(PageItem::Record { ts, payload });
+                    out(PageItem::Record {
+                        ts,
+                        payload: payload(4, plen)?,
+                    });
                     pos += 4 + plen;
                 }
             }
