@@ -72,7 +72,8 @@ impl Rounds for Emitting<'_> {
 pub struct Ready {
     tracing: Option<Arc<TracingData>>,
     decoder: Option<Arc<Decoder>>,
-    meta: Option<TraceMeta>,
+    /// The metadata went to [`Rounds::meta`] (the final one is rebuilt at the end).
+    meta_sent: bool,
     /// `Scan::generation` last handed to [`Rounds::session`].
     session_sent: Option<u64>,
 }
@@ -271,7 +272,7 @@ impl Pass<'_> {
             scan,
             ready,
         } = self;
-        if ready.meta.is_some() && (ready.tracing.is_some() || scan.tracing_data.is_none()) {
+        if ready.meta_sent && (ready.tracing.is_some() || scan.tracing_data.is_none()) {
             return Ok(());
         }
         if ready.tracing.is_none() {
@@ -293,9 +294,9 @@ impl Pass<'_> {
                 meta.kernel_release.as_deref(),
             )));
         }
-        if ready.meta.is_none() {
+        if !ready.meta_sent {
             rounds.meta(&meta);
-            ready.meta = Some(meta);
+            ready.meta_sent = true;
         }
         Ok(())
     }
