@@ -3,7 +3,7 @@
 
 mod args;
 
-use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs};
+use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, TuiArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze(&a),
         Command::Convert(c) => convert(&c),
         Command::Compare(c) => compare(&c),
+        Command::Tui(t) => tui(t),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,8 +52,10 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
-    let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
+    let mut analyzer =
+        analysis::Analyzer::new(a.analysis.analysis_config().map_err(Failure::Message)?);
+    let mut sink =
+        ingest::meta::WithDefaults::new(&mut analyzer, a.analysis.kernel_release.clone());
     let mut ingested = ingest::read_path(&a.file, &mut sink)?;
     ingested.meta = sink.complete(&ingested.meta);
     let report = analyzer.finish(&ingested, &a.file.display().to_string());
@@ -146,4 +149,32 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     let text = compare::text::render(&comparison, &c.task_metrics);
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
+}
+
+fn tui(t: TuiArgs) -> Result<(), Failure> {
+    let options = tui::Options {
+        sources: tui::Sources {
+            runs: t.runs,
+            labels: t.labels,
+            config: t.analysis.analysis_config().map_err(Failure::Message)?,
+            kernel_release: t.analysis.kernel_release,
+        },
+        restore: tui::Restore {
+            view: t.view,
+            sort: t.sort,
+            filter: t.filter,
+            base: t.base,
+            threshold_pct: Some(t.threshold),
+            group: Some(t.group.group_by()),
+        },
+        mouse: t.mouse,
+        ascii: t.ascii,
+    };
+    if t.print {
+        let (width, height) = t.size;
+        let frame = tui::print(options, width, height, &t.keys).map_err(Failure::Message)?;
+        std::io::stdout().lock().write_all(frame.as_bytes())?;
+        return Ok(());
+    }
+    tui::run(options).map_err(Failure::Message)
 }

@@ -41,6 +41,14 @@ impl Samples {
         self.short.is_empty() && self.long.is_empty()
     }
 
+    /// Every sample, in no particular order (the TUI's histograms read them).
+    pub fn values(&self) -> impl Iterator<Item = u64> + '_ {
+        self.short
+            .iter()
+            .map(|&v| u64::from(v))
+            .chain(self.long.iter().copied())
+    }
+
     /// Adds every sample of `other` (used for sched delay = wakeup latency ∪ preemption
     /// wait, and for grouped rows). On equal maxima the earlier end time wins.
     pub fn merge(&mut self, other: &Samples) {

@@ -1,0 +1,206 @@
+//! The `/` filter of the Tasks table: whitespace-separated terms that must all hold,
+//! `!` in front inverts the whole filter. A term is either a typed predicate on a column
+//! (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`, `migr!=0`) or a pattern: a
+//! regular expression (so a plain word is a substring) matched against `task:pid` and
+//! every name the task had.
+
+use crate::columns::{self, Unit, COLUMNS};
+use analysis::TaskRow;
+use regex::Regex;
+
+#[derive(Debug, Clone)]
+pub struct Filter {
+    /// As typed (shown in the status line, restored by `--filter`).
+    pub text: String,
+    invert: bool,
+    terms: Vec<Term>,
+}
+
+#[derive(Debug, Clone)]
+enum Term {
+    Pattern(Regex),
+    Compare { field: Field, op: Op, value: f64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Column(usize),
+    Pid,
+    Tgid,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl Op {
+    fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Op::Lt => a < b,
+            Op::Le => a <= b,
+            Op::Gt => a > b,
+            Op::Ge => a >= b,
+            // Values are shown rounded; equality within half a display step would be
+            // surprising for counts, so it is exact (counts and pids are integers).
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+        }
+    }
+}
+
+impl Filter {
+    /// Parses the filter line (without the leading `/`).
+    pub fn parse(text: &str) -> Result<Filter, String> {
+        let (invert, body) = match text.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let terms = body
+            .split_whitespace()
+            .map(term)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Filter {
+            text: text.to_string(),
+            invert,
+            terms,
+        })
+    }
+
+    pub fn matches(&self, row: &TaskRow) -> bool {
+        let all = self.terms.iter().all(|t| t.matches(row));
+        all != self.invert
+    }
+}
+
+impl Term {
+    fn matches(&self, row: &TaskRow) -> bool {
+        match self {
+            Term::Pattern(re) => {
+                re.is_match(&columns::task_label(row)) || row.comms.iter().any(|c| re.is_match(c))
+            }
+            Term::Compare { field, op, value } => {
+                let actual = match field {
+                    Field::Column(i) => (COLUMNS[*i].value)(row),
+                    Field::Pid => Some(row.pid as f64),
+                    Field::Tgid => row.tgid.map(|t| t as f64),
+                };
+                actual.is_some_and(|a| op.holds(a, *value))
+            }
+        }
+    }
+}
+
+const OPERATORS: [(&str, Op); 6] = [
+    (">=", Op::Ge),
+    ("<=", Op::Le),
+    ("!=", Op::Ne),
+    (">", Op::Gt),
+    ("<", Op::Lt),
+    ("=", Op::Eq),
+];
+
+fn term(text: &str) -> Result<Term, String> {
+    if let Some((name, op, value)) = split_predicate(text) {
+        let (field, unit) = match name {
+            "pid" => (Field::Pid, Unit::Count),
+            "tgid" => (Field::Tgid, Unit::Count),
+            _ => match columns::find(name) {
+                Some(i) if COLUMNS[i].unit != Unit::Label => (Field::Column(i), COLUMNS[i].unit),
+                _ => {
+                    let keys: Vec<&str> = COLUMNS
+                        .iter()
+                        .filter(|c| c.unit != Unit::Label)
+                        .map(|c| c.key)
+                        .collect();
+                    return Err(format!(
+                        "unknown field `{name}` in `{text}`; fields: pid, tgid, {}",
+                        keys.join(", ")
+                    ));
+                }
+            },
+        };
+        let value = quantity(value, unit).map_err(|e| format!("`{text}`: {e}"))?;
+        return Ok(Term::Compare { field, op, value });
+    }
+    Regex::new(text).map(Term::Pattern).map_err(|e| {
+        format!(
+            "`{text}` is not a valid pattern: {}",
+            first_line(&e.to_string())
+        )
+    })
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().last().unwrap_or(s).trim().to_string()
+}
+
+/// `name OP value` when `text` starts with a field-like name followed by an operator.
+fn split_predicate(text: &str) -> Option<(&str, Op, &str)> {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+        .unwrap_or(text.len());
+    let (name, rest) = text.split_at(end);
+    if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    OPERATORS
+        .iter()
+        .find_map(|&(sym, op)| rest.strip_prefix(sym).map(|v| (name, op, v)))
+}
+
+/// A number with an optional unit, in the column's stored unit (ns or fraction). A bare
+/// number is in the unit the column is shown in (ms, us, %).
+fn quantity(text: &str, unit: Unit) -> Result<f64, String> {
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let n: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| format!("`{text}` is not a number"))?;
+    let scale = match (suffix, unit) {
+        ("ns", Unit::Ms | Unit::Us) => 1.0,
+        ("us", Unit::Ms | Unit::Us) => 1e3,
+        ("ms", Unit::Ms | Unit::Us) => 1e6,
+        ("s", Unit::Ms | Unit::Us) => 1e9,
+        ("", Unit::Ms) => 1e6,
+        ("", Unit::Us) => 1e3,
+        ("%" | "", Unit::Percent) => 1e-2,
+        ("", Unit::Count | Unit::Ratio) => 1.0,
+        _ => return Err(format!("unit `{suffix}` does not fit this field")),
+    };
+    Ok(n * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predicates_and_errors() {
+        assert!(matches!(
+            term("lat.p99>5ms").unwrap(),
+            Term::Compare { op: Op::Gt, value, .. } if value == 5e6
+        ));
+        assert!(matches!(term("warm<90%").unwrap(), Term::Compare { value, .. } if value == 0.9));
+        assert!(matches!(
+            term("pid=245").unwrap(),
+            Term::Compare { op: Op::Eq, .. }
+        ));
+        assert!(matches!(term("mi-work").unwrap(), Term::Pattern(_)));
+        assert!(Filter::parse("cpu=1")
+            .unwrap_err()
+            .contains("unknown field `cpu`"));
+        assert!(Filter::parse("lat.p99>fast").is_err());
+        assert!(Filter::parse("runtime>5kg").is_err());
+        assert!(Filter::parse("mi(").is_err());
+    }
+}

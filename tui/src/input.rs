@@ -1,0 +1,232 @@
+//! The inputs of a session and their loading on worker threads. Every run argument
+//! (`[LABEL=]FILE[,FILE...]`, as for `compare`) becomes labelled runs; every file of a run
+//! is one [`Input`], a trace analysed like `analyze` does or a JSON report read as it is.
+//!
+//! Loading runs off the UI thread and reports per-input progress over a channel, so the
+//! first frame appears at once. Each load has a generation number: a newer request
+//! (`:time`, `:cpu`) makes the results of older ones stale, and they are dropped.
+
+use analysis::compare::{self, RunSpec};
+use analysis::{Config, Report};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What to load and how to analyse it.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    pub runs: Vec<RunSpec>,
+    /// Names for runs given without `LABEL=` (`--label`), in order.
+    pub labels: Vec<String>,
+    pub config: Config,
+    /// `--kernel-release` for traces that do not record one.
+    pub kernel_release: Option<String>,
+}
+
+/// One loaded file.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The run label, with ` [N]` for the N-th repeat of a run of several.
+    pub label: String,
+    pub path: String,
+    pub report: Report,
+    /// A JSON report has no exact samples and no timeline.
+    pub from_json_report: bool,
+}
+
+/// Everything loaded: the inputs in argument order and the same as compare's runs.
+#[derive(Debug, Clone)]
+pub struct Data {
+    pub inputs: Vec<Input>,
+    pub runs: Vec<compare::Run>,
+}
+
+/// Where one input's load stands (drives its gauge).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    Waiting,
+    /// Reading and analysing since this many seconds into the load.
+    Working {
+        bytes: u64,
+    },
+    Done {
+        seconds: f64,
+        events: u64,
+    },
+    Failed(String),
+}
+
+/// Messages of the loader to the UI.
+#[derive(Debug)]
+pub enum Message {
+    Stage {
+        generation: u64,
+        input: usize,
+        stage: Stage,
+    },
+    Loaded {
+        generation: u64,
+        result: Result<Data, String>,
+    },
+}
+
+/// The file paths of `sources`, in argument order.
+pub fn paths(sources: &Sources) -> Vec<std::path::PathBuf> {
+    sources.runs.iter().flat_map(|r| r.paths.clone()).collect()
+}
+
+/// Starts loading `sources` on worker threads; progress and the result arrive on `tx`.
+/// `current` holds the newest generation: a worker stops early once it is outdated.
+pub fn start(sources: Sources, generation: u64, current: Arc<AtomicU64>, tx: Sender<Message>) {
+    std::thread::spawn(move || {
+        let result = load(&sources, generation, &current, &tx);
+        let _ = tx.send(Message::Loaded { generation, result });
+    });
+}
+
+/// Loads synchronously (for `--print` and tests): waits for the result.
+pub fn load_now(sources: &Sources) -> Result<Data, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let result = load(sources, 0, &AtomicU64::new(0), &tx);
+    drop(rx);
+    result
+}
+
+fn load(
+    sources: &Sources,
+    generation: u64,
+    current: &AtomicU64,
+    tx: &Sender<Message>,
+) -> Result<Data, String> {
+    let paths = paths(sources);
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len())
+        .max(1);
+    let started = Instant::now();
+    let mut slots: Vec<Option<Result<(Report, bool), String>>> = vec![None; paths.len()];
+    let slots_lock = std::sync::Mutex::new(&mut slots);
+    // A shared counter hands out inputs, so a few large ones do not wait behind each other.
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= paths.len() || current.load(Ordering::Relaxed) != generation {
+                    break;
+                }
+                let bytes = std::fs::metadata(&paths[i]).map_or(0, |m| m.len());
+                let stage = Stage::Working { bytes };
+                let _ = tx.send(Message::Stage {
+                    generation,
+                    input: i,
+                    stage,
+                });
+                let result = load_one(&paths[i], sources);
+                let stage = match &result {
+                    Ok((report, _)) => Stage::Done {
+                        seconds: started.elapsed().as_secs_f64(),
+                        events: report.quality.events.values().sum(),
+                    },
+                    Err(e) => Stage::Failed(e.clone()),
+                };
+                let _ = tx.send(Message::Stage {
+                    generation,
+                    input: i,
+                    stage,
+                });
+                if let Ok(mut slots) = slots_lock.lock() {
+                    slots[i] = Some(result);
+                }
+            });
+        }
+    });
+    if current.load(Ordering::Relaxed) != generation {
+        return Err("superseded".into());
+    }
+    let loaded: Vec<(Report, bool)> = slots
+        .into_iter()
+        .map(|s| s.unwrap_or_else(|| Err("not loaded".into())))
+        .collect::<Result<_, _>>()?;
+    assemble(sources, paths, loaded)
+}
+
+/// Labels the loaded reports the way `compare` does.
+fn assemble(
+    sources: &Sources,
+    paths: Vec<std::path::PathBuf>,
+    loaded: Vec<(Report, bool)>,
+) -> Result<Data, String> {
+    let mut loaded = paths.iter().zip(loaded);
+    let mut repeats = Vec::with_capacity(sources.runs.len());
+    let mut typed: Vec<Vec<(String, Report, bool)>> = Vec::new();
+    for spec in &sources.runs {
+        let mut run = Vec::new();
+        let mut reports = Vec::new();
+        for (path, (report, from_json_report)) in loaded.by_ref().take(spec.paths.len()) {
+            let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+            let shown = path.display().to_string();
+            run.push(compare::Repeat {
+                path: shown.clone(),
+                report: value,
+                from_json_report,
+            });
+            reports.push((shown, report, from_json_report));
+        }
+        repeats.push(run);
+        typed.push(reports);
+    }
+    let runs = compare::assemble(&sources.runs, repeats, &sources.labels);
+    // `assemble` merges runs given the same LABEL=: walk its runs to label every input.
+    let mut inputs: Vec<Input> = typed
+        .into_iter()
+        .flatten()
+        .map(|(path, report, from_json_report)| Input {
+            label: String::new(),
+            path,
+            report,
+            from_json_report,
+        })
+        .collect();
+    for run in &runs {
+        let several = run.repeats.len() > 1;
+        for (k, repeat) in run.repeats.iter().enumerate() {
+            if let Some(input) = inputs
+                .iter_mut()
+                .find(|i| i.label.is_empty() && i.path == repeat.path)
+            {
+                input.label = if several {
+                    format!("{} [{}]", run.label, k + 1)
+                } else {
+                    run.label.clone()
+                };
+            }
+        }
+    }
+    Ok(Data { inputs, runs })
+}
+
+/// One input: a JSON report as it is, or a trace analysed like `analyze` does.
+fn load_one(path: &Path, sources: &Sources) -> Result<(Report, bool), String> {
+    let shown = path.display().to_string();
+    let bytes = ingest::input::load(path).map_err(|e| e.to_string())?;
+    if let Some(value) = compare::load::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
+        let report: Report =
+            serde_json::from_value(value).map_err(|e| format!("{shown}: not a report: {e}"))?;
+        return Ok((report, true));
+    }
+    let mut analyzer = analysis::Analyzer::new(sources.config.clone());
+    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, sources.kernel_release.clone());
+    let mut ingested = ingest::read_releasing(&bytes, &bytes, &mut sink)
+        .map_err(|e| e.in_file(path).to_string())?;
+    ingested.meta = sink.complete(&ingested.meta);
+    drop(bytes);
+    Ok((analyzer.finish(&ingested, &shown), false))
+}
+
+/// Receives what is there without waiting.
+pub fn drain(rx: &Receiver<Message>) -> Vec<Message> {
+    rx.try_iter().collect()
+}

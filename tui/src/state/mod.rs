@@ -1,0 +1,520 @@
+//! The application state and its one update function: `key -> action -> state`. Nothing
+//! here draws or touches a terminal, so every behaviour can be tested with keys alone.
+//! Work that takes long (re-reading traces for a new window or CPU set) is not done
+//! here: the state asks for it ([`App::take_request`]) and the driver runs it off the UI
+//! thread, feeding the result back with [`App::loaded`].
+
+mod command;
+pub mod compare;
+mod popup;
+pub mod tasks;
+pub mod timeline;
+
+use crate::action::{Action, View};
+use crate::columns;
+use crate::filter::Filter;
+use crate::input::{Data, Input, Message, Sources, Stage};
+use crate::keymap::{self, Key};
+use analysis::GroupBy;
+use compare::CompareState;
+use tasks::TaskList;
+use timeline::TimelineState;
+
+/// What the keys go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// Typing a filter (the text after `/`).
+    Filter(String),
+    /// Typing a `:` command.
+    Command(String),
+    Help,
+}
+
+/// A status-line message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+/// Settings given on the command line to restore a view.
+#[derive(Debug, Clone, Default)]
+pub struct Restore {
+    pub view: Option<View>,
+    pub sort: Option<String>,
+    pub filter: Option<String>,
+    pub base: Option<String>,
+    pub threshold_pct: Option<f64>,
+    pub group: Option<GroupBy>,
+}
+
+pub struct App {
+    pub view: View,
+    history: Vec<View>,
+    pub mode: Mode,
+    /// The loaded inputs; `None` until the first load finishes.
+    pub data: Option<Data>,
+    /// Stages of the load in flight (one per input); empty when none runs.
+    pub stages: Vec<Stage>,
+    pub generation: u64,
+    /// The first load failed: nothing to show but this.
+    pub failed: Option<String>,
+    /// Which input the single-run views show.
+    pub run: usize,
+    pub tasks: TaskList,
+    pub compare: CompareState,
+    pub timeline: TimelineState,
+    /// Selected row of each view (by [`View::index`]).
+    pub cursor: [usize; 9],
+    /// A text popup (Enter on a compare row) over the view.
+    pub popup: Option<(String, Vec<String>)>,
+    pub status: Option<Status>,
+    pub help_scroll: usize,
+    pub quit: bool,
+    /// Rows the table has on screen (for half-page moves); set by the renderer's caller.
+    pub page_rows: usize,
+    /// What the session analyses; a window or CPU change edits it and asks for a reload.
+    pub sources: Sources,
+    request: Option<Sources>,
+    /// `y` was pressed: the driver puts the drawn frame on the clipboard.
+    pub copy_requested: bool,
+    restore: Restore,
+}
+
+impl App {
+    pub fn new(sources: Sources, restore: Restore) -> App {
+        let view = restore.view.unwrap_or(if sources.runs.len() > 1 {
+            View::Compare
+        } else {
+            View::Overview
+        });
+        let stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
+        let mut compare = CompareState::default();
+        if let Some(t) = restore.threshold_pct {
+            compare.threshold_pct = t;
+        }
+        let mut app = App {
+            view,
+            history: Vec::new(),
+            mode: Mode::Normal,
+            data: None,
+            stages,
+            generation: 0,
+            failed: None,
+            run: 0,
+            tasks: TaskList::default(),
+            compare,
+            timeline: TimelineState::default(),
+            cursor: [0; 9],
+            popup: None,
+            status: None,
+            help_scroll: 0,
+            quit: false,
+            page_rows: 20,
+            sources,
+            request: None,
+            copy_requested: false,
+            restore,
+        };
+        if let Some(group) = app.restore.group {
+            app.tasks.group = group;
+        }
+        app
+    }
+
+    /// The input the single-run views show.
+    pub fn input(&self) -> Option<&Input> {
+        self.data.as_ref().and_then(|d| d.inputs.get(self.run))
+    }
+
+    /// True while a load runs (first load or a recomputation).
+    pub fn busy(&self) -> bool {
+        !self.stages.is_empty()
+    }
+
+    /// A reload the driver must start (window or CPU change), with its generation.
+    pub fn take_request(&mut self) -> Option<(Sources, u64)> {
+        self.request.take().map(|s| (s, self.generation))
+    }
+
+    /// Applies a loader message; stale generations are dropped.
+    pub fn receive(&mut self, message: Message) {
+        match message {
+            Message::Stage {
+                generation,
+                input,
+                stage,
+            } if generation == self.generation => {
+                if let Some(s) = self.stages.get_mut(input) {
+                    *s = stage;
+                }
+            }
+            Message::Loaded { generation, result } if generation == self.generation => {
+                self.loaded(result)
+            }
+            _ => {}
+        }
+    }
+
+    /// A load finished: replace the data and rebuild every view from it.
+    pub fn loaded(&mut self, result: Result<Data, String>) {
+        self.stages.clear();
+        match result {
+            Ok(data) => {
+                let first = self.data.is_none();
+                self.data = Some(data);
+                self.run = self.run.min(self.inputs_len().saturating_sub(1));
+                self.refresh_run();
+                if first {
+                    self.apply_restore();
+                }
+                self.recompare();
+            }
+            Err(e) if self.data.is_none() => self.failed = Some(e),
+            Err(e) => self.error(format!("recomputation failed: {e}")),
+        }
+    }
+
+    fn apply_restore(&mut self) {
+        let r = std::mem::take(&mut self.restore);
+        if let Some(sort) = r.sort {
+            self.command(&format!("sort {sort}"));
+        }
+        if let Some(filter) = r.filter {
+            self.set_filter(&filter);
+        }
+        if let Some(base) = r.base {
+            self.command(&format!("base {base}"));
+        }
+    }
+
+    fn inputs_len(&self) -> usize {
+        self.data.as_ref().map_or(0, |d| d.inputs.len())
+    }
+
+    /// Rebuilds the run-specific state for the current input.
+    fn refresh_run(&mut self) {
+        let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) else {
+            return;
+        };
+        let report = &input.report;
+        self.tasks.regroup(report, self.tasks.group);
+        self.timeline = TimelineState::new(report.window.start_ns, report.window.end_ns);
+        self.clamp_cursors();
+    }
+
+    fn recompare(&mut self) {
+        if let Some(data) = &self.data {
+            self.compare.recompute(&data.runs);
+        }
+        self.clamp_cursors();
+    }
+
+    fn error(&mut self, text: String) {
+        self.status = Some(Status { text, error: true });
+    }
+
+    fn note(&mut self, text: String) {
+        self.status = Some(Status { text, error: false });
+    }
+
+    /// Number of selectable rows of `view`.
+    pub fn rows(&self, view: View) -> usize {
+        let Some(input) = self.input() else { return 0 };
+        let r = &input.report;
+        match view {
+            View::Tasks => self.tasks.rows.len(),
+            View::Preemptions => r.system.wakeup_preemption.top_triples.len(),
+            View::Fairness => r.tasks.iter().filter(|t| t.fairness.is_some()).count(),
+            View::Compare => self.compare.lines.len(),
+            View::Quality => r.quality.lost_events.len(),
+            _ => 0,
+        }
+    }
+
+    fn clamp_cursors(&mut self) {
+        for view in View::ALL {
+            let n = self.rows(view);
+            let c = &mut self.cursor[view.index()];
+            *c = (*c).min(n.saturating_sub(1));
+        }
+    }
+
+    pub fn selected(&self) -> usize {
+        self.cursor[self.view.index()]
+    }
+
+    /// One key: typed into the open line, or looked up in the keymap.
+    pub fn key(&mut self, key: Key) {
+        match self.mode.clone() {
+            Mode::Filter(text) => self.line_key(key, text, true),
+            Mode::Command(text) => self.line_key(key, text, false),
+            Mode::Help => match key {
+                Key::Esc | Key::Char('?') | Key::Char('q') => self.mode = Mode::Normal,
+                Key::Char('j') | Key::Down => self.help_scroll += 1,
+                Key::Char('k') | Key::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+                Key::Ctrl('c') => self.quit = true,
+                _ => {}
+            },
+            Mode::Normal => {
+                if let Some(action) = keymap::lookup(self.view, key) {
+                    self.apply(action);
+                }
+            }
+        }
+    }
+
+    fn line_key(&mut self, key: Key, mut text: String, filter: bool) {
+        match key {
+            Key::Esc => self.mode = Mode::Normal,
+            Key::Ctrl('c') => self.quit = true,
+            Key::Enter => {
+                self.mode = Mode::Normal;
+                if filter {
+                    self.set_filter(&text);
+                } else {
+                    self.command(&text);
+                }
+            }
+            Key::Backspace => {
+                // Backspace on an empty line closes it, as in vim and less.
+                if text.pop().is_none() {
+                    self.mode = Mode::Normal;
+                    return;
+                }
+                self.mode = if filter {
+                    Mode::Filter(text)
+                } else {
+                    Mode::Command(text)
+                };
+            }
+            Key::Char(c) => {
+                text.push(c);
+                self.mode = if filter {
+                    Mode::Filter(text)
+                } else {
+                    Mode::Command(text)
+                };
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies a filter to the Tasks table; a malformed one leaves everything as it was.
+    pub fn set_filter(&mut self, text: &str) {
+        let filter = if text.trim().is_empty() {
+            None
+        } else {
+            match Filter::parse(text) {
+                Ok(f) => Some(f),
+                Err(e) => return self.error(format!("filter: {e}")),
+            }
+        };
+        self.tasks.filter = filter;
+        self.rebuild_tasks();
+        self.status = None;
+    }
+
+    fn rebuild_tasks(&mut self) {
+        if let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) {
+            self.tasks.rebuild(&input.report);
+        }
+        self.clamp_cursors();
+    }
+
+    fn show(&mut self, view: View) {
+        if view != self.view {
+            self.history.push(self.view);
+            self.view = view;
+            self.popup = None;
+        }
+    }
+
+    fn move_cursor(&mut self, delta: i64) {
+        let n = self.rows(self.view);
+        let c = &mut self.cursor[self.view.index()];
+        *c = (*c as i64 + delta).clamp(0, n.saturating_sub(1) as i64) as usize;
+    }
+
+    pub fn apply(&mut self, action: Action) {
+        self.status = None;
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => {
+                self.mode = Mode::Help;
+                self.help_scroll = 0;
+            }
+            Action::Show(view) => self.show(view),
+            Action::NextView | Action::PrevView => {
+                let step = if action == Action::NextView { 1 } else { 8 };
+                self.show(View::ALL[(self.view.index() + step) % 9]);
+            }
+            Action::Up => self.move_cursor(-1),
+            Action::Down => self.move_cursor(1),
+            Action::Top => self.move_cursor(i64::MIN / 2),
+            Action::Bottom => self.move_cursor(i64::MAX / 2),
+            Action::HalfPageDown => self.move_cursor((self.page_rows / 2).max(1) as i64),
+            Action::HalfPageUp => self.move_cursor(-((self.page_rows / 2).max(1) as i64)),
+            Action::Back => self.back(),
+            Action::Enter => self.enter(),
+            Action::Filter => {
+                if self.view == View::Tasks {
+                    self.mode = Mode::Filter(String::new());
+                } else {
+                    self.note("the filter works on the tasks view (2)".into());
+                }
+            }
+            Action::Command => self.mode = Mode::Command(String::new()),
+            Action::NextRun | Action::PrevRun => {
+                let n = self.inputs_len();
+                if n > 1 {
+                    let step = if action == Action::NextRun { 1 } else { n - 1 };
+                    self.run = (self.run + step) % n;
+                    self.refresh_run();
+                }
+            }
+            Action::Copy => {
+                self.copy_requested = true;
+                self.note("view copied (OSC 52)".into());
+            }
+            Action::SortLeft | Action::SortRight => {
+                let n = columns::COLUMNS.len();
+                let step = if action == Action::SortRight {
+                    1
+                } else {
+                    n - 1
+                };
+                let sort = (self.tasks.sort + step) % n;
+                self.with_report(|tasks, report| tasks.sort_by(report, sort));
+            }
+            Action::InvertSort => {
+                self.tasks.descending = !self.tasks.descending;
+                self.rebuild_tasks();
+            }
+            Action::CycleGroup => {
+                let group = match self.tasks.group {
+                    GroupBy::Pid => GroupBy::Process,
+                    GroupBy::Process => GroupBy::Name,
+                    GroupBy::Name => GroupBy::Pid,
+                };
+                self.regroup(group);
+            }
+            Action::Mark => {
+                let pid = self.current_task().map(|t| t.pid);
+                if let Some(pid) = pid {
+                    if !self.tasks.marks.remove(&pid) {
+                        self.tasks.marks.insert(pid);
+                    }
+                    self.move_cursor(1);
+                }
+            }
+            Action::FlaggedOnly => {
+                self.compare.flagged_only = !self.compare.flagged_only;
+                self.compare.relayout();
+                self.clamp_cursors();
+            }
+            Action::NextBase => {
+                let n = self.data.as_ref().map_or(0, |d| d.runs.len());
+                if n > 0 {
+                    self.compare.base = (self.compare.base + 1) % n;
+                    self.recompare();
+                }
+            }
+            Action::ThresholdUp | Action::ThresholdDown => {
+                let delta = if action == Action::ThresholdUp {
+                    1.0
+                } else {
+                    -1.0
+                };
+                self.compare.threshold_pct = (self.compare.threshold_pct + delta).max(0.0);
+                self.recompare();
+            }
+            Action::CursorLeft => self.timeline.move_cursor(-1),
+            Action::CursorRight => self.timeline.move_cursor(1),
+            Action::PanLeft => self.timeline.pan(-1),
+            Action::PanRight => self.timeline.pan(1),
+            Action::ZoomIn => self.timeline.zoom(0.5),
+            Action::ZoomOut => self.timeline.zoom(2.0),
+            Action::ZoomFit => self.timeline.fit(),
+            Action::MarkerStart => self.timeline.marker_start = Some(self.timeline.cursor),
+            Action::MarkerEnd => self.timeline.marker_end = Some(self.timeline.cursor),
+            Action::JumpToMaxWait => {
+                if let Some(t) = self.current_task() {
+                    let (at, len) = (t.sched_delay.max_at_ns, t.sched_delay.max_ns);
+                    if t.sched_delay.count > 0 {
+                        self.timeline.focus(at, (len * 8).max(1_000_000));
+                        self.show(View::Timeline);
+                    }
+                }
+            }
+        }
+    }
+
+    fn with_report(&mut self, f: impl FnOnce(&mut TaskList, &analysis::Report)) {
+        if let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) {
+            f(&mut self.tasks, &input.report);
+        }
+        self.clamp_cursors();
+    }
+
+    fn regroup(&mut self, group: GroupBy) {
+        self.with_report(|tasks, report| tasks.regroup(report, group));
+    }
+
+    /// The task selected in the Tasks table (also the one the detail view shows).
+    pub fn current_task(&self) -> Option<&analysis::TaskRow> {
+        let input = self.input()?;
+        self.tasks
+            .row(&input.report, self.cursor[View::Tasks.index()])
+    }
+
+    fn back(&mut self) {
+        if self.popup.take().is_some() {
+            return;
+        }
+        if self.view == View::Tasks && self.tasks.filter.is_some() {
+            self.tasks.filter = None;
+            self.rebuild_tasks();
+            return;
+        }
+        if let Some(previous) = self.history.pop() {
+            self.view = previous;
+        }
+    }
+
+    fn enter(&mut self) {
+        match self.view {
+            View::Tasks if self.current_task().is_some() => self.show(View::Detail),
+            View::Compare => self.popup = self.compare_popup(),
+            View::Timeline => match self.timeline.marked_range() {
+                Some((a, b)) => self.reanalyse_window(Some((a, b))),
+                None => self.note("set both markers first (m, M)".into()),
+            },
+            View::Quality => {
+                let lost = self
+                    .input()
+                    .and_then(|i| i.report.quality.lost_events.get(self.selected()).copied());
+                if let Some(lost) = lost {
+                    self.timeline.focus(lost.ts_ns, self.timeline.span() / 8);
+                    self.show(View::Timeline);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Re-reads every input for a new `--time` window (`None` = the whole trace).
+    fn reanalyse_window(&mut self, window: Option<(u64, u64)>) {
+        let mut sources = self.sources.clone();
+        sources.config.time_window = window;
+        self.reload(sources);
+    }
+
+    fn reload(&mut self, sources: Sources) {
+        self.generation += 1;
+        self.stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
+        self.sources = sources.clone();
+        self.request = Some(sources);
+    }
+}

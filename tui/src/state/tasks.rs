@@ -1,0 +1,100 @@
+//! The Tasks table's state: grouping, order, filter, marks, and the resulting row order.
+//! Only indices are kept (`rows`), so sorting and filtering never copy task rows.
+
+use crate::columns::{Unit, COLUMNS};
+use crate::filter::Filter;
+use analysis::{GroupBy, Report, Selection, TaskRow};
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone)]
+pub struct TaskList {
+    pub group: GroupBy,
+    /// Index into [`COLUMNS`].
+    pub sort: usize,
+    /// Largest first (the default for numbers; names sort ascending).
+    pub descending: bool,
+    pub filter: Option<Filter>,
+    /// Rows shown, in order: indices into [`TaskList::table`].
+    pub rows: Vec<usize>,
+    /// Marked tasks by pid (the timeline's lanes, the lag chart).
+    pub marks: BTreeSet<i32>,
+    /// The report regrouped by process or name (`None` for one row per pid).
+    grouped: Option<Report>,
+}
+
+impl Default for TaskList {
+    fn default() -> TaskList {
+        TaskList {
+            group: GroupBy::Pid,
+            sort: 1,
+            descending: true,
+            filter: None,
+            rows: Vec::new(),
+            marks: BTreeSet::new(),
+            grouped: None,
+        }
+    }
+}
+
+impl TaskList {
+    /// The task rows the indices refer to: the report's own, or its regrouped copy.
+    pub fn table<'a>(&'a self, report: &'a Report) -> &'a [TaskRow] {
+        self.grouped.as_ref().map_or(&report.tasks, |g| &g.tasks)
+    }
+
+    /// Regroups (through the analysis' own grouping, which keeps percentiles exact when the
+    /// samples are at hand) and rebuilds the rows.
+    pub fn regroup(&mut self, report: &Report, group: GroupBy) {
+        self.group = group;
+        self.grouped = match group {
+            GroupBy::Pid => None,
+            _ => Some(report.select(&Selection {
+                group,
+                ..Selection::default()
+            })),
+        };
+        self.rebuild(report);
+    }
+
+    /// Sorts by column `sort` in its natural direction.
+    pub fn sort_by(&mut self, report: &Report, sort: usize) {
+        self.sort = sort.min(COLUMNS.len() - 1);
+        self.descending = COLUMNS[self.sort].unit != Unit::Label;
+        self.rebuild(report);
+    }
+
+    /// Filters and sorts the rows again (after any change of report, group, order or filter).
+    pub fn rebuild(&mut self, report: &Report) {
+        let table = self.table(report);
+        let column = &COLUMNS[self.sort];
+        let kept = table
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| self.filter.as_ref().is_none_or(|f| f.matches(t)));
+        let mut rows: Vec<usize> = if column.unit == Unit::Label {
+            let mut keyed: Vec<(&str, i32, usize)> =
+                kept.map(|(i, t)| (t.comm.as_str(), t.pid, i)).collect();
+            keyed.sort_unstable();
+            keyed.into_iter().map(|(_, _, i)| i).collect()
+        } else {
+            // Keys computed once (not per comparison); a missing value sorts below every
+            // number. Ties keep pid order, so the order is total and repeatable.
+            let mut keyed: Vec<(f64, i32, usize)> = kept
+                .map(|(i, t)| ((column.value)(t).unwrap_or(f64::NEG_INFINITY), t.pid, i))
+                .collect();
+            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            keyed.into_iter().map(|(_, _, i)| i).collect()
+        };
+        let natural_descending = column.unit != Unit::Label;
+        if self.descending != natural_descending {
+            rows.reverse();
+        }
+        self.rows = rows;
+    }
+
+    /// The task at position `at` of the shown rows.
+    pub fn row<'a>(&'a self, report: &'a Report, at: usize) -> Option<&'a TaskRow> {
+        let i = *self.rows.get(at)?;
+        self.table(report).get(i)
+    }
+}

@@ -1,0 +1,75 @@
+//! Tests of the state machine and the rendering on the real traces of `../shared/traces`:
+//! expected values come from the analysis of the same files (the model `analyze --json`
+//! and `compare --json` write), never typed in.
+
+mod keymap;
+mod props;
+mod render;
+mod state;
+
+use crate::input::{self, Data, Sources};
+use crate::state::{App, Restore};
+use analysis::compare::RunSpec;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+pub fn trace(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/traces")
+        .join(rel)
+}
+
+pub fn sources(runs: &[String]) -> Sources {
+    Sources {
+        runs: runs.iter().map(|r| RunSpec::parse(r).unwrap()).collect(),
+        labels: Vec::new(),
+        config: analysis::Config::default(),
+        kernel_release: None,
+    }
+}
+
+pub const CFS_MI: &str = "cfs-6.1-vm/mi/trace-v6.dat.xz";
+
+/// The CFS `mi` run, loaded once for all tests.
+pub fn mi() -> &'static (Sources, Data) {
+    static LOADED: OnceLock<(Sources, Data)> = OnceLock::new();
+    LOADED.get_or_init(|| load(&[trace(CFS_MI).display().to_string()]))
+}
+
+/// cfs / eevdf / pds (two repeats) on `mi`, labelled, loaded once.
+pub fn mi_compare() -> &'static (Sources, Data) {
+    static LOADED: OnceLock<(Sources, Data)> = OnceLock::new();
+    LOADED.get_or_init(|| {
+        load(&[
+            format!("cfs={}", trace(CFS_MI).display()),
+            format!(
+                "eevdf={}",
+                trace("eevdf-6.12-vm/mi/trace-v6.dat.xz").display()
+            ),
+            format!(
+                "pds={},{}",
+                trace("pds-6.1-vm/mi/trace-v6.dat.xz").display(),
+                trace("pds-6.1-vm/mi-repeat/trace-v6.dat.xz").display()
+            ),
+        ])
+    })
+}
+
+pub fn load(runs: &[String]) -> (Sources, Data) {
+    let sources = sources(runs);
+    let data = input::load_now(&sources).unwrap();
+    (sources, data)
+}
+
+/// A fresh app on already loaded data.
+pub fn app(loaded: &(Sources, Data)) -> App {
+    let mut app = App::new(loaded.0.clone(), Restore::default());
+    app.loaded(Ok(loaded.1.clone()));
+    app
+}
+
+pub fn press(app: &mut App, keys: &str) {
+    for key in crate::keys::parse(keys).unwrap() {
+        app.key(key);
+    }
+}

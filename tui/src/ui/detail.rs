@@ -1,0 +1,215 @@
+//! Task detail: log2 histograms of wakeup latency, preemption wait and slices with the
+//! percentiles marked, switch-out reasons, local vs remote latency, placement, and the
+//! preemption triples the task is in. `J` shows the timeline at its longest wait.
+
+use super::fmt;
+use super::style::{self, Glyphs};
+use crate::state::App;
+use analysis::{Stats, TaskRow};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+    let Some(t) = app.current_task() else {
+        frame.render_widget(
+            Paragraph::new("no task selected (choose one in the tasks view, 2)"),
+            area,
+        );
+        return;
+    };
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(62), Constraint::Fill(1)]).areas(area);
+    frame.render_widget(Paragraph::new(facts(app, t)), left);
+    let Some(samples) = &t.samples else {
+        frame.render_widget(
+            Paragraph::new("histograms need the exact samples: open the trace, not a JSON report")
+                .style(style::dim()),
+            right,
+        );
+        return;
+    };
+    let parts = Layout::vertical([Constraint::Fill(1); 3]).split(right);
+    let latency: Vec<u64> = samples
+        .latency_local
+        .values()
+        .chain(samples.latency_remote.values())
+        .collect();
+    let histograms = [
+        ("wakeup latency", latency, &t.wakeup_latency),
+        (
+            "preemption wait",
+            samples.preemption_wait.values().collect(),
+            &t.preemption_wait,
+        ),
+        ("slices", samples.slices.values().collect(), &t.slices),
+    ];
+    for ((title, values, stats), rect) in histograms.into_iter().zip(parts.iter()) {
+        let block = Block::default().borders(Borders::TOP).title(format!(
+            "{title}: {} samples, p50 {} p99 {} max {} us",
+            stats.count,
+            fmt::us(stats.p50_ns),
+            fmt::us(stats.p99_ns),
+            fmt::us(stats.max_ns)
+        ));
+        let inner = block.inner(*rect);
+        frame.render_widget(block, *rect);
+        let lines = histogram(
+            &values,
+            stats,
+            inner.width as usize,
+            inner.height as usize,
+            glyphs,
+        );
+        frame.render_widget(Paragraph::new(lines), inner);
+    }
+}
+
+fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
+    let o = &t.switch_out;
+    let a = &t.affinity;
+    let p = &a.placement;
+    let mut lines = vec![
+        Line::styled(crate::columns::task_label(t), style::header()),
+        Line::raw(format!(
+            "runtime {} ms  sleep {} ms  unknown {} ms",
+            fmt::ms(t.runtime_ns),
+            fmt::ms(t.sleep_ns),
+            fmt::ms(t.unknown_ns)
+        )),
+        Line::raw(format!(
+            "wakeups {}  migrations {}  runqueue moves {}",
+            t.wakeups, t.migrations, t.runqueue_moves
+        )),
+        Line::raw(format!(
+            "longest wait {} us, ended at {} s (J: timeline)",
+            fmt::us(t.sched_delay.max_ns),
+            fmt::secs(t.sched_delay.max_at_ns)
+        )),
+        Line::raw(""),
+        Line::styled("switch-out reasons", style::header()),
+        Line::raw(format!(
+            "  block {}  wakeup-preempt {}  preempt {}  exit {}",
+            o.block, o.wakeup_preempt, o.preempt, o.exit
+        )),
+        Line::raw(format!(
+            "  wakeup preemptions caused {}  suffered {}",
+            t.preemption.caused, t.preemption.suffered
+        )),
+        Line::styled("local vs remote wakeups", style::header()),
+        stats_line("  local ", a.wakeups_local, &a.wakeup_latency_local),
+        stats_line("  remote", a.wakeups_remote, &a.wakeup_latency_remote),
+        Line::styled("placement", style::header()),
+        Line::raw(format!(
+            "  same CPU {}  core {}  LLC {}  node {}  remote {}  ? {}",
+            p.same_cpu, p.same_core, p.same_llc, p.same_node, p.remote_node, p.unknown
+        )),
+        Line::raw(format!(
+            "  waker CPU {}  waker LLC {}  other {}; warm {} %",
+            p.waker_cpu,
+            p.waker_llc,
+            p.other,
+            fmt::pct(a.warm_restart_share)
+        )),
+    ];
+    if let Some(f) = t.fairness {
+        lines.push(Line::raw(format!(
+            "fairness: weight {} ratio {:.3} max lag {} ms",
+            f.weight,
+            f.ratio,
+            fmt::ms_f(f.max_abs_lag_ns)
+        )));
+    }
+    lines.push(Line::styled(
+        "preemption triples with this task",
+        style::header(),
+    ));
+    let name = analysis::select::fold_name(&t.comm).to_string();
+    let same = |n: &str| n == t.comm || analysis::select::fold_name(n) == name;
+    if let Some(input) = app.input() {
+        let triples = input.report.system.wakeup_preemption.top_triples.iter();
+        for tr in triples
+            .filter(|tr| same(&tr.waker) || same(&tr.wakee) || same(&tr.victim))
+            .take(6)
+        {
+            lines.push(Line::raw(format!(
+                "  {:>5} {} → {} preempts {}",
+                tr.count, tr.waker, tr.wakee, tr.victim
+            )));
+        }
+    }
+    lines
+}
+
+fn stats_line(label: &str, n: u64, s: &Stats) -> Line<'static> {
+    Line::raw(format!(
+        "{label} {n:>6} wakeups  mean {} us  p99 {} us",
+        fmt::us(s.mean_ns),
+        fmt::us(s.p99_ns)
+    ))
+}
+
+/// One line per log2 bucket from the smallest to the largest sample: lower bound, count,
+/// bar, and which of p50 / p90 / p99 / max fall in it.
+fn histogram(
+    values: &[u64],
+    s: &Stats,
+    width: usize,
+    height: usize,
+    glyphs: Glyphs,
+) -> Vec<Line<'static>> {
+    if values.is_empty() {
+        return vec![Line::styled("no samples", style::dim())];
+    }
+    let bucket = |v: u64| 64 - v.max(1).leading_zeros() as usize - 1;
+    let mut counts = [0u64; 64];
+    for &v in values {
+        counts[bucket(v)] += 1;
+    }
+    let first = counts.iter().position(|&c| c > 0).unwrap_or(0);
+    let last = counts.iter().rposition(|&c| c > 0).unwrap_or(0);
+    // Merge the smallest buckets when there are more than lines.
+    let first = first.max(last.saturating_sub(height.saturating_sub(1)));
+    let lowest: u64 = counts[..first].iter().sum();
+    let most = counts[first..=last]
+        .iter()
+        .max()
+        .copied()
+        .unwrap_or(1)
+        .max(1);
+    // Room for the bound, the count and the percentile names.
+    let bar_room = width.saturating_sub(36);
+    (first..=last)
+        .map(|b| {
+            let n = counts[b] + if b == first { lowest } else { 0 };
+            let marks: Vec<&str> = [
+                ("p50", s.p50_ns),
+                ("p90", s.p90_ns),
+                ("p99", s.p99_ns),
+                ("max", s.max_ns),
+            ]
+            .iter()
+            .filter(|(_, v)| bucket(*v) == b || (b == first && bucket(*v) < first))
+            .map(|(name, _)| *name)
+            .collect();
+            let bar = glyphs.bar().repeat(
+                (n as usize * bar_room)
+                    .div_ceil(most as usize)
+                    .min(bar_room),
+            );
+            Line::raw(format!(
+                "{}{:>7} {:>7} {bar} {}",
+                match (b == first && lowest > 0, glyphs.ascii) {
+                    (true, false) => "≤",
+                    (true, true) => "<=",
+                    (false, false) => "≥",
+                    (false, true) => ">=",
+                },
+                fmt::duration_short(1u64 << b),
+                n,
+                marks.join(" ")
+            ))
+        })
+        .collect()
+}
