@@ -11,20 +11,6 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-/// How many columns fit in `width` (the task column always does).
-pub fn fitting_columns(width: u16) -> usize {
-    let mut used = 2; // the mark column and its spacing
-    let mut n = 0;
-    for c in COLUMNS {
-        if n > 0 && used + c.width + 1 > width {
-            break;
-        }
-        used += c.width + 1;
-        n += 1;
-    }
-    n
-}
-
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let report = &input.report;
@@ -38,36 +24,60 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         frame.render_widget(Paragraph::new(text), area);
         return;
     }
-    let shown = fitting_columns(area.width);
+    // Cell texts of the visible rows only; each column is as wide as its widest text, so
+    // a large number is never cut, and as many columns as fit are shown from the left.
+    let selected = app.cursor[View::Tasks.index()];
+    let visible = table::visible(
+        list.rows.len(),
+        selected,
+        area.height.saturating_sub(1) as usize,
+    );
+    let start = visible.start;
+    let table_rows = list.table(report);
+    let texts: Vec<Vec<String>> = visible
+        .map(|at| {
+            COLUMNS
+                .iter()
+                .map(|c| c.cell(&table_rows[list.rows[at]]))
+                .collect()
+        })
+        .collect();
     let arrow = if list.descending {
         glyphs.descending()
     } else {
         glyphs.ascending()
     };
-    let mut titles: Vec<Cell> = vec![Cell::from("")];
-    for (i, c) in COLUMNS[..shown].iter().enumerate() {
-        let title = if i == list.sort {
-            format!("{}{arrow}", c.header)
-        } else {
-            c.header.to_string()
-        };
-        titles.push(if c.unit == Unit::Label {
+    let titles: Vec<String> = COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == list.sort {
+                format!("{}{arrow}", c.header)
+            } else {
+                c.header.to_string()
+            }
+        })
+        .collect();
+    let widths = fitting_widths(&titles, &texts, area.width);
+    let mut header: Vec<Cell> = vec![Cell::from("")];
+    let mut constraints = vec![Constraint::Length(1)];
+    for (i, &w) in widths.iter().enumerate() {
+        let title = titles[i].clone();
+        header.push(if COLUMNS[i].unit == Unit::Label {
             Cell::from(title)
         } else {
             table::num(title)
         });
+        constraints.push(Constraint::Length(w));
     }
-    let mut widths = vec![Constraint::Length(1)];
-    widths.extend(COLUMNS[..shown].iter().map(|c| Constraint::Length(c.width)));
-    let table_rows = list.table(report);
     let mark = glyphs.mark();
     table::draw(
         frame,
         area,
-        Row::new(titles),
-        widths,
+        Row::new(header),
+        constraints,
         list.rows.len(),
-        Some(app.cursor[View::Tasks.index()]),
+        Some(selected),
         |at| {
             let t = &table_rows[list.rows[at]];
             let mut cells = vec![Cell::from(if list.marks.contains(&t.pid) {
@@ -75,9 +85,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
             } else {
                 ""
             })];
-            for c in &COLUMNS[..shown] {
-                let text = c.cell(t);
-                cells.push(if c.unit == Unit::Label {
+            for (i, text) in texts[at - start].iter().take(widths.len()).enumerate() {
+                let text = text.clone();
+                cells.push(if COLUMNS[i].unit == Unit::Label {
                     Cell::from(text)
                 } else {
                     table::num(text)
@@ -86,6 +96,27 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
             Row::new(cells)
         },
     );
+}
+
+/// Width of each column that fits in `width` (the task column always does), from the
+/// left: the widest of its title and its visible cells.
+fn fitting_widths(titles: &[String], rows: &[Vec<String>], width: u16) -> Vec<u16> {
+    let mut used = 2; // the mark column and its spacing
+    let mut widths = Vec::new();
+    for (i, title) in titles.iter().enumerate() {
+        let w = rows
+            .iter()
+            .map(|r| r[i].chars().count())
+            .chain([title.chars().count(), COLUMNS[i].width as usize])
+            .max()
+            .unwrap_or(0) as u16;
+        if i > 0 && used + w + 1 > width {
+            break;
+        }
+        used += w + 1;
+        widths.push(w);
+    }
+    widths
 }
 
 /// The status line of the Tasks view: rows, order, filter, grouping, marks.
