@@ -35,8 +35,21 @@ fn f(v: &Value) -> f64 {
 
 /// What each Tasks column shows, from one JSON task: (header, text).
 fn expected_cells(t: &Value) -> Vec<(&'static str, String)> {
-    let ms = |v: &Value| format!("{:.3}", f(v) / 1e6);
-    let us = |v: &Value| format!("{:.3}", f(v) / 1e3);
+    // Schema 2 writes null for statistics over no samples: shown as `-`.
+    let ms = |v: &Value| {
+        if v.is_null() {
+            "-".into()
+        } else {
+            format!("{:.3}", f(v) / 1e6)
+        }
+    };
+    let us = |v: &Value| {
+        if v.is_null() {
+            "-".into()
+        } else {
+            format!("{:.3}", f(v) / 1e3)
+        }
+    };
     let count = |v: &Value| format!("{:.0}", f(v));
     let fair = &t["fairness"];
     let opt = |v: &Value, show: &dyn Fn(&Value) -> String| {
@@ -56,18 +69,19 @@ fn expected_cells(t: &Value) -> Vec<(&'static str, String)> {
         ("lat max us", us(&t["wakeup_latency"]["max_ns"])),
         ("dly avg us", us(&t["sched_delay"]["mean_ns"])),
         ("dly max us", us(&t["sched_delay"]["max_ns"])),
-        ("dly sum ms", ms(&t["sched_delay"]["sum_ns"])),
         ("migr", count(&t["migrations"])),
         ("caused", count(&t["preemption"]["caused"])),
         ("suffer", count(&t["preemption"]["suffered"])),
         ("ratio", opt(&fair["ratio"], &|v| format!("{:.3}", f(v)))),
         ("max lag ms", opt(&fair["max_abs_lag_ns"], &ms)),
         (
-            "warm %",
+            "warm%",
             opt(&t["affinity"]["warm_restart_share"], &|v| {
                 format!("{:.1}", f(v) * 100.0)
             }),
         ),
+        ("local", count(&t["affinity"]["wakeups_local"])),
+        ("remote", count(&t["affinity"]["wakeups_remote"])),
     ]
 }
 

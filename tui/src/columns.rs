@@ -1,93 +1,114 @@
-//! The columns of the Tasks table, as data: header, width, how to read the value from a
-//! report row, and its unit. One table serves display, sorting (`<`/`>`, `:sort KEY`) and
-//! typed filter predicates (`lat.p99>5ms`). The first columns are those of the text
-//! report, formatted the same way, so a number can be checked against `analyze`.
+//! The columns of the Tasks table: a choice of columns from the analysis' column catalogue
+//! ([`analysis::columns::TASK_COLUMNS`], which gives header, unit, width and accessor, the
+//! same the text report uses), each with a short key for sorting (`<`/`>`, `:sort KEY`)
+//! and typed filter predicates (`lat.p99>5ms`). First the text report's columns, formatted
+//! the same way, so a number on screen can be found in `analyze` output.
 
+use analysis::columns::{Column as Catalogued, Unit, TASK_COLUMNS};
 use analysis::TaskRow;
-
-/// How a column's value is stored and shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// The `task:pid` label (sorted by name).
-    Label,
-    Count,
-    /// ns, shown in ms with 3 decimals.
-    Ms,
-    /// ns, shown in us with 3 decimals.
-    Us,
-    /// A plain ratio, 3 decimals.
-    Ratio,
-    /// A fraction 0..1, shown in % with 1 decimal.
-    Percent,
-}
+use std::sync::OnceLock;
 
 pub struct Column {
-    /// Name in `:sort KEY` and filter predicates.
+    /// Name in `:sort KEY`, `--sort` and filter predicates.
     pub key: &'static str,
-    pub header: &'static str,
-    pub width: u16,
-    pub unit: Unit,
-    /// The value in the stored unit (ns, count, fraction); `None` = not available.
-    pub value: fn(&TaskRow) -> Option<f64>,
-}
-
-fn ns(v: u64) -> Option<f64> {
-    Some(v as f64)
+    /// The catalogue key; `None` for the `task:pid` label.
+    catalogue: Option<&'static str>,
 }
 
 #[rustfmt::skip] // one column per line reads as the table it is
-pub const COLUMNS: &[Column] = &[
-    Column { key: "task", header: "task:pid", width: 24, unit: Unit::Label, value: |_| None },
-    Column { key: "runtime", header: "runtime ms", width: 11, unit: Unit::Ms, value: |t| ns(t.runtime_ns) },
-    Column { key: "vol", header: "vol", width: 7, unit: Unit::Count, value: |t| ns(t.switches.voluntary) },
-    Column { key: "invol", header: "invol", width: 7, unit: Unit::Count, value: |t| ns(t.switches.involuntary) },
-    Column { key: "wakeups", header: "wakeups", width: 7, unit: Unit::Count, value: |t| ns(t.wakeups) },
-    Column { key: "lat.avg", header: "lat avg us", width: 10, unit: Unit::Us, value: |t| ns(t.wakeup_latency.mean_ns) },
-    Column { key: "lat.p99", header: "lat p99 us", width: 10, unit: Unit::Us, value: |t| ns(t.wakeup_latency.p99_ns) },
-    Column { key: "lat.max", header: "lat max us", width: 10, unit: Unit::Us, value: |t| ns(t.wakeup_latency.max_ns) },
-    Column { key: "dly.avg", header: "dly avg us", width: 10, unit: Unit::Us, value: |t| ns(t.sched_delay.mean_ns) },
-    Column { key: "dly.max", header: "dly max us", width: 10, unit: Unit::Us, value: |t| ns(t.sched_delay.max_ns) },
-    Column { key: "dly.sum", header: "dly sum ms", width: 10, unit: Unit::Ms, value: |t| ns(t.sched_delay.sum_ns) },
-    Column { key: "migr", header: "migr", width: 6, unit: Unit::Count, value: |t| ns(t.migrations) },
-    Column { key: "caused", header: "caused", width: 6, unit: Unit::Count, value: |t| ns(t.preemption.caused) },
-    Column { key: "suffered", header: "suffer", width: 6, unit: Unit::Count, value: |t| ns(t.preemption.suffered) },
-    Column { key: "fair", header: "ratio", width: 6, unit: Unit::Ratio, value: |t| t.fairness.map(|f| f.ratio) },
-    Column { key: "lag", header: "max lag ms", width: 10, unit: Unit::Ms, value: |t| t.fairness.map(|f| f.max_abs_lag_ns) },
-    Column { key: "warm", header: "warm %", width: 6, unit: Unit::Percent, value: |t| t.affinity.warm_restart_share },
+pub static COLUMNS: &[Column] = &[
+    Column { key: "task", catalogue: None },
+    Column { key: "runtime", catalogue: Some("runtime_ns") },
+    Column { key: "vol", catalogue: Some("switches.voluntary") },
+    Column { key: "invol", catalogue: Some("switches.involuntary") },
+    Column { key: "wakeups", catalogue: Some("wakeups") },
+    Column { key: "lat.avg", catalogue: Some("wakeup_latency.mean_ns") },
+    Column { key: "lat.p99", catalogue: Some("wakeup_latency.p99_ns") },
+    Column { key: "lat.max", catalogue: Some("wakeup_latency.max_ns") },
+    Column { key: "dly.avg", catalogue: Some("sched_delay.mean_ns") },
+    Column { key: "dly.max", catalogue: Some("sched_delay.max_ns") },
+    Column { key: "migr", catalogue: Some("migrations") },
+    Column { key: "caused", catalogue: Some("preemption.caused") },
+    Column { key: "suffered", catalogue: Some("preemption.suffered") },
+    Column { key: "fair", catalogue: Some("fairness.ratio") },
+    Column { key: "lag", catalogue: Some("fairness.max_abs_lag_ns") },
+    Column { key: "warm", catalogue: Some("affinity.warm_restart_share") },
+    Column { key: "local", catalogue: Some("affinity.wakeups_local") },
+    Column { key: "remote", catalogue: Some("affinity.wakeups_remote") },
 ];
 
-/// The column named `key` (also accepted: the header without its unit, `runtime ms`).
+/// Width of the `task:pid` column.
+const LABEL_WIDTH: u16 = 24;
+
+/// The catalogue entry of every column (`None` for the label), looked up once.
+fn resolved() -> &'static [Option<&'static Catalogued<TaskRow>>] {
+    static RESOLVED: OnceLock<Vec<Option<&'static Catalogued<TaskRow>>>> = OnceLock::new();
+    RESOLVED.get_or_init(|| {
+        COLUMNS
+            .iter()
+            .map(|c| {
+                c.catalogue
+                    .and_then(|key| analysis::columns::find(TASK_COLUMNS, key))
+            })
+            .collect()
+    })
+}
+
+/// The column named `key` (its short key or its catalogue key).
 pub fn find(key: &str) -> Option<usize> {
-    COLUMNS.iter().position(|c| c.key == key || c.header == key)
+    COLUMNS
+        .iter()
+        .position(|c| c.key == key || c.catalogue == Some(key))
 }
 
 /// `task:pid` as in the text report; a grouped row says how many tasks it merged.
 pub fn task_label(t: &TaskRow) -> String {
-    match t.group.as_deref() {
-        Some("name") => format!("{}:({})", t.comm, t.members.len()),
-        Some(_) => format!("{}:{}({})", t.comm, t.pid, t.members.len()),
-        None => format!("{}:{}", t.comm, t.pid),
-    }
+    render::task_label(t)
 }
 
 impl Column {
-    /// The cell text of `row`.
+    fn entry(&self) -> Option<&'static Catalogued<TaskRow>> {
+        let i = COLUMNS.iter().position(|c| std::ptr::eq(c, self))?;
+        resolved()[i]
+    }
+
+    pub fn is_label(&self) -> bool {
+        self.catalogue.is_none()
+    }
+
+    pub fn header(&self) -> &'static str {
+        self.entry().map_or("task:pid", |e| e.header)
+    }
+
+    pub fn width(&self) -> u16 {
+        self.entry().map_or(LABEL_WIDTH, |e| e.width as u16)
+    }
+
+    /// The unit of a value column.
+    pub fn unit(&self) -> Option<Unit> {
+        self.entry().map(|e| e.unit)
+    }
+
+    /// The stored value (ns, count, fraction); `None` for the label or a missing value.
+    pub fn value(&self, row: &TaskRow) -> Option<f64> {
+        self.entry().and_then(|e| (e.value)(row).as_f64())
+    }
+
+    /// The cell text of `row`, as the text report formats it (`-` when missing).
     pub fn cell(&self, row: &TaskRow) -> String {
-        match self.unit {
-            Unit::Label => task_label(row),
-            unit => (self.value)(row).map_or_else(|| "-".into(), |v| format_value(unit, v)),
+        match self.entry() {
+            Some(e) => e.unit.format((e.value)(row)),
+            None => task_label(row),
         }
     }
 }
 
-/// A stored value in the column's display unit.
-pub fn format_value(unit: Unit, v: f64) -> String {
-    match unit {
-        Unit::Label => String::new(),
-        Unit::Count => format!("{v:.0}"),
-        Unit::Ms => format!("{:.3}", v / 1e6),
-        Unit::Us => format!("{:.3}", v / 1e3),
-        Unit::Ratio => format!("{v:.3}"),
-        Unit::Percent => format!("{:.1}", v * 100.0),
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_column_is_in_the_catalogue() {
+        for (c, entry) in super::COLUMNS.iter().zip(super::resolved()) {
+            assert_eq!(entry.is_some(), c.catalogue.is_some(), "{}", c.key);
+        }
     }
 }

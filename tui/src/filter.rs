@@ -4,7 +4,8 @@
 //! regular expression (so a plain word is a substring) matched against `task:pid` and
 //! every name the task had.
 
-use crate::columns::{self, Unit, COLUMNS};
+use crate::columns::{self, COLUMNS};
+use analysis::columns::Unit;
 use analysis::TaskRow;
 use regex::Regex;
 
@@ -86,7 +87,7 @@ impl Term {
             }
             Term::Compare { field, op, value } => {
                 let actual = match field {
-                    Field::Column(i) => (COLUMNS[*i].value)(row),
+                    Field::Column(i) => COLUMNS[*i].value(row),
                     Field::Pid => Some(row.pid as f64),
                     Field::Tgid => row.tgid.map(|t| t as f64),
                 };
@@ -110,12 +111,12 @@ fn term(text: &str) -> Result<Term, String> {
         let (field, unit) = match name {
             "pid" => (Field::Pid, Unit::Count),
             "tgid" => (Field::Tgid, Unit::Count),
-            _ => match columns::find(name) {
-                Some(i) if COLUMNS[i].unit != Unit::Label => (Field::Column(i), COLUMNS[i].unit),
+            _ => match columns::find(name).and_then(|i| Some((i, COLUMNS[i].unit()?))) {
+                Some((i, unit)) => (Field::Column(i), unit),
                 _ => {
                     let keys: Vec<&str> = COLUMNS
                         .iter()
-                        .filter(|c| c.unit != Unit::Label)
+                        .filter(|c| !c.is_label())
                         .map(|c| c.key)
                         .collect();
                     return Err(format!(
@@ -166,15 +167,17 @@ fn quantity(text: &str, unit: Unit) -> Result<f64, String> {
         .ok()
         .filter(|v: &f64| v.is_finite())
         .ok_or_else(|| format!("`{text}` is not a number"))?;
+    let duration = matches!(unit, Unit::NsAsMs | Unit::NsAsUs | Unit::Timestamp);
     let scale = match (suffix, unit) {
-        ("ns", Unit::Ms | Unit::Us) => 1.0,
-        ("us", Unit::Ms | Unit::Us) => 1e3,
-        ("ms", Unit::Ms | Unit::Us) => 1e6,
-        ("s", Unit::Ms | Unit::Us) => 1e9,
-        ("", Unit::Ms) => 1e6,
-        ("", Unit::Us) => 1e3,
-        ("%" | "", Unit::Percent) => 1e-2,
-        ("", Unit::Count | Unit::Ratio) => 1.0,
+        ("ns", _) if duration => 1.0,
+        ("us", _) if duration => 1e3,
+        ("ms", _) if duration => 1e6,
+        ("s", _) if duration => 1e9,
+        ("", Unit::NsAsMs) => 1e6,
+        ("", Unit::NsAsUs) => 1e3,
+        ("", Unit::Timestamp) => 1e9,
+        ("%" | "", Unit::Percent { .. }) => 1e-2,
+        ("", Unit::Count | Unit::Number { .. } | Unit::PerSec) => 1.0,
         _ => return Err(format!("unit `{suffix}` does not fit this field")),
     };
     Ok(n * scale)

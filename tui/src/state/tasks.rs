@@ -1,7 +1,7 @@
 //! The Tasks table's state: grouping, order, filter, marks, and the resulting row order.
 //! Only indices are kept (`rows`), so sorting and filtering never copy task rows.
 
-use crate::columns::{Unit, COLUMNS};
+use crate::columns::COLUMNS;
 use crate::filter::Filter;
 use analysis::{GroupBy, Report, Selection, TaskRow};
 use std::collections::BTreeSet;
@@ -59,7 +59,7 @@ impl TaskList {
     /// Sorts by column `sort` in its natural direction.
     pub fn sort_by(&mut self, report: &Report, sort: usize) {
         self.sort = sort.min(COLUMNS.len() - 1);
-        self.descending = COLUMNS[self.sort].unit != Unit::Label;
+        self.descending = !COLUMNS[self.sort].is_label();
         self.rebuild(report);
     }
 
@@ -71,7 +71,7 @@ impl TaskList {
             .iter()
             .enumerate()
             .filter(|(_, t)| self.filter.as_ref().is_none_or(|f| f.matches(t)));
-        let mut rows: Vec<usize> = if column.unit == Unit::Label {
+        let mut rows: Vec<usize> = if column.is_label() {
             let mut keyed: Vec<(&str, i32, usize)> =
                 kept.map(|(i, t)| (t.comm.as_str(), t.pid, i)).collect();
             keyed.sort_unstable();
@@ -80,12 +80,12 @@ impl TaskList {
             // Keys computed once (not per comparison); a missing value sorts below every
             // number. Ties keep pid order, so the order is total and repeatable.
             let mut keyed: Vec<(f64, i32, usize)> = kept
-                .map(|(i, t)| ((column.value)(t).unwrap_or(f64::NEG_INFINITY), t.pid, i))
+                .map(|(i, t)| (column.value(t).unwrap_or(f64::NEG_INFINITY), t.pid, i))
                 .collect();
             keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             keyed.into_iter().map(|(_, _, i)| i).collect()
         };
-        let natural_descending = column.unit != Unit::Label;
+        let natural_descending = !column.is_label();
         if self.descending != natural_descending {
             rows.reverse();
         }

@@ -177,7 +177,7 @@ pub fn quality_badge(r: &analysis::Report, glyphs: Glyphs) -> (String, bool) {
     let known = busy + q.unknown_ns;
     let mut problems = Vec::new();
     // The text report warns above 1 % unknown (TextOptions::unknown_warn_ratio); so does the badge.
-    let warn = analysis::TextOptions::default().unknown_warn_ratio;
+    let warn = render::TextOptions::default().unknown_warn_ratio;
     if known > 0 && q.unknown_ns as f64 > warn * known as f64 {
         problems.push(format!(
             "{:.1} % unknown",

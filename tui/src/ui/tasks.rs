@@ -4,7 +4,7 @@
 use super::style::Glyphs;
 use super::table;
 use crate::action::View;
-use crate::columns::{Unit, COLUMNS};
+use crate::columns::COLUMNS;
 use crate::state::App;
 use analysis::GroupBy;
 use ratatui::layout::{Constraint, Rect};
@@ -52,9 +52,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         .enumerate()
         .map(|(i, c)| {
             if i == list.sort {
-                format!("{}{arrow}", c.header)
+                format!("{}{arrow}", c.header())
             } else {
-                c.header.to_string()
+                c.header().to_string()
             }
         })
         .collect();
@@ -63,7 +63,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let mut constraints = vec![Constraint::Length(1)];
     for (i, &w) in widths.iter().enumerate() {
         let title = titles[i].clone();
-        header.push(if COLUMNS[i].unit == Unit::Label {
+        header.push(if COLUMNS[i].is_label() {
             Cell::from(title)
         } else {
             table::num(title)
@@ -87,7 +87,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
             })];
             for (i, text) in texts[at - start].iter().take(widths.len()).enumerate() {
                 let text = text.clone();
-                cells.push(if COLUMNS[i].unit == Unit::Label {
+                cells.push(if COLUMNS[i].is_label() {
                     Cell::from(text)
                 } else {
                     table::num(text)
@@ -107,7 +107,7 @@ fn fitting_widths(titles: &[String], rows: &[Vec<String>], width: u16) -> Vec<u1
         let w = rows
             .iter()
             .map(|r| r[i].chars().count())
-            .chain([title.chars().count(), COLUMNS[i].width as usize])
+            .chain([title.chars().count(), COLUMNS[i].width() as usize])
             .max()
             .unwrap_or(0) as u16;
         if i > 0 && used + w + 1 > width {
