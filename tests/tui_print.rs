@@ -1,19 +1,10 @@
 //! `schedtrace tui --print`: frames of the real binary checked against the JSON that
 //! `analyze --json` and `compare --json` of the same files write (numbers never typed in).
 
+mod support;
+
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn shared(rel: &str) -> String {
-    format!("{}/../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn schedtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedtrace"))
-        .args(args)
-        .output()
-        .expect("run schedtrace")
-}
+use support::{schedtrace, shared};
 
 fn stdout(args: &[&str]) -> String {
     let out = schedtrace(args);

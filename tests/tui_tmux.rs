@@ -3,12 +3,11 @@
 //! polling the screen instead of sleeping a fixed time. Under CI a missing tmux fails the
 //! test; elsewhere it is skipped with a message.
 
+mod support;
+
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-fn shared(rel: &str) -> String {
-    format!("{}/../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
+use support::shared;
 
 /// A tmux server of our own, killed when the test ends.
 struct Tmux {

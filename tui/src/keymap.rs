@@ -237,7 +237,7 @@ pub fn lookup(view: View, key: Key) -> Option<Action> {
 pub fn help_lines() -> Vec<String> {
     let mut lines = Vec::new();
     for context in Context::ALL {
-        lines.push(format!("── {} ──", context.title()));
+        lines.push(format!("{}:", context.title()));
         for b in BINDINGS.iter().filter(|b| b.context == context) {
             let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
             lines.push(format!("  {:<16} {}", keys.join(" "), b.help));

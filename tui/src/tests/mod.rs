@@ -5,6 +5,7 @@
 mod keymap;
 mod props;
 mod render;
+mod speed;
 mod state;
 
 use crate::input::{self, Data, Sources};

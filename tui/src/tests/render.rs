@@ -217,3 +217,25 @@ fn the_tasks_table_builds_only_visible_rows_and_keeps_the_selection_on_screen() 
         "the first row scrolled away at 16 lines: {text}"
     );
 }
+
+#[test]
+fn ascii_frames_are_plain_ascii() {
+    let mut app = app(mi());
+    let ascii = Glyphs { ascii: true };
+    let check = |app: &mut App, what: &str| {
+        let text = print::text(&print::frame(app, 160, 50, ascii));
+        let odd: String = text.chars().filter(|c| !c.is_ascii()).collect();
+        assert!(odd.is_empty(), "{what}: {odd:?}\n{text}");
+    };
+    press(&mut app, "2");
+    for view in View::ALL {
+        app.apply(crate::action::Action::Show(view));
+        check(&mut app, view.name());
+    }
+    press(&mut app, "?");
+    check(&mut app, "help");
+    let mut loading = App::new(mi().0.clone(), crate::state::Restore::default());
+    check(&mut loading, "loading");
+    let text = print::text(&print::frame(&mut loading, 30, 8, ascii));
+    assert!(text.contains("60x16"), "{text}");
+}

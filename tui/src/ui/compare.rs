@@ -54,7 +54,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
     }
     head.push(Line::raw(format!(
-        "baseline {}; flag when |change| > {} % and > 2 × the larger CV; change + = better{}",
+        "baseline {}; flag when |change| > {} % and > 2 x the larger CV; change + = better{}",
         c.base,
         c.threshold_pct,
         if state.flagged_only {
@@ -143,7 +143,7 @@ pub fn summary(app: &App) -> String {
     let c = &app.compare;
     match c.comparison() {
         Some(cmp) => format!(
-            "baseline {} (b) · threshold {} % (+/-) · {} (f)",
+            "baseline {} (b), threshold {} % (+/-), {} (f)",
             cmp.base,
             c.threshold_pct,
             if c.flagged_only {

@@ -8,7 +8,7 @@ use crate::state::App;
 use analysis::{Stats, TaskRow};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Borders, Paragraph};
 use ratatui::Frame;
 
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
@@ -46,7 +46,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         ("slices", samples.slices.values().collect(), &t.slices),
     ];
     for ((title, values, stats), rect) in histograms.into_iter().zip(parts.iter()) {
-        let block = Block::default().borders(Borders::TOP).title(format!(
+        let block = glyphs.block(Borders::TOP).title(format!(
             "{title}: {} samples, p50 {} p99 {} max {} us",
             stats.count,
             fmt::us(stats.p50_ns),
@@ -134,7 +134,7 @@ fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
             .take(6)
         {
             lines.push(Line::raw(format!(
-                "  {:>5} {} → {} preempts {}",
+                "  {:>5} {} -> {} preempts {}",
                 tr.count, tr.waker, tr.wakee, tr.victim
             )));
         }

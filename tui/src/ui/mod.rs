@@ -21,7 +21,7 @@ use crate::keymap;
 use crate::state::{App, Mode};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 use style::Glyphs;
 
@@ -35,7 +35,10 @@ pub const CHROME_ROWS: u16 = 3;
 pub fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        let text = format!("terminal too small ({MIN_WIDTH}×{MIN_HEIGHT} needed)");
+        let text = format!(
+            "terminal too small ({MIN_WIDTH}{}{MIN_HEIGHT} needed)",
+            glyphs.times()
+        );
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     }
@@ -71,6 +74,7 @@ pub fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
         popup(
             frame,
             body,
+            glyphs,
             title,
             lines.iter().map(|l| Line::raw(l.as_str())).collect(),
             0,
@@ -79,7 +83,14 @@ pub fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
     if app.mode == Mode::Help {
         let lines = columns_of(keymap::help_lines(), body.height.saturating_sub(2) as usize);
         let lines = lines.into_iter().map(Line::raw).collect();
-        popup(frame, body, "keys (Esc closes)", lines, app.help_scroll);
+        popup(
+            frame,
+            body,
+            glyphs,
+            "keys (Esc closes)",
+            lines,
+            app.help_scroll,
+        );
     }
 }
 
@@ -103,7 +114,7 @@ fn header(app: &App, glyphs: Glyphs) -> Line<'static> {
     let Some(input) = app.input() else {
         return Line::from(vec![
             Span::styled("schedtrace", style::header()),
-            Span::raw(" loading…"),
+            Span::raw(" loading"),
         ]);
     };
     let r = &input.report;
@@ -154,7 +165,7 @@ fn header(app: &App, glyphs: Glyphs) -> Line<'static> {
 fn badge(app: &App, glyphs: Glyphs) -> Line<'static> {
     let mut spans = Vec::new();
     if app.busy() && app.data.is_some() {
-        spans.push(Span::styled("recomputing… ", style::dim()));
+        spans.push(Span::styled("recomputing ", style::dim()));
     }
     if let Some(input) = app.input() {
         let (badge, bad) = quality_badge(&input.report, glyphs);
@@ -222,8 +233,8 @@ fn tab_bar(app: &App, width: u16) -> Line<'static> {
 
 fn status_line(app: &App, glyphs: Glyphs) -> Line<'static> {
     match &app.mode {
-        Mode::Filter(text) => return Line::raw(format!("/{text}▏")),
-        Mode::Command(text) => return Line::raw(format!(":{text}▏")),
+        Mode::Filter(text) => return Line::raw(format!("/{text}_")),
+        Mode::Command(text) => return Line::raw(format!(":{text}_")),
         _ => {}
     }
     if let Some(status) = &app.status {
@@ -261,9 +272,7 @@ fn gauges(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
             Stage::Done { seconds, events } => (format!("{events} events in {seconds:.2} s"), 1.0),
             Stage::Failed(e) => (format!("failed: {e}"), 0.0),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .title(path.display().to_string());
+        let block = glyphs.block(Borders::ALL).title(path.display().to_string());
         let mut gauge = Gauge::default().block(block).label(label).ratio(ratio);
         if glyphs.ascii {
             gauge = gauge.use_unicode(false);
@@ -296,7 +305,14 @@ fn columns_of(lines: Vec<String>, height: usize) -> Vec<String> {
 }
 
 /// A bordered text box over the view, cleared underneath.
-fn popup(frame: &mut Frame, over: Rect, title: &str, lines: Vec<Line>, scroll: usize) {
+fn popup(
+    frame: &mut Frame,
+    over: Rect,
+    glyphs: Glyphs,
+    title: &str,
+    lines: Vec<Line>,
+    scroll: usize,
+) {
     let width = lines
         .iter()
         .map(|l| l.width() as u16 + 4)
@@ -311,9 +327,7 @@ fn popup(frame: &mut Frame, over: Rect, title: &str, lines: Vec<Line>, scroll: u
         height,
     };
     frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(title.to_string());
+    let block = glyphs.block(Borders::ALL).title(title.to_string());
     let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;
     frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), rect);
 }

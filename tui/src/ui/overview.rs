@@ -8,7 +8,7 @@ use crate::state::App;
 use analysis::Report;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Paragraph, Row};
+use ratatui::widgets::{Borders, Paragraph, Row};
 use ratatui::Frame;
 
 /// Tasks and triples shown (the Tasks and Preemptions views have all of them).
@@ -25,7 +25,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         .map(|(k, v)| Line::raw(format!("{k:<24}{v:>20}")))
         .collect();
     frame.render_widget(
-        Paragraph::new(system).block(Block::default().borders(Borders::RIGHT).title("system")),
+        Paragraph::new(system).block(glyphs.block(Borders::RIGHT).title("system")),
         left,
     );
     let [waits, triples] =
@@ -142,7 +142,7 @@ pub fn top_triples(frame: &mut Frame, r: &Report, area: Rect) {
     let [title, rest] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
     frame.render_widget(
         Paragraph::new(Line::styled(
-            "wakeup preemptions: waker → wakee preempts victim",
+            "wakeup preemptions: waker -> wakee preempts victim",
             style::header(),
         )),
         title,

@@ -97,7 +97,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         )));
     }
     lines.push(Line::styled(
-        "waker × wakee CPU and migration from × to matrices: need per-CPU-pair counts (not in the report yet)",
+        "waker x wakee CPU and migration from x to matrices: need per-CPU-pair counts (not in the report yet)",
         style::dim(),
     ));
     frame.render_widget(Paragraph::new(lines), area);

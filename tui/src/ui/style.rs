@@ -2,6 +2,8 @@
 //! `*` / `^`, the selection is reversed video, so a monochrome terminal loses nothing.
 
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::border;
+use ratatui::widgets::{Block, Borders};
 
 /// `--ascii`: no braille, block or box-drawing glyphs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -10,54 +12,66 @@ pub struct Glyphs {
 }
 
 impl Glyphs {
-    pub fn bar(self) -> &'static str {
+    /// The Unicode glyph, or its ASCII stand-in under `--ascii`.
+    fn pick(self, unicode: &'static str, ascii: &'static str) -> &'static str {
         if self.ascii {
-            "#"
+            ascii
         } else {
-            "█"
+            unicode
         }
+    }
+
+    pub fn bar(self) -> &'static str {
+        self.pick("█", "#")
     }
 
     pub fn mark(self) -> &'static str {
-        if self.ascii {
-            "+"
-        } else {
-            "●"
-        }
+        self.pick("●", "+")
     }
 
     pub fn descending(self) -> &'static str {
-        if self.ascii {
-            "v"
-        } else {
-            "▼"
-        }
+        self.pick("▼", "v")
     }
 
     pub fn ascending(self) -> &'static str {
-        if self.ascii {
-            "^"
-        } else {
-            "▲"
-        }
+        self.pick("▲", "^")
     }
 
     pub fn warning(self) -> &'static str {
-        if self.ascii {
-            "!"
-        } else {
-            "⚠"
-        }
+        self.pick("⚠", "!")
     }
 
     pub fn separator(self) -> &'static str {
+        self.pick("·", "|")
+    }
+
+    pub fn times(self) -> &'static str {
+        self.pick("×", "x")
+    }
+
+    /// A block with these borders, drawn in box glyphs or `+`, `-`, `|`.
+    pub fn block(self, borders: Borders) -> Block<'static> {
+        let block = Block::default().borders(borders);
         if self.ascii {
-            "|"
+            block.border_set(ASCII_BORDER)
         } else {
-            "·"
+            block
         }
     }
 }
+
+const ASCII_BORDER: border::Set = border::Set {
+    top_left: "+",
+    top_right: "+",
+    bottom_left: "+",
+    bottom_right: "+",
+    vertical_left: "|",
+    vertical_right: "|",
+    horizontal_top: "-",
+    horizontal_bottom: "-",
+};
+
+impl Glyphs {}
 
 pub fn header() -> Style {
     Style::new().add_modifier(Modifier::BOLD)
