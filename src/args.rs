@@ -144,7 +144,8 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "KEY", default_value = "runtime", value_parser = sort_key_parser())]
     pub sort: analysis::SortKey,
 
-    /// Show only the first N rows of the task table
+    /// Show only the first N rows of the task table in the text report (the JSON report keeps
+    /// every row, in --sort order)
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
 

@@ -56,11 +56,17 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     let mut ingested = ingest::read_path(&a.file, &mut sink)?;
     ingested.meta = sink.complete(&ingested.meta);
     let report = analyzer.finish(&ingested, &a.file.display().to_string());
-    let shaped = report.select(&a.selection().map_err(Failure::Message)?);
+    let selection = a.selection().map_err(Failure::Message)?;
+    let shaped = report.select(&selection);
 
     if let Some(path) = &a.json {
+        // `--top` shortens the text table only: the JSON keeps every (filtered, grouped) row.
+        let all_rows = report.select(&analysis::Selection {
+            top: None,
+            ..selection.clone()
+        });
         let json =
-            serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
+            serde_json::to_string_pretty(&all_rows).map_err(|e| Failure::Message(e.to_string()))?;
         if path.as_os_str() == "-" {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{json}")?;

@@ -27,7 +27,7 @@ pub(crate) fn task_metrics(t: &Task, map: Option<&CpuMap>) -> TaskMetrics {
         weight: f.last_weight,
         entitlement_ns: f.ent_ns,
         runtime_ns: f.run_ns,
-        ratio: f.run_ns as f64 / f.ent_ns,
+        ratio: Some(f.run_ns as f64 / f.ent_ns),
         max_abs_lag_ns: f.max_abs_lag_ns,
     });
     let a = &t.affinity;

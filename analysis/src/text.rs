@@ -37,6 +37,15 @@ fn us(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e3)
 }
 
+/// A statistic in us, `-` when there were no samples (it is undefined, not 0).
+fn us_of(stats: &crate::Stats, ns: u64) -> String {
+    if stats.count > 0 {
+        us(ns)
+    } else {
+        "-".to_string()
+    }
+}
+
 fn secs(ns: u64) -> String {
     format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1000)
 }
@@ -189,16 +198,16 @@ fn tasks(r: &Report, out: &mut String) {
             t.switches.voluntary,
             t.switches.involuntary,
             t.wakeups,
-            us(lat.mean_ns),
-            us(lat.p99_ns),
-            us(lat.max_ns),
+            us_of(lat, lat.mean_ns),
+            us_of(lat, lat.p99_ns),
+            us_of(lat, lat.max_ns),
             if lat.count > 0 {
                 secs(lat.max_at_ns)
             } else {
                 "-".to_string()
             },
-            us(t.sched_delay.mean_ns),
-            us(t.sched_delay.max_ns),
+            us_of(&t.sched_delay, t.sched_delay.mean_ns),
+            us_of(&t.sched_delay, t.sched_delay.max_ns),
             t.migrations,
             w = TASK_WIDTH
         );

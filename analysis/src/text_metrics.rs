@@ -13,6 +13,11 @@ fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".to_string(), |x| format!("{x:.digits$}"))
 }
 
+/// Mean in us with 3 decimals, `-` without samples.
+fn mean_us(s: &crate::Stats) -> String {
+    opt((s.count > 0).then(|| s.mean_ns as f64 / 1e3), 3)
+}
+
 fn pct(v: Option<f64>) -> String {
     v.map_or("-".to_string(), |x| format!("{:.1}", 100.0 * x))
 }
@@ -107,12 +112,12 @@ fn fairness(r: &Report, out: &mut String) {
             let f = t.fairness.as_ref().unwrap();
             let _ = writeln!(
                 out,
-                " {:<24} {:>6} {:>12} {:>12} {:>7.3} {:>11} {:>7} {:>7}",
+                " {:<24} {:>6} {:>12} {:>12} {:>7} {:>11} {:>7} {:>7}",
                 label(t),
                 f.weight,
                 ms(f.runtime_ns as f64),
                 ms(f.entitlement_ns),
-                f.ratio,
+                opt(f.ratio, 3),
                 ms(f.max_abs_lag_ns),
                 t.preemption.caused,
                 t.preemption.suffered
@@ -190,12 +195,12 @@ fn affinity(r: &Report, out: &mut String) {
             let p = &a.placement;
             let _ = writeln!(
                 out,
-                " {:<24} {:>7} {:>7} {:>11.3} {:>11.3} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+                " {:<24} {:>7} {:>7} {:>11} {:>11} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
                 label(t),
                 a.wakeups_local,
                 a.wakeups_remote,
-                a.wakeup_latency_local.mean_ns as f64 / 1e3,
-                a.wakeup_latency_remote.mean_ns as f64 / 1e3,
+                mean_us(&a.wakeup_latency_local),
+                mean_us(&a.wakeup_latency_remote),
                 p.same_cpu,
                 p.same_core + p.same_llc,
                 p.same_node + p.remote_node,
