@@ -175,17 +175,16 @@ struct StatsJson {
 
 impl From<Stats> for StatsJson {
     fn from(s: Stats) -> StatsJson {
-        let defined = |v: u64| (s.count > 0).then_some(v);
         StatsJson {
             count: s.count,
             sum_ns: s.sum_ns,
-            mean_ns: defined(s.mean_ns),
-            p50_ns: defined(s.p50_ns),
-            p90_ns: defined(s.p90_ns),
-            p99_ns: defined(s.p99_ns),
-            p999_ns: defined(s.p999_ns),
-            max_ns: defined(s.max_ns),
-            max_at_ns: defined(s.max_at_ns),
+            mean_ns: s.mean(),
+            p50_ns: s.p50(),
+            p90_ns: s.p90(),
+            p99_ns: s.p99(),
+            p999_ns: s.p999(),
+            max_ns: s.max(),
+            max_at_ns: s.max_at(),
         }
     }
 }
@@ -207,6 +206,40 @@ impl From<StatsJson> for Stats {
 }
 
 impl Stats {
+    /// `value` (one of this summary's fields) when there were samples: over none it is
+    /// undefined, not 0.
+    fn defined(&self, value: u64) -> Option<u64> {
+        (self.count > 0).then_some(value)
+    }
+
+    pub fn mean(&self) -> Option<u64> {
+        self.defined(self.mean_ns)
+    }
+
+    pub fn p50(&self) -> Option<u64> {
+        self.defined(self.p50_ns)
+    }
+
+    pub fn p90(&self) -> Option<u64> {
+        self.defined(self.p90_ns)
+    }
+
+    pub fn p99(&self) -> Option<u64> {
+        self.defined(self.p99_ns)
+    }
+
+    pub fn p999(&self) -> Option<u64> {
+        self.defined(self.p999_ns)
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        self.defined(self.max_ns)
+    }
+
+    pub fn max_at(&self) -> Option<u64> {
+        self.defined(self.max_at_ns)
+    }
+
     /// Combines summaries whose samples are not available (reports read back from JSON):
     /// count, sum, mean, max and its time stay exact; each percentile becomes the largest
     /// of the members' (an upper bound), which the caller must flag as inexact.
