@@ -227,6 +227,7 @@ impl AnalyzeArgs {
             cpus: self.cpus.clone().map(|list| list.0),
             topology,
             fair_set,
+            timeline: None,
         })
     }
 

@@ -52,11 +52,14 @@ pub struct Analyzer {
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
+    /// The timeline store's bookkeeping when `Config::timeline` asks for it.
+    pub(crate) store: Option<crate::timeline_store::StoreState>,
 }
 
 impl Analyzer {
     pub fn new(config: Config) -> Analyzer {
         let scope = Scope::new(config.time_window, config.cpus.as_deref());
+        let store = config.timeline.map(crate::timeline_store::StoreState::new);
         Analyzer {
             config,
             scope,
@@ -76,6 +79,7 @@ impl Analyzer {
             topology: None,
             triples: FxHashMap::default(),
             weights_unsettled: false,
+            store,
         }
         .with_topology()
     }
@@ -116,7 +120,9 @@ impl Analyzer {
     /// Makes `pid` name a new task (first sight, or pid reuse after fork).
     fn new_task(&mut self, pid: i32) -> usize {
         let slot = self.tasks.len();
-        self.tasks.push(Task::new(pid));
+        let mut task = Task::new(pid);
+        task.log = self.new_log();
+        self.tasks.push(task);
         if (pid as usize) < DENSE_PIDS {
             let idx = pid as usize;
             if idx >= self.dense_slots.len() {
@@ -380,6 +386,9 @@ impl EventSink for Analyzer {
         let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;
         self.now = ts;
+        if self.store.is_some() {
+            self.check_store();
+        }
         let origin = first.max(self.scope.start);
         self.fairness.tick(ts, origin, &mut self.tasks, &self.scope);
         if cpu as usize >= self.cpus.len() {

@@ -89,6 +89,7 @@ pub mod select;
 pub mod stats;
 pub mod system;
 pub mod timeline;
+pub mod timeline_store;
 pub mod topology_load;
 
 pub use analyzer::Analyzer;
@@ -97,6 +98,7 @@ pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 pub use system::System;
+pub use timeline_store::{Timeline, TimelineOptions};
 
 /// What to analyze.
 #[derive(Debug, Clone, Default)]
@@ -111,6 +113,8 @@ pub struct Config {
     pub topology: Option<(ingest::topology::Topology, String)>,
     /// `--fair-set`: only these tasks compete in the fairness metrics.
     pub fair_set: Option<FairSet>,
+    /// Keep every task's intervals ([`timeline_store`]); off by default (it costs memory).
+    pub timeline: Option<TimelineOptions>,
 }
 
 /// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").
