@@ -14,10 +14,21 @@ fn a_version_1_report_compares_with_its_trace() {
     let trace = format!("{ROOT}/fixtures/pipe_pinned.eevdf-6.18.trace.dat");
     let out = Command::new(env!("CARGO_BIN_EXE_schedtrace"))
         .args(["compare", &format!("v1={v1}"), &format!("v2={trace}")])
-        .args(["--sort", "runtime", "--task-metrics", "runtime,switches", "--json", "-"])
+        .args([
+            "--sort",
+            "runtime",
+            "--task-metrics",
+            "runtime,switches",
+            "--json",
+            "-",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
     let same = |m: &Value| {
         let cells = m["cells"].as_array().unwrap();
@@ -29,7 +40,12 @@ fn a_version_1_report_compares_with_its_trace() {
     for row in tasks {
         for m in row["metrics"].as_array().unwrap() {
             let (a, b) = same(m);
-            assert!(a.is_some() && a == b, "{} of {}: {a:?} vs {b:?}", m["key"], row["name"]);
+            assert!(
+                a.is_some() && a == b,
+                "{} of {}: {a:?} vs {b:?}",
+                m["key"],
+                row["name"]
+            );
         }
     }
     // System metrics: equal wherever both are defined (schema 2 makes some undefined that
