@@ -51,11 +51,11 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
-    let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
-    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
-    ingested.meta = sink.complete(&ingested.meta);
-    let report = analyzer.finish(&ingested, &a.file.display().to_string());
+    let options = analysis::pipeline::Options {
+        config: a.analysis_config().map_err(Failure::Message)?,
+        kernel_release: a.kernel_release.clone(),
+    };
+    let report = analysis::pipeline::analyze(&a.file, &options)?;
     let shaped = report.select(&a.selection().map_err(Failure::Message)?);
 
     if let Some(path) = &a.json {
@@ -114,7 +114,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     }
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
-    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let mut loaded = compare::load::load_all(&paths, &Default::default()).into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();
