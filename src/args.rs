@@ -196,6 +196,16 @@ pub struct AnalyzeArgs {
     /// schema: schemas/report.schema.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Also build the timeline store (every running, runnable, sleeping, blocked and unknown
+    /// interval of every task, as the TUI uses it) and print its size on stderr
+    #[arg(long)]
+    pub timeline: bool,
+
+    /// Memory limit of the timeline store in MiB; past it the store is dropped and --timeline
+    /// fails with a message saying so (exit status 2)
+    #[arg(long, value_name = "MIB", default_value_t = analysis::timeline_store::DEFAULT_MEM_LIMIT >> 20)]
+    pub timeline_mem: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,7 +237,9 @@ impl AnalyzeArgs {
             cpus: self.cpus.clone().map(|list| list.0),
             topology,
             fair_set,
-            timeline: None,
+            timeline: self.timeline.then_some(analysis::TimelineOptions {
+                mem_limit_bytes: self.timeline_mem.saturating_mul(1 << 20),
+            }),
         })
     }
 

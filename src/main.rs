@@ -51,11 +51,22 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
-    let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
-    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
-    ingested.meta = sink.complete(&ingested.meta);
-    let report = analyzer.finish(&ingested, &a.file.display().to_string());
+    let options = analysis::pipeline::Options {
+        config: a.analysis_config().map_err(Failure::Message)?,
+        kernel_release: a.kernel_release.clone(),
+    };
+    let (report, timeline) = analysis::pipeline::analyze_with_timeline(&a.file, &options)?;
+    if let Some(timeline) = timeline {
+        // `--timeline`: the store is for the TUI and exports; here it is built and sized.
+        let t = timeline.map_err(|e| Failure::Message(e.to_string()))?;
+        let intervals: usize = t.tasks().iter().map(|task| task.len()).sum();
+        eprintln!(
+            "schedtrace: timeline: {intervals} intervals of {} tasks on {} CPUs, {:.1} MiB",
+            t.tasks().len(),
+            t.cpu_count(),
+            t.memory_bytes() as f64 / (1 << 20) as f64
+        );
+    }
     let selection = a.selection().map_err(Failure::Message)?;
     let shaped = report.select(&selection);
 
@@ -120,7 +131,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     }
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
-    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let mut loaded = compare::load::load_all(&paths, &Default::default()).into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();

@@ -80,6 +80,7 @@ pub mod fairness;
 mod finish;
 mod finish_metrics;
 mod hooks;
+pub mod pipeline;
 pub mod report;
 pub mod report_metrics;
 pub mod runqueue;
@@ -146,12 +147,4 @@ impl FairSet {
             FairSet::Names(re) => format!("names matching /{}/", re.as_str()),
         }
     }
-}
-
-/// Reads the trace at `path` and analyzes it: the whole path from a file to a [`Report`]
-/// (the report names the file as given).
-pub fn analyze_path(path: &std::path::Path, config: Config) -> Result<Report, ingest::Error> {
-    let mut analyzer = Analyzer::new(config);
-    let ingested = ingest::read_path(path, &mut analyzer)?;
-    Ok(analyzer.finish(&ingested, &path.display().to_string()))
 }

@@ -29,6 +29,31 @@ impl StoreState {
         }
     }
 
+    /// Past the limit (`tasks`' logs together), drops every log and remembers why.
+    fn enforce_limit(&mut self, tasks: &mut [Task], now: u64) {
+        if self.failed.is_some() {
+            return;
+        }
+        let bytes: u64 = tasks
+            .iter()
+            .filter_map(|t| t.log.as_ref())
+            .map(|l| l.bytes())
+            .sum();
+        if bytes <= self.options.mem_limit_bytes {
+            return;
+        }
+        let intervals = tasks
+            .iter_mut()
+            .filter_map(|t| t.log.take())
+            .map(|l| l.intervals.len() as u64)
+            .sum();
+        self.failed = Some(TimelineError::MemoryLimit {
+            limit_mib: self.options.mem_limit_bytes >> 20,
+            intervals,
+            at_s: now as f64 / 1e9,
+        });
+    }
+
     /// Whether new tasks get a log.
     #[inline]
     pub fn recording(&self) -> bool {
@@ -56,26 +81,7 @@ impl Analyzer {
             return;
         }
         store.countdown = CHECK_EVERY;
-        let bytes: u64 = self
-            .tasks
-            .iter()
-            .filter_map(|t| t.log.as_ref())
-            .map(|l| l.bytes())
-            .sum();
-        if bytes <= store.options.mem_limit_bytes {
-            return;
-        }
-        let intervals = self
-            .tasks
-            .iter_mut()
-            .filter_map(|t| t.log.take())
-            .map(|l| l.intervals.len() as u64)
-            .sum();
-        store.failed = Some(TimelineError::MemoryLimit {
-            limit_mib: store.options.mem_limit_bytes >> 20,
-            intervals,
-            at_s: self.now as f64 / 1e9,
-        });
+        store.enforce_limit(&mut self.tasks, self.now);
     }
 
     /// The finished timeline (after every task's last interval was closed), taking the
@@ -85,7 +91,9 @@ impl Analyzer {
         tasks: &mut [Task],
         window: Window,
     ) -> Option<Result<Timeline, TimelineError>> {
-        let store = self.store.take()?;
+        let mut store = self.store.take()?;
+        // The last check: the limit holds for the finished store too.
+        store.enforce_limit(tasks, self.now);
         if let Some(e) = store.failed {
             return Some(Err(e));
         }

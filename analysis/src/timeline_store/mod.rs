@@ -190,3 +190,198 @@ impl Timeline {
         intervals as u64 + slices as u64 + pyramids
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::SwitchReason::{Block, WakeupPreempt};
+    use crate::{Analyzer, Config};
+    use ingest::PrevState::{self, Preempted};
+    use ingest::{Comm, Event, EventKind, EventSink, Ingested, TaskRef};
+    use EndReason::{SwitchedIn, SwitchedOut, TraceEnd, Woken};
+    use ThreadState::*;
+
+    fn task(pid: i32) -> TaskRef {
+        TaskRef {
+            pid,
+            comm: Comm::from(format!("t{pid}").as_str()),
+            prio: 120,
+        }
+    }
+
+    fn switch(ts: u64, prev: i32, state: PrevState, next: i32) -> Event {
+        let kind = EventKind::Switch {
+            prev: task(prev),
+            prev_state: state,
+            next: task(next),
+        };
+        Event {
+            ts,
+            cpu: 0,
+            current_pid: prev,
+            kind,
+        }
+    }
+
+    fn waking(ts: u64, cpu: u32, waker: i32, pid: i32) -> Event {
+        let kind = EventKind::Waking {
+            task: task(pid),
+            target_cpu: 0,
+        };
+        Event {
+            ts,
+            cpu,
+            current_pid: waker,
+            kind,
+        }
+    }
+
+    /// Task 10 is woken by 5 (on cpu1) onto cpu0, runs, sleeps, is woken from idle, is
+    /// wakeup-preempted by 20 (woken by 10), waits, and runs to the end; 20 blocks.
+    fn stream() -> Vec<Event> {
+        vec![
+            waking(100, 1, 5, 10),
+            switch(150, 0, Preempted, 10),
+            switch(400, 10, PrevState::Sleeping, 0),
+            waking(500, 0, 0, 10),
+            switch(520, 0, Preempted, 10),
+            waking(600, 0, 10, 20),
+            switch(610, 10, Preempted, 20),
+            switch(700, 20, PrevState::Blocked, 10),
+            Event {
+                ts: 1000,
+                cpu: 1,
+                current_pid: -1,
+                kind: EventKind::Other,
+            },
+        ]
+    }
+
+    fn run(
+        events: &[Event],
+        options: Option<TimelineOptions>,
+    ) -> (crate::Report, Option<Result<Timeline, TimelineError>>) {
+        let mut analyzer = Analyzer::new(Config {
+            timeline: options,
+            ..Default::default()
+        });
+        for e in events {
+            analyzer.event(e);
+        }
+        analyzer.finish_with_timeline(&Ingested::default(), "hand-made")
+    }
+
+    type Row = (u64, u64, ThreadState, Option<u32>, EndReason, Option<i32>);
+
+    fn rows(t: &TaskTimeline) -> Vec<Row> {
+        t.intervals()
+            .map(|v| (v.start_ns, v.dur_ns, v.state, v.cpu, v.end, v.waker_pid))
+            .collect()
+    }
+
+    #[test]
+    fn every_interval_with_its_cpu_end_and_waker() {
+        let (report, timeline) = run(&stream(), Some(TimelineOptions::default()));
+        let tl = timeline.unwrap().unwrap();
+        assert_eq!((tl.window().start_ns, tl.window().end_ns), (100, 1000));
+        let pids: Vec<i32> = tl.tasks().iter().map(|t| t.pid).collect();
+        assert_eq!(pids, [10, 20]);
+        assert_eq!(
+            rows(&tl.tasks()[0]),
+            [
+                (100, 50, RunnableWakeup, Some(0), SwitchedIn, Some(5)),
+                (150, 250, Running, Some(0), SwitchedOut(Block), None),
+                (400, 100, Sleeping, None, Woken, None),
+                (500, 20, RunnableWakeup, Some(0), SwitchedIn, Some(0)),
+                (520, 90, Running, Some(0), SwitchedOut(WakeupPreempt), None),
+                (610, 90, RunnablePreempted, Some(0), SwitchedIn, None),
+                (700, 300, Running, Some(0), TraceEnd, None),
+            ]
+        );
+        assert_eq!(
+            rows(&tl.tasks()[1]),
+            [
+                (600, 10, RunnableWakeup, Some(0), SwitchedIn, Some(10)),
+                (610, 90, Running, Some(0), SwitchedOut(Block), None),
+                (700, 300, Blocked, None, TraceEnd, None),
+            ]
+        );
+        // The report agrees: runtime 250 + 90 + 300 and 90; busy 730.
+        let runtime: Vec<u64> = report.tasks.iter().map(|t| t.runtime_ns).collect();
+        assert_eq!(runtime, [640, 90]);
+        assert_eq!(report.cpus[0].busy_ns, 730);
+
+        let on_cpu0: Vec<(usize, u64)> = tl
+            .cpu_slices(0, 0, u64::MAX)
+            .map(|(t, v)| (t, v.start_ns))
+            .collect();
+        assert_eq!(on_cpu0, [(0, 150), (0, 520), (1, 610), (0, 700)]);
+        // [150, 400) ends at 400: not in [400, 611).
+        let some: Vec<u64> = tl
+            .cpu_slices(0, 400, 611)
+            .map(|(_, v)| v.start_ns)
+            .collect();
+        assert_eq!(some, [520, 610]);
+        assert_eq!(tl.cpu_slices(1, 0, u64::MAX).count(), 0);
+        let around: Vec<ThreadState> = tl.tasks()[0]
+            .intervals_in(450, 515)
+            .map(|v| v.state)
+            .collect();
+        assert_eq!(around, [Sleeping, RunnableWakeup]);
+    }
+
+    #[test]
+    fn the_pyramid_keeps_busy_time_queue_and_top_task_at_any_zoom() {
+        let (_, timeline) = run(&stream(), Some(TimelineOptions::default()));
+        let tl = timeline.unwrap().unwrap();
+        // 1 ns bins over the 900 ns window: every column exact.
+        let fine = tl.cpu_summary(0, 100, 1000, 900);
+        assert_eq!(fine.iter().map(|b| b.busy_ns).sum::<u64>(), 730);
+        assert_eq!(fine[(650 - 100) as usize].top_task, Some(1));
+        assert_eq!(fine[(200 - 100) as usize].top_task, Some(0));
+        assert_eq!(fine[(450 - 100) as usize].top_task, None);
+        // Queue: 10 waits 100..150, 500..520, 610..700 and 20 waits 600..610 on cpu0: 170 ns.
+        let queued: f64 = fine
+            .iter()
+            .map(|b| b.queue_depth_mean * b.len_ns as f64)
+            .sum();
+        assert!((queued - 170.0).abs() < 1e-9, "{queued}");
+        // Coarser views read coarser levels, pro rata at their edges: the totals stay.
+        for columns in [1, 3, 7, 64] {
+            let bins = tl.cpu_summary(0, 100, 1000, columns);
+            assert_eq!(bins.len(), columns);
+            let busy: u64 = bins.iter().map(|b| b.busy_ns).sum();
+            assert!(busy.abs_diff(730) <= columns as u64, "{columns}: {busy}");
+        }
+        // 100..400 is task 10's; the whole window too (640 of 730 ns).
+        assert_eq!(tl.cpu_summary(0, 100, 400, 1)[0].top_task, Some(0));
+        assert_eq!(tl.cpu_summary(0, 100, 1000, 1)[0].top_task, Some(0));
+        assert!(tl
+            .cpu_summary(5, 0, 10, 2)
+            .iter()
+            .all(|b| b.busy_ns == 0 && b.top_task.is_none()));
+    }
+
+    #[test]
+    fn off_by_default_and_dropped_past_its_limit() {
+        assert!(run(&stream(), None).1.is_none());
+        let (report, timeline) = run(
+            &stream(),
+            Some(TimelineOptions {
+                mem_limit_bytes: 100,
+            }),
+        );
+        let err = timeline.unwrap().unwrap_err();
+        assert_eq!(
+            err,
+            TimelineError::MemoryLimit {
+                limit_mib: 0,
+                intervals: 10,
+                at_s: 1e-6
+            }
+        );
+        assert!(err.to_string().contains("raise --timeline-mem"), "{err}");
+        // The report does not depend on the store.
+        assert_eq!(report.cpus[0].busy_ns, 730);
+    }
+}

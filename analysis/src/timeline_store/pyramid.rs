@@ -68,6 +68,9 @@ pub(crate) struct Pyramid {
     origin: u64,
     /// Width of a finest-level bin (a power of two ns).
     width: u64,
+    /// End of the finest level's last bin: the bins of coarser levels may reach past it,
+    /// and only their part before it holds time.
+    end: u64,
     /// levels[0] is the finest; levels[k] has bins `width << k` wide.
     levels: Vec<Vec<Bin>>,
 }
@@ -167,6 +170,7 @@ impl Pyramid {
         Pyramid {
             origin,
             width,
+            end: origin + width * bins as u64,
             levels,
         }
     }
@@ -199,8 +203,11 @@ impl Pyramid {
                 };
                 let (mut busy, mut queued, mut top, mut top_ns) = (0.0, 0.0, NO_TASK, 0.0);
                 // Each overlapped bin counts in proportion to the part of it in the column.
-                spread(self.origin, width, bins.len(), a, b, |bin, ns| {
-                    let share = ns as f64 / width as f64;
+                let (ca, cb) = (a.min(self.end), b.min(self.end));
+                spread(self.origin, width, bins.len(), ca, cb, |bin, ns| {
+                    let bin_start = self.origin + bin as u64 * width;
+                    let filled = (bin_start + width).min(self.end) - bin_start;
+                    let share = ns as f64 / filled as f64;
                     let x = &bins[bin];
                     busy += x.busy_ns as f64 * share;
                     queued += x.queued_ns as f64 * share;
@@ -226,6 +233,7 @@ pub(crate) fn empty(start: u64, end: u64, columns: usize) -> Vec<BinSummary> {
     let p = Pyramid {
         origin: start,
         width: 1,
+        end: start,
         levels: vec![Vec::new()],
     };
     p.summary(start, end, columns)
