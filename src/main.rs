@@ -57,15 +57,18 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     };
     let (report, timeline) = analysis::pipeline::analyze_with_timeline(&a.file, &options)?;
     if let Some(timeline) = timeline {
-        // `--timeline`: the store is for the TUI and exports; here it is built and sized.
+        // The store is for the TUI and exports; here it is built (for --timeline and for the
+        // series) and, with --timeline, sized.
         let t = timeline.map_err(|e| Failure::Message(e.to_string()))?;
-        let intervals: usize = t.tasks().iter().map(|task| task.len()).sum();
-        eprintln!(
-            "schedtrace: timeline: {intervals} intervals of {} tasks on {} CPUs, {:.1} MiB",
-            t.tasks().len(),
-            t.cpu_count(),
-            t.memory_bytes() as f64 / (1 << 20) as f64
-        );
+        if a.timeline {
+            let intervals: usize = t.tasks().iter().map(|task| task.len()).sum();
+            eprintln!(
+                "schedtrace: timeline: {intervals} intervals of {} tasks on {} CPUs, {:.1} MiB",
+                t.tasks().len(),
+                t.cpu_count(),
+                t.memory_bytes() as f64 / (1 << 20) as f64
+            );
+        }
     }
     let selection = a.selection().map_err(Failure::Message)?;
     let shaped = report.select(&selection);

@@ -85,6 +85,8 @@ impl PrioScale {
 
 /// Short-term fairness window lengths (metrics.md §7 defaults).
 pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
+/// The reported windows and one more for `--series` when its length is none of them.
+const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 
 /// One task's fairness accounting. `repr(C)`: what each transition touches first (see
 /// [`Task`]), what only joining and leaving a CPU touch after.
@@ -105,7 +107,7 @@ pub struct FairTask {
     pub last_weight: u32,
     run_at_join: u64,
     /// Per window length: (window id, run and entitlement at the window start).
-    win: [(u32, u64, f64); 3],
+    win: [(u32, u64, f64); MAX_WINDOWS],
     /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
     pub per_cpu: Vec<(u32, u64, f64)>,
 }
@@ -124,7 +126,7 @@ impl Default for FairTask {
             last_weight: 0,
             per_cpu: Vec::new(),
             run_at_join: 0,
-            win: [(0, 0, 0.0); 3],
+            win: [(0, 0, 0.0); MAX_WINDOWS],
         }
     }
 }
@@ -189,6 +191,17 @@ pub struct ShortTerm {
     pub sum: f64,
     pub count: u64,
     pub min: f64,
+    /// `--series`: every closed window's end, Jain's index (None when it does not count)
+    /// and each member's lag (entitlement − runtime, by task slot) at its end.
+    pub record: Option<Vec<WindowRecord>>,
+}
+
+/// One closed short-term window, kept for `--series`.
+#[derive(Debug, Clone, Default)]
+pub struct WindowRecord {
+    pub end_ns: u64,
+    pub jain: Option<f64>,
+    pub lags: Vec<(u32, f64)>,
 }
 
 /// The fairness state of the whole trace.
@@ -236,6 +249,24 @@ impl Fairness {
                 .collect(),
             ..Fairness::default()
         }
+    }
+
+    /// Records every window of `len_ns` (one of [`WINDOWS_NS`], or an extra one that the
+    /// report does not show) for `--series`; returns its index in `short`.
+    pub fn record_windows(&mut self, len_ns: u64) -> usize {
+        let k = match self.short.iter().position(|st| st.len_ns == len_ns) {
+            Some(k) => k,
+            None => {
+                self.short.push(ShortTerm {
+                    len_ns,
+                    min: f64::INFINITY,
+                    ..ShortTerm::default()
+                });
+                self.short.len() - 1
+            }
+        };
+        self.short[k].record = Some(Vec::new());
+        k
     }
 
     fn clock(&mut self, cpu: u32) -> &mut CpuClock {
@@ -357,9 +388,14 @@ impl Fairness {
         let next_id = st_id.wrapping_add(1);
         let mut ratios = Vec::with_capacity(members.len());
         let mut kept = Vec::with_capacity(members.len());
+        let recording = self.short[k].record.is_some();
+        let mut lags = Vec::new();
         for slot in members {
             let f = &tasks[slot as usize].fair;
             let (run, ent) = self.current(f, boundary, scope);
+            if recording {
+                lags.push((slot, ent - run as f64));
+            }
             let (_, run0, ent0) = f.win[k];
             let d_ent = ent - ent0;
             if d_ent > 0.0 {
@@ -383,12 +419,20 @@ impl Fairness {
         st.id = next_id;
         st.end = boundary.saturating_add(st.len_ns);
         // A window with a single competitor is trivially fair: not counted.
-        if ratios.len() >= 2 && scope.contains(boundary - 1) {
-            if let Some(j) = jain(&ratios) {
-                st.sum += j;
-                st.count += 1;
-                st.min = st.min.min(j);
-            }
+        let counted = (ratios.len() >= 2 && scope.contains(boundary - 1))
+            .then(|| jain(&ratios))
+            .flatten();
+        if let Some(j) = counted {
+            st.sum += j;
+            st.count += 1;
+            st.min = st.min.min(j);
+        }
+        if let Some(record) = &mut st.record {
+            record.push(WindowRecord {
+                end_ns: boundary,
+                jain: counted,
+                lags,
+            });
         }
     }
 }

@@ -52,6 +52,8 @@ impl Analyzer {
         let map = self.cpu_map();
         let mut all_tasks = std::mem::take(&mut self.tasks);
         let timeline = self.take_timeline(&mut all_tasks, window);
+        let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
+        let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
         let preemption = self.system_preemption(&all_tasks, window.len_ns());
         let fairness = self.system_fairness(&all_tasks);
         let mut affinity_rows = Vec::new();
@@ -99,6 +101,7 @@ impl Analyzer {
             tasks,
             cpus,
             system,
+            series,
         };
         (report, timeline)
     }

@@ -226,10 +226,12 @@ impl Analyzer {
             prio_scale: self.fairness.scale.name().to_string(),
             tasks: ratios.len() as u64,
             jain: jain(&ratios),
+            // Only the reported lengths (a `--series` window may have added one more).
             short_term: self
                 .fairness
                 .short
                 .iter()
+                .take(crate::fairness::WINDOWS_NS.len())
                 .map(|st| ShortTermFairness {
                     window_ns: st.len_ns,
                     windows: st.count,

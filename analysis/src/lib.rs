@@ -87,6 +87,7 @@ pub mod runqueue;
 pub mod scheduler;
 pub mod scope;
 pub mod select;
+pub mod series;
 pub mod stats;
 pub mod system;
 pub mod timeline;
@@ -116,6 +117,9 @@ pub struct Config {
     pub fair_set: Option<FairSet>,
     /// Keep every task's intervals ([`timeline_store`]); off by default (it costs memory).
     pub timeline: Option<TimelineOptions>,
+    /// `--series`: window length in ns of the per-window time series ([`series`]; they
+    /// keep the timeline store during the pass, with its memory limit).
+    pub series: Option<u64>,
 }
 
 /// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").

@@ -23,6 +23,9 @@ pub struct Report {
     /// System-wide totals and statistics (absent from reports written before it existed).
     #[serde(default)]
     pub system: crate::system::System,
+    /// `--series`: per-window time series (absent unless asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<crate::series::Series>,
 }
 
 /// Where the trace came from.

@@ -50,7 +50,14 @@ fn short_term_windows(time_window: Option<(u64, u64)>) -> u64 {
         time_window,
         ..Default::default()
     };
-    let report = analysis::analyze_path(TRACE.as_ref(), config).unwrap();
+    let report = analysis::pipeline::analyze(
+        TRACE.as_ref(),
+        &analysis::pipeline::Options {
+            config,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let st = &report.system.fairness.short_term[0];
     assert_eq!(st.window_ns, WINDOW);
     st.windows

@@ -147,3 +147,50 @@ fn cpu_slices(tasks: &[TaskTimeline]) -> Vec<Vec<(u32, u32)>> {
         })
         .collect()
 }
+
+impl Analyzer {
+    /// The `--series` of the report, built from the store (which is then given back only
+    /// when `Config::timeline` asked for it) and the fairness windows it recorded.
+    pub(crate) fn series(
+        &mut self,
+        timeline: Option<Result<Timeline, TimelineError>>,
+        tasks: &[Task],
+        window: Window,
+        cpus: &[u32],
+    ) -> (
+        Option<crate::series::Series>,
+        Option<Result<Timeline, TimelineError>>,
+    ) {
+        let Some(counts) = self.series.take() else {
+            return (None, timeline);
+        };
+        let asked = self.config.timeline.is_some();
+        let Some(Ok(store)) = &timeline else {
+            // Past its memory limit the series cannot be built: say why (as for --timeline).
+            return (None, timeline);
+        };
+        let records = self
+            .fairness
+            .short
+            .iter()
+            .find(|st| st.len_ns == counts.window_ns)
+            .and_then(|st| st.record.as_deref())
+            .unwrap_or(&[]);
+        let fair_set = self.config.fair_set.as_ref().map(|_| {
+            (0..tasks.len())
+                .filter(|&s| tasks[s].fair_member == 1 && tasks[s].fair.ent_ns > 0.0)
+                .collect()
+        });
+        let series = crate::series::build(crate::series::Inputs {
+            counts: &counts,
+            timeline: store,
+            records,
+            tasks,
+            fair_set,
+            scope: &self.scope,
+            window,
+            cpus,
+        });
+        (Some(series), if asked { timeline } else { None })
+    }
+}
