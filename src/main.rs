@@ -52,18 +52,36 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
-    let mut analyzer =
-        analysis::Analyzer::new(a.analysis.analysis_config().map_err(Failure::Message)?);
-    let mut sink =
-        ingest::meta::WithDefaults::new(&mut analyzer, a.analysis.kernel_release.clone());
-    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
-    ingested.meta = sink.complete(&ingested.meta);
-    let report = analyzer.finish(&ingested, &a.file.display().to_string());
-    let shaped = report.select(&a.selection().map_err(Failure::Message)?);
+    let options = analysis::pipeline::Options {
+        config: a.analysis_config().map_err(Failure::Message)?,
+        kernel_release: a.analysis.kernel_release.clone(),
+    };
+    let (report, timeline) = analysis::pipeline::analyze_with_timeline(&a.file, &options)?;
+    if let Some(timeline) = timeline {
+        // The store is for the TUI and exports; here it is built (for --timeline and for the
+        // series) and, with --timeline, sized.
+        let t = timeline.map_err(|e| Failure::Message(e.to_string()))?;
+        if a.timeline {
+            let intervals: usize = t.tasks().iter().map(|task| task.len()).sum();
+            eprintln!(
+                "schedtrace: timeline: {intervals} intervals of {} tasks on {} CPUs, {:.1} MiB",
+                t.tasks().len(),
+                t.cpu_count(),
+                t.memory_bytes() as f64 / (1 << 20) as f64
+            );
+        }
+    }
+    let selection = a.selection().map_err(Failure::Message)?;
+    let shaped = report.select(&selection);
 
     if let Some(path) = &a.json {
+        // `--top` shortens the text table only: the JSON keeps every (filtered, grouped) row.
+        let all_rows = report.select(&analysis::Selection {
+            top: None,
+            ..selection.clone()
+        });
         let json =
-            serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
+            serde_json::to_string_pretty(&all_rows).map_err(|e| Failure::Message(e.to_string()))?;
         if path.as_os_str() == "-" {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{json}")?;
@@ -117,7 +135,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     }
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
-    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let mut loaded = compare::load::load_all(&paths, &Default::default()).into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();
@@ -156,7 +174,10 @@ fn tui(t: TuiArgs) -> Result<(), Failure> {
         sources: tui::Sources {
             runs: t.runs,
             labels: t.labels,
-            config: t.analysis.analysis_config().map_err(Failure::Message)?,
+            config: analysis::Config {
+                timeline: Some(t.analysis.timeline_options()),
+                ..t.analysis.analysis_config().map_err(Failure::Message)?
+            },
             kernel_release: t.analysis.kernel_release,
         },
         restore: tui::Restore {

@@ -85,6 +85,8 @@ impl PrioScale {
 
 /// Short-term fairness window lengths (metrics.md §7 defaults).
 pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
+/// The reported windows and one more for `--series` when its length is none of them.
+const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 
 /// One task's fairness accounting. `repr(C)`: what each transition touches first (see
 /// [`Task`]), what only joining and leaving a CPU touch after.
@@ -105,7 +107,7 @@ pub struct FairTask {
     pub last_weight: u32,
     run_at_join: u64,
     /// Per window length: (window id, run and entitlement at the window start).
-    win: [(u32, u64, f64); 3],
+    win: [(u32, u64, f64); MAX_WINDOWS],
     /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
     pub per_cpu: Vec<(u32, u64, f64)>,
 }
@@ -124,7 +126,7 @@ impl Default for FairTask {
             last_weight: 0,
             per_cpu: Vec::new(),
             run_at_join: 0,
-            win: [(0, 0, 0.0); 3],
+            win: [(0, 0, 0.0); MAX_WINDOWS],
         }
     }
 }
@@ -189,6 +191,17 @@ pub struct ShortTerm {
     pub sum: f64,
     pub count: u64,
     pub min: f64,
+    /// `--series`: every closed window's end, Jain's index (None when it does not count)
+    /// and each member's lag (entitlement − runtime, by task slot) at its end.
+    pub record: Option<Vec<WindowRecord>>,
+}
+
+/// One closed short-term window, kept for `--series`.
+#[derive(Debug, Clone, Default)]
+pub struct WindowRecord {
+    pub end_ns: u64,
+    pub jain: Option<f64>,
+    pub lags: Vec<(u32, f64)>,
 }
 
 /// The fairness state of the whole trace.
@@ -236,6 +249,24 @@ impl Fairness {
                 .collect(),
             ..Fairness::default()
         }
+    }
+
+    /// Records every window of `len_ns` (one of [`WINDOWS_NS`], or an extra one that the
+    /// report does not show) for `--series`; returns its index in `short`.
+    pub fn record_windows(&mut self, len_ns: u64) -> usize {
+        let k = match self.short.iter().position(|st| st.len_ns == len_ns) {
+            Some(k) => k,
+            None => {
+                self.short.push(ShortTerm {
+                    len_ns,
+                    min: f64::INFINITY,
+                    ..ShortTerm::default()
+                });
+                self.short.len() - 1
+            }
+        };
+        self.short[k].record = Some(Vec::new());
+        k
     }
 
     fn clock(&mut self, cpu: u32) -> &mut CpuClock {
@@ -353,21 +384,34 @@ impl Fairness {
     fn close_window(&mut self, k: usize, tasks: &mut [Task], scope: &Scope) {
         let boundary = self.short[k].end;
         let members = std::mem::take(&mut self.short[k].members);
-        let next_id = self.short[k].id.wrapping_add(1);
+        let st_id = self.short[k].id;
+        let next_id = st_id.wrapping_add(1);
         let mut ratios = Vec::with_capacity(members.len());
         let mut kept = Vec::with_capacity(members.len());
+        let recording = self.short[k].record.is_some();
+        let mut lags = Vec::new();
         for slot in members {
             let f = &tasks[slot as usize].fair;
             let (run, ent) = self.current(f, boundary, scope);
+            if recording {
+                lags.push((slot, ent - run as f64));
+            }
             let (_, run0, ent0) = f.win[k];
             let d_ent = ent - ent0;
             if d_ent > 0.0 {
                 ratios.push((run - run0) as f64 / d_ent);
             }
             let f = &mut tasks[slot as usize].fair;
-            f.win[k] = (next_id, run, ent);
             if f.cpu >= 0 {
+                // Still competing: a member of the next window from its boundary on.
+                f.win[k] = (next_id, run, ent);
                 kept.push(slot);
+            } else {
+                // Not competing at the boundary: it is not a member of the next window. Its
+                // window id stays the closed one's, so that joining again during the next
+                // window makes it a member (with the id of the next window it would never
+                // be added again while it only alternates running <-> runnable on one CPU).
+                f.win[k] = (st_id, run, ent);
             }
         }
         let st = &mut self.short[k];
@@ -375,12 +419,97 @@ impl Fairness {
         st.id = next_id;
         st.end = boundary.saturating_add(st.len_ns);
         // A window with a single competitor is trivially fair: not counted.
-        if ratios.len() >= 2 && scope.contains(boundary - 1) {
-            if let Some(j) = jain(&ratios) {
-                st.sum += j;
-                st.count += 1;
-                st.min = st.min.min(j);
-            }
+        let counted = (ratios.len() >= 2 && scope.contains(boundary - 1))
+            .then(|| jain(&ratios))
+            .flatten();
+        if let Some(j) = counted {
+            st.sum += j;
+            st.count += 1;
+            st.min = st.min.min(j);
         }
+        if let Some(record) = &mut st.record {
+            record.push(WindowRecord {
+                end_ns: boundary,
+                jain: counted,
+                lags,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Analyzer, Config};
+    use ingest::PrevState::{Preempted, Sleeping};
+    use ingest::{Comm, Event, EventKind, EventSink, Ingested, PrevState, TaskRef};
+
+    const MS: u64 = 1_000_000;
+
+    fn task(pid: i32) -> TaskRef {
+        TaskRef {
+            pid,
+            comm: Comm::from(format!("t{pid}").as_str()),
+            prio: 120,
+        }
+    }
+
+    fn switch(ts: u64, prev: i32, state: PrevState, next: i32) -> Event {
+        Event {
+            ts,
+            cpu: 0,
+            current_pid: prev,
+            kind: EventKind::Switch {
+                prev: task(prev),
+                prev_state: state,
+                next: task(next),
+            },
+        }
+    }
+
+    fn waking(ts: u64, waker: i32, pid: i32) -> Event {
+        Event {
+            ts,
+            cpu: 0,
+            current_pid: waker,
+            kind: EventKind::Waking {
+                task: task(pid),
+                target_cpu: 0,
+            },
+        }
+    }
+
+    /// The short-term Jain bug of issue #10 in miniature: task 20 is not competing at the
+    /// 10 ms boundary (it sleeps 2..12 ms), joins again at 12 ms, and from then on only
+    /// alternates running <-> runnable with task 10 on cpu0 every ms until 60 ms. Every
+    /// one of the six 10 ms windows has both tasks competing with some entitlement, so
+    /// all six count. Before the fix task 20 was never a member again: 1 window.
+    #[test]
+    fn a_task_off_the_cpus_at_a_boundary_competes_again_in_later_windows() {
+        let mut events = vec![
+            waking(0, 0, 10),
+            waking(0, 0, 20),
+            switch(MS, 0, Preempted, 20),
+            switch(2 * MS, 20, Sleeping, 10),
+            waking(12 * MS, 10, 20),
+            switch(13 * MS, 10, Preempted, 20),
+        ];
+        for i in 14..=60u64 {
+            let (prev, next) = if i % 2 == 0 { (20, 10) } else { (10, 20) };
+            events.push(switch(i * MS, prev, Preempted, next));
+        }
+        let mut analyzer = Analyzer::new(Config::default());
+        for e in &events {
+            analyzer.event(e);
+        }
+        let report = analyzer.finish(&Ingested::default(), "hand-made");
+        let short = &report.system.fairness.short_term[0];
+        assert_eq!(short.window_ns, 10 * MS);
+        assert_eq!(short.windows, 6);
+        // 0..10 ms: both compete until 20 sleeps at 2 ms (1 ms entitlement each), then 10
+        // alone: 10 ran 8 of 9 ms, 20 ran 1 of 1 ms; Jain (8/9, 1) = 289/290. 10..60 ms:
+        // every task ran exactly its entitlement (10 alone 10..12 ms, then 1 ms turns): 1.
+        let first = 289.0 / 290.0;
+        assert!((short.min.unwrap() - first).abs() < 1e-12, "{short:?}");
+        assert!((short.mean.unwrap() - (first + 5.0) / 6.0).abs() < 1e-12);
     }
 }

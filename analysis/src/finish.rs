@@ -9,12 +9,23 @@ use crate::report::{
 };
 use crate::stats::PERCENTILE_METHOD;
 use crate::timeline::{SwitchReason, Task};
+use crate::timeline_store::{Timeline, TimelineError};
 use ingest::{EventKind, Ingested};
 
 impl Analyzer {
     /// Ends the analysis: closes every open interval at the end of the trace window and
     /// builds the report. `ingested` is what the reader returned; `source_path` is shown.
-    pub fn finish(mut self, ingested: &Ingested, source_path: &str) -> Report {
+    pub fn finish(self, ingested: &Ingested, source_path: &str) -> Report {
+        self.finish_with_timeline(ingested, source_path).0
+    }
+
+    /// [`Analyzer::finish`], and the timeline store when `Config::timeline` asked for it
+    /// (an error when it outgrew its memory limit).
+    pub fn finish_with_timeline(
+        mut self,
+        ingested: &Ingested,
+        source_path: &str,
+    ) -> (Report, Option<Result<Timeline, TimelineError>>) {
         let end = self.last_ts;
         for slot in 0..self.tasks.len() {
             self.apply_lost(slot);
@@ -39,7 +50,10 @@ impl Analyzer {
         let mut cpus = self.cpu_rows(window);
         self.fill_cpu_metrics(&mut cpus, window);
         let map = self.cpu_map();
-        let all_tasks = std::mem::take(&mut self.tasks);
+        let mut all_tasks = std::mem::take(&mut self.tasks);
+        let timeline = self.take_timeline(&mut all_tasks, window);
+        let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
+        let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
         let preemption = self.system_preemption(&all_tasks, window.len_ns());
         let fairness = self.system_fairness(&all_tasks);
         let mut affinity_rows = Vec::new();
@@ -61,7 +75,7 @@ impl Analyzer {
         system.fairness = fairness;
         system.affinity = system_affinity(&affinity_rows, map.is_some());
         system.work_conservation = self.work_conservation(window, cpu_count);
-        Report {
+        let report = Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
                 path: source_path.to_string(),
@@ -87,7 +101,9 @@ impl Analyzer {
             tasks,
             cpus,
             system,
-        }
+            series,
+        };
+        (report, timeline)
     }
 
     /// CPUs the window covers: the `-C` selection, else the trace's CPU count (CPUs

@@ -27,7 +27,7 @@ pub(crate) fn task_metrics(t: &Task, map: Option<&CpuMap>) -> TaskMetrics {
         weight: f.last_weight,
         entitlement_ns: f.ent_ns,
         runtime_ns: f.run_ns,
-        ratio: f.run_ns as f64 / f.ent_ns,
+        ratio: Some(f.run_ns as f64 / f.ent_ns),
         max_abs_lag_ns: f.max_abs_lag_ns,
     });
     let a = &t.affinity;
@@ -226,10 +226,12 @@ impl Analyzer {
             prio_scale: self.fairness.scale.name().to_string(),
             tasks: ratios.len() as u64,
             jain: jain(&ratios),
+            // Only the reported lengths (a `--series` window may have added one more).
             short_term: self
                 .fairness
                 .short
                 .iter()
+                .take(crate::fairness::WINDOWS_NS.len())
                 .map(|st| ShortTermFairness {
                     window_ns: st.len_ns,
                     windows: st.count,

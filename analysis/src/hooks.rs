@@ -90,6 +90,7 @@ impl Analyzer {
         self.tasks[wakee].preempt_caused += 1;
         self.tasks[victim].preempt_suffered += 1;
         self.cpus[cpu as usize].wakeup_preemptions += 1;
+        self.count_in_series(crate::series::Count::WakeupPreemption, self.now, cpu);
         let waker = self.tasks[wakee].waker;
         let waker_comm = match waker {
             0 => Some(Comm::from("<idle>")),

@@ -80,15 +80,18 @@ pub mod fairness;
 mod finish;
 mod finish_metrics;
 mod hooks;
+pub mod pipeline;
 pub mod report;
 pub mod report_metrics;
 pub mod runqueue;
 pub mod scheduler;
 pub mod scope;
 pub mod select;
+pub mod series;
 pub mod stats;
 pub mod system;
 pub mod timeline;
+pub mod timeline_store;
 pub mod topology_load;
 
 pub use analyzer::Analyzer;
@@ -97,6 +100,7 @@ pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 pub use system::System;
+pub use timeline_store::{Timeline, TimelineOptions};
 
 /// What to analyze.
 #[derive(Debug, Clone, Default)]
@@ -111,6 +115,11 @@ pub struct Config {
     pub topology: Option<(ingest::topology::Topology, String)>,
     /// `--fair-set`: only these tasks compete in the fairness metrics.
     pub fair_set: Option<FairSet>,
+    /// Keep every task's intervals ([`timeline_store`]); off by default (it costs memory).
+    pub timeline: Option<TimelineOptions>,
+    /// `--series`: window length in ns of the per-window time series ([`series`]; they
+    /// keep the timeline store during the pass, with its memory limit).
+    pub series: Option<u64>,
 }
 
 /// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").
@@ -142,12 +151,4 @@ impl FairSet {
             FairSet::Names(re) => format!("names matching /{}/", re.as_str()),
         }
     }
-}
-
-/// Reads the trace at `path` and analyzes it: the whole path from a file to a [`Report`]
-/// (the report names the file as given).
-pub fn analyze_path(path: &std::path::Path, config: Config) -> Result<Report, ingest::Error> {
-    let mut analyzer = Analyzer::new(config);
-    let ingested = ingest::read_path(path, &mut analyzer)?;
-    Ok(analyzer.finish(&ingested, &path.display().to_string()))
 }

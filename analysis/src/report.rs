@@ -8,7 +8,9 @@ use crate::stats::{Samples, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: statistics over no samples have null mean, percentiles, max and max_at; a
+/// fairness ratio without entitlement is null. Version-1 reports still load.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
@@ -21,6 +23,9 @@ pub struct Report {
     /// System-wide totals and statistics (absent from reports written before it existed).
     #[serde(default)]
     pub system: crate::system::System,
+    /// `--series`: per-window time series (absent unless asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<crate::series::Series>,
 }
 
 /// Where the trace came from.

@@ -22,8 +22,8 @@ pub struct TaskFairness {
     pub entitlement_ns: f64,
     /// Running time while competing.
     pub runtime_ns: u64,
-    /// runtime / entitlement (1.0 = fair).
-    pub ratio: f64,
+    /// runtime / entitlement (1.0 = fair); null when the entitlement is 0.
+    pub ratio: Option<f64>,
     pub max_abs_lag_ns: f64,
 }
 

@@ -224,7 +224,7 @@ fn merge_metrics(row: &mut TaskRow, m: &TaskRow) {
             });
         g.entitlement_ns += f.entitlement_ns;
         g.runtime_ns += f.runtime_ns;
-        g.ratio = g.runtime_ns as f64 / g.entitlement_ns;
+        g.ratio = (g.entitlement_ns > 0.0).then(|| g.runtime_ns as f64 / g.entitlement_ns);
         g.max_abs_lag_ns = g.max_abs_lag_ns.max(f.max_abs_lag_ns);
     }
     let (a, b) = (&mut row.affinity, &m.affinity);

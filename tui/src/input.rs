@@ -7,12 +7,15 @@
 //! (`:time`, `:cpu`) makes the results of older ones stale, and they are dropped.
 
 use analysis::compare::{self, RunSpec};
-use analysis::{Config, Report};
+use analysis::{Config, Report, Timeline};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Window of the series behind the sparklines and the Jain-over-time line.
+pub const SERIES_WINDOW_NS: u64 = 10_000_000;
 
 /// What to load and how to analyse it.
 #[derive(Debug, Clone)]
@@ -34,6 +37,16 @@ pub struct Input {
     pub report: Report,
     /// A JSON report has no exact samples and no timeline.
     pub from_json_report: bool,
+    /// The timeline store (per task intervals, per CPU summaries): `None` for a JSON
+    /// report, the reason when it could not be built (over its memory limit).
+    pub timeline: Option<Result<Arc<Timeline>, String>>,
+}
+
+/// What loading one file gives.
+struct Loaded {
+    report: Report,
+    from_json_report: bool,
+    timeline: Option<Result<Arc<Timeline>, String>>,
 }
 
 /// Everything loaded: the inputs in argument order and the same as compare's runs.
@@ -107,7 +120,7 @@ fn load(
         .min(paths.len())
         .max(1);
     let started = Instant::now();
-    let mut slots: Vec<Option<Result<(Report, bool), String>>> = vec![None; paths.len()];
+    let mut slots: Vec<Option<Result<Loaded, String>>> = (0..paths.len()).map(|_| None).collect();
     let slots_lock = std::sync::Mutex::new(&mut slots);
     // A shared counter hands out inputs, so a few large ones do not wait behind each other.
     std::thread::scope(|scope| {
@@ -126,7 +139,7 @@ fn load(
                 });
                 let result = load_one(&paths[i], sources);
                 let stage = match &result {
-                    Ok((report, _)) => Stage::Done {
+                    Ok(Loaded { report, .. }) => Stage::Done {
                         seconds: started.elapsed().as_secs_f64(),
                         events: report.quality.events.values().sum(),
                     },
@@ -146,7 +159,7 @@ fn load(
     if current.load(Ordering::Relaxed) != generation {
         return Err("superseded".into());
     }
-    let loaded: Vec<(Report, bool)> = slots
+    let loaded: Vec<Loaded> = slots
         .into_iter()
         .map(|s| s.unwrap_or_else(|| Err("not loaded".into())))
         .collect::<Result<_, _>>()?;
@@ -157,23 +170,23 @@ fn load(
 fn assemble(
     sources: &Sources,
     paths: Vec<std::path::PathBuf>,
-    loaded: Vec<(Report, bool)>,
+    loaded: Vec<Loaded>,
 ) -> Result<Data, String> {
     let mut loaded = paths.iter().zip(loaded);
     let mut repeats = Vec::with_capacity(sources.runs.len());
-    let mut typed: Vec<Vec<(String, Report, bool)>> = Vec::new();
+    let mut typed: Vec<Vec<(String, Loaded)>> = Vec::new();
     for spec in &sources.runs {
         let mut run = Vec::new();
         let mut reports = Vec::new();
-        for (path, (report, from_json_report)) in loaded.by_ref().take(spec.paths.len()) {
-            let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        for (path, one) in loaded.by_ref().take(spec.paths.len()) {
+            let value = serde_json::to_value(&one.report).map_err(|e| e.to_string())?;
             let shown = path.display().to_string();
             run.push(compare::Repeat {
                 path: shown.clone(),
                 report: value,
-                from_json_report,
+                from_json_report: one.from_json_report,
             });
-            reports.push((shown, report, from_json_report));
+            reports.push((shown, one));
         }
         repeats.push(run);
         typed.push(reports);
@@ -183,11 +196,12 @@ fn assemble(
     let mut inputs: Vec<Input> = typed
         .into_iter()
         .flatten()
-        .map(|(path, report, from_json_report)| Input {
+        .map(|(path, one)| Input {
             label: String::new(),
             path,
-            report,
-            from_json_report,
+            report: one.report,
+            from_json_report: one.from_json_report,
+            timeline: one.timeline,
         })
         .collect();
     for run in &runs {
@@ -209,21 +223,37 @@ fn assemble(
 }
 
 /// One input: a JSON report as it is, or a trace analysed like `analyze` does.
-fn load_one(path: &Path, sources: &Sources) -> Result<(Report, bool), String> {
+fn load_one(path: &Path, sources: &Sources) -> Result<Loaded, String> {
     let shown = path.display().to_string();
     let bytes = ingest::input::load(path).map_err(|e| e.to_string())?;
-    if let Some(value) = compare::load::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
+    if let Some(value) =
+        analysis::pipeline::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))?
+    {
         let report: Report =
             serde_json::from_value(value).map_err(|e| format!("{shown}: not a report: {e}"))?;
-        return Ok((report, true));
+        return Ok(Loaded {
+            report,
+            from_json_report: true,
+            timeline: None,
+        });
     }
-    let mut analyzer = analysis::Analyzer::new(sources.config.clone());
+    // The TUI always builds the timeline store and the series (the timeline view, the
+    // sparklines); `--timeline-mem` may have set the store's limit already.
+    let mut config = sources.config.clone();
+    config.timeline.get_or_insert_with(Default::default);
+    config.series.get_or_insert(SERIES_WINDOW_NS);
+    let mut analyzer = analysis::Analyzer::new(config);
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, sources.kernel_release.clone());
     let mut ingested = ingest::read_releasing(&bytes, &bytes, &mut sink)
         .map_err(|e| e.in_file(path).to_string())?;
     ingested.meta = sink.complete(&ingested.meta);
     drop(bytes);
-    Ok((analyzer.finish(&ingested, &shown), false))
+    let (report, timeline) = analyzer.finish_with_timeline(&ingested, &shown);
+    Ok(Loaded {
+        report,
+        from_json_report: false,
+        timeline: timeline.map(|t| t.map(Arc::new).map_err(|e| e.to_string())),
+    })
 }
 
 /// Receives what is there without waiting.

@@ -239,3 +239,32 @@ fn ascii_frames_are_plain_ascii() {
     let text = print::text(&print::frame(&mut loading, 30, 8, ascii));
     assert!(text.contains("60x16"), "{text}");
 }
+
+#[test]
+fn timeline_of_mi_at_100_columns_is_busy_on_cpu_1_only() {
+    let mut app = app(mi());
+    press(&mut app, "4");
+    let report = &app.input().unwrap().report;
+    let util: Vec<(u32, f64)> = report.cpus.iter().map(|c| (c.cpu, c.utilization)).collect();
+    assert_eq!(format!("{:.1}", util[1].1 * 100.0), "97.7");
+    let width = 100 + crate::ui::timeline_label_width();
+    let (_, text) = draw(&mut app, (width, 40));
+    for (cpu, u) in util {
+        let label = format!("CPU {cpu}");
+        let line = text
+            .lines()
+            .find(|l| *l == label || l.starts_with(&format!("{label} ")))
+            .unwrap_or_else(|| panic!("{label}\n{text}"));
+        let lane: Vec<char> = line
+            .chars()
+            .skip(crate::ui::timeline_label_width() as usize)
+            .collect();
+        let busy = lane.iter().filter(|c| **c != ' ').count();
+        if u > 0.9 {
+            assert!(busy >= 95, "{label} ({u}): {busy} busy cells\n{line}");
+        } else {
+            assert!(busy <= 5, "{label} ({u}): {busy} busy cells\n{line}");
+        }
+    }
+    insta::assert_snapshot!("mi_timeline_108x40", text);
+}

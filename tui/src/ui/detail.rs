@@ -115,9 +115,9 @@ fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
     ];
     if let Some(f) = t.fairness {
         lines.push(Line::raw(format!(
-            "fairness: weight {} ratio {:.3} max lag {} ms",
+            "fairness: weight {} ratio {} max lag {} ms",
             f.weight,
-            f.ratio,
+            f.ratio.map_or("-".into(), |r| format!("{r:.3}")),
             fmt::ms_f(f.max_abs_lag_ns)
         )));
     }

@@ -2,7 +2,7 @@
 //! per competing task its weight, runtime, entitlement, ratio and largest lag.
 
 use super::fmt;
-use super::style;
+use super::style::Glyphs;
 use super::table;
 use crate::action::View;
 use crate::state::App;
@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let f = &r.system.fairness;
@@ -32,10 +32,25 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             st.windows
         )));
     }
-    head.push(Line::styled(
-        "  Jain and lag over time: need the timeline store (not in this build)",
-        style::dim(),
-    ));
+    if let Some(s) = &r.series {
+        let width = area.width as usize;
+        let jain: Vec<f64> = s.jain.iter().map(|j| j.unwrap_or(0.0)).collect();
+        head.push(super::sparkline::line(
+            &format!("  Jain per {} ms ", s.window_ns / 1_000_000),
+            &jain,
+            width,
+            glyphs,
+        ));
+        for lag in s.lag.iter().take(8) {
+            let abs: Vec<f64> = lag
+                .lag_ns
+                .iter()
+                .map(|l| l.map_or(0.0, |v| v.abs() / 1e6))
+                .collect();
+            let label = format!("  |lag| ms {:<12.12} ", format!("{}:{}", lag.comm, lag.pid));
+            head.push(super::sparkline::line(&label, &abs, width, glyphs));
+        }
+    }
     let [top, body] = Layout::vertical([
         Constraint::Length(head.len() as u16 + 1),
         Constraint::Fill(1),
@@ -74,7 +89,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 table::num(fair.weight.to_string()),
                 table::num(fmt::ms(fair.runtime_ns)),
                 table::num(fmt::ms_f(fair.entitlement_ns)),
-                table::num(format!("{:.3}", fair.ratio)),
+                table::num(fair.ratio.map_or("-".into(), |r| format!("{r:.3}"))),
                 table::num(fmt::ms_f(fair.max_abs_lag_ns)),
             ])
         },

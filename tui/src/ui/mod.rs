@@ -10,6 +10,7 @@ mod overview;
 mod placement;
 mod preemptions;
 mod quality;
+mod sparkline;
 pub mod style;
 mod table;
 mod tasks;
@@ -28,6 +29,12 @@ use style::Glyphs;
 /// Below this the views cannot be laid out: a message says so instead.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
+
+/// Width of the Timeline's lane labels (the lanes take the rest of the width).
+#[cfg(test)]
+pub fn timeline_label_width() -> u16 {
+    timeline::LABEL
+}
 
 /// Lines of the screen that are not the view's body (header, tabs, status).
 pub const CHROME_ROWS: u16 = 3;
@@ -101,7 +108,7 @@ fn view(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         View::Detail => detail::draw(frame, app, area, glyphs),
         View::Timeline => timeline::draw(frame, app, area, glyphs),
         View::Preemptions => preemptions::draw(frame, app, area),
-        View::Fairness => fairness::draw(frame, app, area),
+        View::Fairness => fairness::draw(frame, app, area, glyphs),
         View::Placement => placement::draw(frame, app, area),
         View::Compare => compare::draw(frame, app, area),
         View::Quality => quality::draw(frame, app, area),

@@ -17,7 +17,7 @@ const TOP: usize = 8;
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
-    let [top, bottom] = Layout::vertical([Constraint::Fill(1), Constraint::Length(4)]).areas(area);
+    let [top, bottom] = Layout::vertical([Constraint::Fill(1), Constraint::Length(5)]).areas(area);
     let [left, right] =
         Layout::horizontal([Constraint::Length(46), Constraint::Fill(1)]).areas(top);
     let system: Vec<Line> = system_rows(r)
@@ -32,17 +32,43 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(right);
     top_waits(frame, r, waits);
     top_triples(frame, r, triples);
-    let activity = vec![
-        Line::styled("activity over time", style::header()),
+    frame.render_widget(
+        Paragraph::new(activity(r, bottom.width as usize, glyphs)),
+        bottom,
+    );
+}
+
+/// Busy CPUs, runnable tasks and wakeup preemptions per second over time, from the series.
+fn activity(r: &Report, width: usize, glyphs: Glyphs) -> Vec<Line<'static>> {
+    let Some(s) = &r.series else {
+        return vec![Line::styled(
+            "activity over time: needs the trace (a JSON report without series)",
+            style::dim(),
+        )];
+    };
+    let windows = s.windows as usize;
+    let per_window = |f: &dyn Fn(&analysis::series::CpuSeries, usize) -> f64| -> Vec<f64> {
+        (0..windows)
+            .map(|w| s.cpus.iter().map(|c| f(c, w)).sum())
+            .collect()
+    };
+    let window_s = s.window_ns as f64 / 1e9;
+    let busy =
+        per_window(&|c, w| c.busy_ns.get(w).copied().unwrap_or(0) as f64 / s.window_ns as f64);
+    let preemptions =
+        per_window(&|c, w| c.wakeup_preemptions.get(w).copied().unwrap_or(0) as f64 / window_s);
+    vec![
         Line::styled(
             format!(
-                "busy CPUs {sep} runnable tasks {sep} wakeup preemptions/s: needs the timeline store (not in this build)",
-                sep = glyphs.separator()
+                "activity over time ({} ms windows)",
+                s.window_ns / 1_000_000
             ),
             style::dim(),
         ),
-    ];
-    frame.render_widget(Paragraph::new(activity), bottom);
+        super::sparkline::line("busy CPUs       ", &busy, width, glyphs),
+        super::sparkline::line("runnable tasks  ", &s.runnable_tasks_mean, width, glyphs),
+        super::sparkline::line("wakeup preempt/s", &preemptions, width, glyphs),
+    ]
 }
 
 /// (name, value) lines of the system table.
