@@ -60,9 +60,11 @@ pub struct Data {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stage {
     Waiting,
-    /// Reading and analysing since this many seconds into the load.
+    /// Reading and analysing a file of `bytes` since `since`. (No byte counter from the
+    /// readers on this branch: the gauge shows the time spent, not a share.)
     Working {
         bytes: u64,
+        since: Instant,
     },
     Done {
         seconds: f64,
@@ -131,7 +133,10 @@ fn load(
                     break;
                 }
                 let bytes = std::fs::metadata(&paths[i]).map_or(0, |m| m.len());
-                let stage = Stage::Working { bytes };
+                let stage = Stage::Working {
+                    bytes,
+                    since: Instant::now(),
+                };
                 let _ = tx.send(Message::Stage {
                     generation,
                     input: i,

@@ -66,6 +66,8 @@ fn event_loop(
             }
             dirty = false;
         }
+        // While a load runs the gauges' clocks move: redraw at each poll.
+        dirty |= app.busy();
         if event::poll(POLL).map_err(io)? {
             match event::read().map_err(io)? {
                 Event::Key(k) => {

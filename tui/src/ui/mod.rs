@@ -271,9 +271,13 @@ fn gauges(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         let Some(&rect) = rows.get(i) else { break };
         let (label, ratio) = match stage {
             Stage::Waiting => ("waiting".to_string(), 0.0),
-            // No byte counter from the reader yet: the gauge says "working" without a ratio.
-            Stage::Working { bytes } => (
-                format!("reading and analysing ({} MB)", bytes / 1_000_000),
+            // No byte counter from the readers yet: the gauge tells the size and the time spent.
+            Stage::Working { bytes, since } => (
+                format!(
+                    "reading and analysing {:.1} MB for {:.1} s",
+                    *bytes as f64 / 1e6,
+                    since.elapsed().as_secs_f64()
+                ),
                 0.0,
             ),
             Stage::Done { seconds, events } => (format!("{events} events in {seconds:.2} s"), 1.0),
