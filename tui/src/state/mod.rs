@@ -6,6 +6,7 @@
 
 mod command;
 pub mod compare;
+pub mod derived;
 mod popup;
 pub mod tasks;
 pub mod timeline;
@@ -63,6 +64,8 @@ pub struct App {
     /// Which input the single-run views show.
     pub run: usize,
     pub tasks: TaskList,
+    /// Orders and sums of the current run the views read.
+    pub derived: derived::Derived,
     pub compare: CompareState,
     pub timeline: TimelineState,
     /// Selected row of each view (by [`View::index`]).
@@ -104,6 +107,7 @@ impl App {
             failed: None,
             run: 0,
             tasks: TaskList::default(),
+            derived: derived::Derived::default(),
             compare,
             timeline: TimelineState::default(),
             cursor: [0; 9],
@@ -200,6 +204,7 @@ impl App {
         };
         let report = &input.report;
         self.tasks.regroup(report, self.tasks.group);
+        self.derived = derived::Derived::of(report);
         self.timeline = TimelineState::new(report.window.start_ns, report.window.end_ns);
         self.clamp_cursors();
     }
@@ -226,7 +231,7 @@ impl App {
         match view {
             View::Tasks => self.tasks.rows.len(),
             View::Preemptions => r.system.wakeup_preemption.top_triples.len(),
-            View::Fairness => r.tasks.iter().filter(|t| t.fairness.is_some()).count(),
+            View::Fairness => self.derived.competing.len(),
             View::Compare => self.compare.lines.len(),
             View::Quality => r.quality.lost_events.len(),
             _ => 0,

@@ -83,12 +83,13 @@ fn speed() {
     press(&mut app, "2");
     frame_times("100k tasks", &mut app);
     let report = app.input().unwrap().report.clone();
+    press(&mut app, "2");
     for (what, keys) in [
         ("sort by lat.p99", ":sort lat.p99<Enter>"),
         ("invert the order", "I"),
         ("filter /mi-work", "/mi-work<Enter>"),
         ("filter /lat.p99>5ms", "/lat.p99>5ms<Enter>"),
-        ("filter cleared", "<Esc>"),
+        ("filter cleared (Esc)", "/mi-work<Enter><Esc>"),
     ] {
         let t = best(5, || press(&mut app, keys));
         println!(

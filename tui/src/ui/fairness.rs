@@ -57,7 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(head), top);
-    let order = competing(r);
+    let order = &app.derived.competing;
     table::draw(
         frame,
         body,
@@ -94,13 +94,4 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
             ])
         },
     );
-}
-
-/// The competing tasks, most runtime first (as the text report orders them).
-fn competing(r: &analysis::Report) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..r.tasks.len())
-        .filter(|&i| r.tasks[i].fairness.is_some())
-        .collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(r.tasks[i].runtime_ns), r.tasks[i].pid));
-    order
 }

@@ -30,7 +30,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     );
     let [waits, triples] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(right);
-    top_waits(frame, r, waits);
+    top_waits(frame, r, &app.derived.top_waits, waits);
     top_triples(frame, r, triples);
     frame.render_widget(
         Paragraph::new(activity(r, bottom.width as usize, glyphs)),
@@ -128,10 +128,7 @@ pub fn system_rows(r: &Report) -> Vec<(String, String)> {
     rows
 }
 
-fn top_waits(frame: &mut Frame, r: &Report, area: Rect) {
-    let mut order: Vec<usize> = (0..r.tasks.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(r.tasks[i].sched_delay.sum_ns));
-    order.truncate(TOP);
+fn top_waits(frame: &mut Frame, r: &Report, order: &[usize], area: Rect) {
     let [title, rest] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
     frame.render_widget(
         Paragraph::new(Line::styled("tasks that waited most", style::header())),

@@ -5,7 +5,6 @@
 use super::fmt;
 use super::style;
 use crate::state::App;
-use analysis::Stats;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
@@ -58,7 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         m.unknown,
         fmt::pct(a.cross_llc_share)
     )));
-    let (local, remote) = local_remote(r);
+    let (local, remote) = (app.derived.latency_local_us, app.derived.latency_remote_us);
     lines.push(Line::styled(
         "wakeup latency: local (waker's CPU) vs remote",
         style::header(),
@@ -101,18 +100,4 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         style::dim(),
     ));
     frame.render_widget(Paragraph::new(lines), area);
-}
-
-/// Mean local and remote wakeup latency over every task, in us (weighted by count).
-fn local_remote(r: &analysis::Report) -> (Option<f64>, Option<f64>) {
-    let mean = |pick: fn(&analysis::TaskRow) -> &Stats| {
-        let (sum, n) = r.tasks.iter().map(pick).fold((0u128, 0u64), |(s, n), st| {
-            (s + u128::from(st.sum_ns), n + st.count)
-        });
-        (n > 0).then(|| sum as f64 / n as f64 / 1e3)
-    };
-    (
-        mean(|t| &t.affinity.wakeup_latency_local),
-        mean(|t| &t.affinity.wakeup_latency_remote),
-    )
 }
