@@ -12,7 +12,7 @@ use crate::fairness::{Fairness, PrioScale};
 use crate::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
-use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
+use crate::timeline::{State, SwitchReason, Task, Wait, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
 use ingest::{Comm, Event, EventKind, EventSink, TaskRef, TraceMeta};
@@ -49,7 +49,8 @@ pub struct Analyzer {
     /// Wakeup preemptions by (waker, wakee, victim) name.
     /// Wakeup preemptions per (waker, wakee, victim): touched on every wakeup preemption, so
     /// hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
-    pub(crate) triples: FxHashMap<(Comm, Comm, Comm), u64>,
+    /// Value: count, first and last time.
+    pub(crate) triples: FxHashMap<(Comm, Comm, Comm), (u64, u64, u64)>,
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
@@ -275,6 +276,18 @@ impl Analyzer {
             self.observe(p);
         }
         if let Some(n) = next_slot {
+            let t = &self.tasks[n];
+            // As `Task::switch_in` counts a wakeup ended here as local.
+            let woken = matches!(
+                t.state,
+                State::Runnable {
+                    wait: Wait::Wakeup | Wait::Untimed,
+                    ..
+                }
+            );
+            if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
+                self.cpus[ci].local_wakeups += 1;
+            }
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);
         }

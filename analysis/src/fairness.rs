@@ -103,6 +103,8 @@ pub struct FairTask {
     pub run_ns: u64,
     pub ent_ns: f64,
     pub max_abs_lag_ns: f64,
+    /// When the largest lag was reached (one of the task's transitions).
+    pub max_abs_lag_at: u64,
     /// The weight it last competed with.
     pub last_weight: u32,
     run_at_join: u64,
@@ -123,6 +125,7 @@ impl Default for FairTask {
             run_ns: 0,
             ent_ns: 0.0,
             max_abs_lag_ns: 0.0,
+            max_abs_lag_at: 0,
             last_weight: 0,
             per_cpu: Vec::new(),
             run_at_join: 0,
@@ -224,6 +227,15 @@ pub fn jain(xs: &[f64]) -> Option<f64> {
     (n > 0.0 && sq > 0.0).then(|| sum * sum / (n * sq))
 }
 
+/// Keeps the largest |lag| of `f` and when it was reached.
+#[inline]
+fn note_lag(f: &mut FairTask, lag: f64, now: u64) {
+    if lag.abs() > f.max_abs_lag_ns {
+        f.max_abs_lag_ns = lag.abs();
+        f.max_abs_lag_at = now;
+    }
+}
+
 /// [`Fairness::current`] for a task competing on a CPU whose virtual clock reads `v_now`.
 fn current_at(f: &FairTask, v_now: f64, now: u64, scope: &Scope) -> (u64, f64) {
     let ent = f.ent_ns + f.weight as f64 * (v_now - f.v_join);
@@ -307,7 +319,7 @@ impl Fairness {
             f.run_ns = run;
             f.run_since = now;
             // Entitlement stays lazy (v_join unchanged); lag checked on the unsettled value.
-            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            note_lag(f, ent - run as f64, now);
             f.running = new.running;
             return;
         }
@@ -329,7 +341,7 @@ impl Fairness {
             }
             f.run_ns = run;
             f.ent_ns = ent;
-            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            note_lag(f, ent - run as f64, now);
             f.cpu = -1;
         }
         if new_cpu >= 0 {

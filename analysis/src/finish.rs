@@ -2,7 +2,7 @@
 //! at the end of the window, the data-quality ledger, and the per-task and per-CPU rows.
 
 use crate::analyzer::Analyzer;
-use crate::finish_metrics::{system_affinity, task_metrics, TaskMetrics};
+use crate::finish_metrics::{cpu_pairs, system_affinity, task_metrics, TaskMetrics};
 use crate::report::{
     CpuCount, CpuRow, LostRow, Quality, Report, Source, SwitchOut, Switches, TaskRow, TaskSamples,
     Window, SCHEMA_VERSION,
@@ -55,6 +55,7 @@ impl Analyzer {
         let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
         let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
         let preemption = self.system_preemption(&all_tasks, window.len_ns());
+        let (wakeup_pairs, migration_pairs) = cpu_pairs(&all_tasks, &self.cpus);
         let fairness = self.system_fairness(&all_tasks);
         let mut affinity_rows = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
@@ -74,6 +75,8 @@ impl Analyzer {
         system.wakeup_preemption = preemption;
         system.fairness = fairness;
         system.affinity = system_affinity(&affinity_rows, map.is_some());
+        system.affinity.wakeup_cpu_pairs = wakeup_pairs;
+        system.affinity.migration_cpu_pairs = migration_pairs;
         system.work_conservation = self.work_conservation(window, cpu_count);
         let report = Report {
             schema_version: SCHEMA_VERSION,
@@ -252,6 +255,7 @@ fn task_row(t: Task, m: TaskMetrics) -> TaskRow {
         preemption: m.preemption,
         fairness: m.fairness,
         affinity: m.affinity,
+        histograms: Default::default(),
         group: None,
         members: Vec::new(),
         percentiles_exact: true,

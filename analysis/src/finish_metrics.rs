@@ -29,6 +29,7 @@ pub(crate) fn task_metrics(t: &Task, map: Option<&CpuMap>) -> TaskMetrics {
         runtime_ns: f.run_ns,
         ratio: Some(f.run_ns as f64 / f.ent_ns),
         max_abs_lag_ns: f.max_abs_lag_ns,
+        max_abs_lag_at_ns: (f.max_abs_lag_ns > 0.0).then_some(f.max_abs_lag_at),
     });
     let a = &t.affinity;
     let mut placement = Placement::default();
@@ -182,11 +183,13 @@ impl Analyzer {
         let mut triples: Vec<Triple> = self
             .triples
             .iter()
-            .map(|((w, e, v), &n)| Triple {
+            .map(|((w, e, v), &(n, first, last))| Triple {
                 waker: w.to_string_lossy(),
                 wakee: e.to_string_lossy(),
                 victim: v.to_string_lossy(),
                 count: n,
+                first_ns: first,
+                last_ns: last,
             })
             .collect();
         triples.sort_by(|a, b| {
@@ -194,7 +197,7 @@ impl Analyzer {
                 .cmp(&a.count)
                 .then_with(|| (&a.waker, &a.wakee, &a.victim).cmp(&(&b.waker, &b.wakee, &b.victim)))
         });
-        triples.truncate(10);
+        let top_triples = triples.iter().take(10).cloned().collect();
         SystemPreemption {
             count,
             per_sec: if len > 0 {
@@ -204,7 +207,8 @@ impl Analyzer {
             },
             busy_target_wakeups: busy,
             ratio_busy_target: share(count, busy),
-            top_triples: triples,
+            top_triples,
+            triples,
         }
     }
 
@@ -303,4 +307,35 @@ pub(crate) fn system_affinity(
     };
     s.warm_restart_share = share(warm, restarts);
     s
+}
+
+/// The sparse waker CPU × wakee CPU and migration from × to matrices of the tasks'
+/// CPU pairs (the diagonal of wakeups from the CPUs' local counts; a migration is never
+/// on the diagonal).
+pub(crate) fn cpu_pairs(tasks: &[Task], cpus: &[crate::cpu::Cpu]) -> (Vec<CpuPair>, Vec<CpuPair>) {
+    let mut wakeups = std::collections::BTreeMap::new();
+    let mut migrations = std::collections::BTreeMap::new();
+    for (cpu, c) in cpus.iter().enumerate() {
+        if c.local_wakeups > 0 {
+            wakeups.insert((cpu as u32, cpu as u32), c.local_wakeups);
+        }
+    }
+    for t in tasks {
+        for (kind, from, to, n) in t.affinity.iter_pairs() {
+            let matrix = if kind == PairKind::WakeWaker as u64 {
+                &mut wakeups
+            } else if kind == PairKind::Slice as u64 {
+                &mut migrations
+            } else {
+                continue;
+            };
+            *matrix.entry((from, to)).or_insert(0) += n;
+        }
+    }
+    let cells = |m: std::collections::BTreeMap<(u32, u32), u64>| {
+        m.into_iter()
+            .map(|((from, to), count)| CpuPair { from, to, count })
+            .collect()
+    };
+    (cells(wakeups), cells(migrations))
 }

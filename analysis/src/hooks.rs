@@ -99,7 +99,10 @@ impl Analyzer {
         };
         if let Some(w) = waker_comm {
             let key = (w, self.tasks[wakee].comm, self.tasks[victim].comm);
-            *self.triples.entry(key).or_insert(0) += 1;
+            let now = self.now;
+            let seen = self.triples.entry(key).or_insert((0, now, now));
+            seen.0 += 1;
+            seen.2 = now;
         }
     }
 

@@ -175,6 +175,9 @@ pub struct TaskRow {
     /// Cache affinity and placement (§6).
     #[serde(default)]
     pub affinity: TaskAffinityRow,
+    /// Log2 histograms of wakeup latency, preemption wait and slices.
+    #[serde(default)]
+    pub histograms: TaskHistograms,
     /// `process` or `name` for a grouped row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
@@ -197,6 +200,30 @@ fn unknown() -> String {
 
 fn yes() -> bool {
     true
+}
+
+/// Log2 histograms of a task's durations (`Samples::log2_histogram`: bucket 0 is 0 ns,
+/// bucket b holds [2^(b-1), 2^b) ns, trailing empty buckets left out).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TaskHistograms {
+    pub wakeup_latency_log2: Vec<u64>,
+    pub preemption_wait_log2: Vec<u64>,
+    pub slices_log2: Vec<u64>,
+}
+
+impl TaskHistograms {
+    /// Adds another task's counts (grouped rows read back from JSON).
+    pub fn add(&mut self, other: &TaskHistograms) {
+        fn add(a: &mut Vec<u64>, b: &[u64]) {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        }
+        add(&mut self.wakeup_latency_log2, &other.wakeup_latency_log2);
+        add(&mut self.preemption_wait_log2, &other.preemption_wait_log2);
+        add(&mut self.slices_log2, &other.slices_log2);
+    }
 }
 
 /// Exact durations of one task, kept in memory next to its row.
@@ -234,8 +261,14 @@ impl TaskSamples {
 
     /// Recomputes the four statistics of `row` from these samples.
     pub fn fill(&mut self, row: &mut TaskRow) {
+        let mut wakeup = self.wakeup_latency();
+        row.histograms = TaskHistograms {
+            wakeup_latency_log2: wakeup.log2_histogram(),
+            preemption_wait_log2: self.preemption_wait.log2_histogram(),
+            slices_log2: self.slices.log2_histogram(),
+        };
         row.slices = self.slices.stats();
-        row.wakeup_latency = self.wakeup_latency().stats();
+        row.wakeup_latency = wakeup.stats();
         row.preemption_wait = self.preemption_wait.stats();
         row.sched_delay = self.sched_delay().stats();
         row.affinity.wakeup_latency_local = self.latency_local.stats();

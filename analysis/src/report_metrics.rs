@@ -25,6 +25,9 @@ pub struct TaskFairness {
     /// runtime / entitlement (1.0 = fair); null when the entitlement is 0.
     pub ratio: Option<f64>,
     pub max_abs_lag_ns: f64,
+    /// When the largest lag was reached; null when the lag never left 0.
+    #[serde(default)]
+    pub max_abs_lag_at_ns: Option<u64>,
 }
 
 /// Wakeup placement counts (§6): relative to the previous slice's CPU, then relative to
@@ -93,6 +96,19 @@ pub struct Triple {
     pub wakee: String,
     pub victim: String,
     pub count: u64,
+    /// Times of its first and last wakeup preemption.
+    #[serde(default)]
+    pub first_ns: u64,
+    #[serde(default)]
+    pub last_ns: u64,
+}
+
+/// A count for a pair of CPUs (one cell of a sparse CPU × CPU matrix).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CpuPair {
+    pub from: u32,
+    pub to: u32,
+    pub count: u64,
 }
 
 /// System-wide wakeup preemption (§5).
@@ -106,6 +122,9 @@ pub struct SystemPreemption {
     pub ratio_busy_target: Option<f64>,
     /// The most frequent (waker, wakee, victim) names, most first.
     pub top_triples: Vec<Triple>,
+    /// Every (waker, wakee, victim) triple, in the same order.
+    #[serde(default)]
+    pub triples: Vec<Triple>,
 }
 
 /// Short-term Jain's index over consecutive windows of `window_ns`.
@@ -145,6 +164,13 @@ pub struct SystemAffinity {
     pub wakeups_remote: u64,
     pub warm_restart_share: Option<f64>,
     pub placement: Placement,
+    /// Wakeups by the CPU the waker ran on (`from`) and the CPU the wakee then ran on
+    /// (`to`), non-zero cells in (from, to) order.
+    #[serde(default)]
+    pub wakeup_cpu_pairs: Vec<CpuPair>,
+    /// Migrations (switch-ins on another CPU than the previous slice's) from × to.
+    #[serde(default)]
+    pub migration_cpu_pairs: Vec<CpuPair>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

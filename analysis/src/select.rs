@@ -225,7 +225,10 @@ fn merge_metrics(row: &mut TaskRow, m: &TaskRow) {
         g.entitlement_ns += f.entitlement_ns;
         g.runtime_ns += f.runtime_ns;
         g.ratio = (g.entitlement_ns > 0.0).then(|| g.runtime_ns as f64 / g.entitlement_ns);
-        g.max_abs_lag_ns = g.max_abs_lag_ns.max(f.max_abs_lag_ns);
+        if f.max_abs_lag_ns > g.max_abs_lag_ns {
+            g.max_abs_lag_ns = f.max_abs_lag_ns;
+            g.max_abs_lag_at_ns = f.max_abs_lag_at_ns;
+        }
     }
     let (a, b) = (&mut row.affinity, &m.affinity);
     a.wakeups_local += b.wakeups_local;
@@ -300,6 +303,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         preemption: Default::default(),
         fairness: None,
         affinity: Default::default(),
+        histograms: Default::default(),
         group: Some(if by_name { "name" } else { "process" }.to_string()),
         members: Vec::new(),
         percentiles_exact: true,
@@ -342,6 +346,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
                     .wakeup_latency_remote
                     .merge_upper_bound(&b.wakeup_latency_remote);
                 row.percentiles_exact &= members.len() == 1 && m.percentiles_exact;
+                row.histograms.add(&m.histograms);
             }
         }
     }
