@@ -23,6 +23,10 @@ const DENSE_PIDS: usize = 1 << 22;
 /// Larger CPU numbers are rejected rather than sizing tables by a corrupt field.
 pub(crate) const MAX_CPUS: u32 = 1 << 14;
 const NO_SLOT: u32 = u32::MAX;
+/// A gap between consecutive events this long (one hour) is a corrupt timestamp, not a quiet
+/// system: even an idle machine runs a kworker or a timer every few seconds, and each of those
+/// is a sched_switch.
+pub(crate) const TIME_JUMP_NS: u64 = 3_600_000_000_000;
 
 pub struct Analyzer {
     pub(crate) config: Config,
@@ -52,6 +56,8 @@ pub struct Analyzer {
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
+    /// Suspect gaps between consecutive events (the first [`crate::report::TIME_JUMPS_KEPT`]).
+    pub(crate) time_jumps: Vec<crate::report::TimeJump>,
 }
 
 impl Analyzer {
@@ -76,6 +82,7 @@ impl Analyzer {
             topology: None,
             triples: FxHashMap::default(),
             weights_unsettled: false,
+            time_jumps: Vec::new(),
         }
         .with_topology()
     }
@@ -97,6 +104,16 @@ impl Analyzer {
 
     pub(crate) fn find_task(&self, pid: i32) -> Option<usize> {
         self.find(pid)
+    }
+
+    fn note_time_jump(&mut self, cpu: u32, ts: u64) {
+        if self.time_jumps.len() < crate::report::TIME_JUMPS_KEPT {
+            self.time_jumps.push(crate::report::TimeJump {
+                cpu,
+                from_ns: self.last_ts,
+                to_ns: ts,
+            });
+        }
     }
 
     fn reject(&mut self, reason: &'static str) {
@@ -376,6 +393,9 @@ impl EventSink for Analyzer {
             // The reader sorts; an event still out of order is processed at the last time.
             self.reject("event before the previous one (processed at the previous time)");
             ts = self.last_ts;
+        }
+        if self.first_ts.is_some() && ts - self.last_ts >= TIME_JUMP_NS {
+            self.note_time_jump(cpu, ts);
         }
         let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;

@@ -336,36 +336,55 @@ impl Fairness {
             }
         }
         for k in 0..self.short.len() {
-            while now >= self.short[k].end {
-                self.close_window(k, tasks, scope);
-                let st = &mut self.short[k];
-                if st.members.is_empty() && now >= st.end {
-                    // Nobody competes: jump to the window holding `now`.
-                    let skip = (now - st.end) / st.len_ns + 1;
-                    st.end = st.end.saturating_add(skip * st.len_ns);
-                    st.id = st.id.wrapping_add(skip as u32);
+            // A window that would end past u64::MAX never closes (it is the last, open one).
+            while now >= self.short[k].end && self.short[k].end != u64::MAX {
+                // The window holding the latest events.
+                self.close_window(k, 1, tasks, scope);
+                let st = &self.short[k];
+                if now < st.end || st.end == u64::MAX {
+                    continue;
+                }
+                // Every window from here to the one holding `now` saw no event: the same tasks
+                // compete at the same rates in each, so all of them have one outcome. They are
+                // closed as one arithmetic step, so a time jump of any size costs O(tasks).
+                let steady = (now - st.end) / st.len_ns + 1;
+                if st.members.is_empty() {
+                    let st = &mut self.short[k];
+                    st.end = st.end.saturating_add(steady.saturating_mul(st.len_ns));
+                    st.id = st.id.wrapping_add(steady as u32);
+                } else {
+                    self.close_window(k, steady, tasks, scope);
                 }
             }
         }
         self.next_end = self.short.iter().map(|st| st.end).min().unwrap_or(u64::MAX);
     }
 
-    fn close_window(&mut self, k: usize, tasks: &mut [Task], scope: &Scope) {
-        let boundary = self.short[k].end;
+    /// Closes the current window of length `k` and, with `repeat > 1`, the `repeat - 1` windows
+    /// after it, which must hold no event (then every one of them has the first one's ratios).
+    fn close_window(&mut self, k: usize, repeat: u64, tasks: &mut [Task], scope: &Scope) {
+        let first = self.short[k].end;
+        let len = self.short[k].len_ns;
+        let boundary = first.saturating_add((repeat - 1).saturating_mul(len));
         let members = std::mem::take(&mut self.short[k].members);
-        let next_id = self.short[k].id.wrapping_add(1);
+        let next_id = self.short[k].id.wrapping_add(repeat as u32);
         let mut ratios = Vec::with_capacity(members.len());
         let mut kept = Vec::with_capacity(members.len());
         for slot in members {
             let f = &tasks[slot as usize].fair;
-            let (run, ent) = self.current(f, boundary, scope);
+            let (run, ent) = self.current(f, first, scope);
             let (_, run0, ent0) = f.win[k];
             let d_ent = ent - ent0;
             if d_ent > 0.0 {
                 ratios.push((run - run0) as f64 / d_ent);
             }
+            let at_end = if repeat > 1 {
+                self.current(f, boundary, scope)
+            } else {
+                (run, ent)
+            };
             let f = &mut tasks[slot as usize].fair;
-            f.win[k] = (next_id, run, ent);
+            f.win[k] = (next_id, at_end.0, at_end.1);
             if f.cpu >= 0 {
                 kept.push(slot);
             }
@@ -373,12 +392,19 @@ impl Fairness {
         let st = &mut self.short[k];
         st.members = kept;
         st.id = next_id;
-        st.end = boundary.saturating_add(st.len_ns);
-        // A window with a single competitor is trivially fair: not counted.
-        if ratios.len() >= 2 && scope.contains(boundary - 1) {
+        st.end = boundary.saturating_add(len);
+        // Windows are counted while they end inside `--time` (they all start inside it) —
+        // `boundary <= scope.end`. A window with a single competitor is trivially fair: not
+        // counted.
+        let counted = if first > scope.end || !scope.contains(first - 1) {
+            0
+        } else {
+            repeat.min((scope.end - first) / len + 1)
+        };
+        if ratios.len() >= 2 && counted > 0 {
             if let Some(j) = jain(&ratios) {
-                st.sum += j;
-                st.count += 1;
+                st.sum += j * counted as f64;
+                st.count += counted;
                 st.min = st.min.min(j);
             }
         }

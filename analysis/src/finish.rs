@@ -171,6 +171,7 @@ impl Analyzer {
             context_switch_bugs,
             wakeup_latency_started_by,
             percentile_method: PERCENTILE_METHOD.to_string(),
+            time_jumps: self.time_jumps.clone(),
         }
     }
 

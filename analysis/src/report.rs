@@ -84,6 +84,22 @@ pub struct Quality {
     pub wakeup_latency_started_by: BTreeMap<String, u64>,
     #[serde(default)]
     pub percentile_method: String,
+    /// Gaps between consecutive events (in time order) too long to be believed: a corrupt
+    /// timestamp rather than a quiet system. At most [`TIME_JUMPS_KEPT`] are listed.
+    #[serde(default)]
+    pub time_jumps: Vec<TimeJump>,
+}
+
+/// How many suspect time jumps the ledger lists (a trace of random timestamps has one per event).
+pub const TIME_JUMPS_KEPT: usize = 16;
+
+/// A gap of at least `TIME_JUMP_NS` between an event and the one before it in time order.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TimeJump {
+    /// The CPU of the later event.
+    pub cpu: u32,
+    pub from_ns: u64,
+    pub to_ns: u64,
 }
 
 impl Quality {

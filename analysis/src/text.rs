@@ -128,6 +128,17 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
         q.out_of_order,
         ms(q.unknown_ns)
     );
+    for j in &q.time_jumps {
+        let _ = writeln!(
+            out,
+            "WARNING:  time jumps by {:.3} s on CPU {} (from {:.6} s to {:.6} s): a corrupt timestamp? \
+             Time after it counts as if it had passed.",
+            (j.to_ns - j.from_ns) as f64 / 1e9,
+            j.cpu,
+            j.from_ns as f64 / 1e9,
+            j.to_ns as f64 / 1e9,
+        );
+    }
     let _ = writeln!(
         out,
         "latency:  wakeup latency timed from {}; percentiles {}",
