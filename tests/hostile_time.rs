@@ -69,7 +69,7 @@ fn short_gaps_keep_the_window_count_and_are_no_jump() {
     let short = &report["system"]["fairness"]["short_term"];
     assert_eq!(short[0]["windows"], 2);
     assert_eq!(short[1]["windows"], 0);
-    assert_eq!(report["quality"]["time_jumps"], serde_json::json!([]));
+    assert_eq!(report["quality"].get("time_jumps"), None);
 }
 
 /// A switch at u64::MAX ns: the window end saturates there and must not loop.
@@ -90,7 +90,9 @@ fn a_timestamp_of_u64_max_ns_ends() {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         let report = analyze_json(&path);
-        let jumps = report["quality"]["time_jumps"].as_array().unwrap().len();
+        let jumps = report["quality"]
+            .get("time_jumps")
+            .map_or(0, |j| j.as_array().unwrap().len());
         assert_eq!(jumps, usize::from(name == "two.txt"), "{name}");
     }
 }

@@ -86,7 +86,8 @@ pub struct Quality {
     pub percentile_method: String,
     /// Gaps between consecutive events (in time order) too long to be believed: a corrupt
     /// timestamp rather than a quiet system. At most [`TIME_JUMPS_KEPT`] are listed.
-    #[serde(default)]
+    /// Left out of the JSON when there are none (most traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub time_jumps: Vec<TimeJump>,
 }
 
