@@ -1,6 +1,7 @@
 //! `schedtrace`: the command-line front end. Argument parsing and wiring only:
 //! bytes -> events (`ingest`) -> timelines, metrics, report (`analysis`) -> text / JSON.
 
+mod advice;
 mod args;
 
 use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs};
@@ -13,6 +14,8 @@ const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ingest::inflate::set_max_inflate(cli.max_inflate);
+    ingest::damage::set_strict(cli.strict);
     let result = match cli.command {
         Command::Analyze(a) => analyze(&a),
         Command::Convert(c) => convert(&c),
@@ -51,12 +54,18 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
+    // Checked before the trace is read: a bad --comm should not cost the analysis first.
+    let selection = a.selection().map_err(Failure::Message)?;
     let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
     let mut ingested = ingest::read_path(&a.file, &mut sink)?;
     ingested.meta = sink.complete(&ingested.meta);
+    let span = analyzer.span();
     let report = analyzer.finish(&ingested, &a.file.display().to_string());
-    let shaped = report.select(&a.selection().map_err(Failure::Message)?);
+    let shaped = report.select(&selection);
+    for warning in advice::warnings(a, &report, &shaped, span) {
+        eprintln!("schedtrace: warning: {warning}");
+    }
 
     if let Some(path) = &a.json {
         let json =

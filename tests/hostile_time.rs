@@ -126,3 +126,170 @@ fn bit_62_in_a_trace_dat_page_timestamp_is_a_named_jump() {
         .sum();
     assert_eq!(events, 1452);
 }
+
+/// A two-line trace from 80 s: `--time` in seconds from 0 selects nothing and says so;
+/// `+0.1,+0.3` (relative) and `80.1s,300ms`-style units select the middle.
+#[test]
+fn time_outside_the_trace_warns_and_relative_times_select() {
+    let dir = scratch("reltime");
+    let path = dir.join("t.txt");
+    let text = switch_line("80.000000", ("<idle>", 0), "R", ("a", 1))
+        + &switch_line("80.500000", ("a", 1), "S", ("<idle>", 0));
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let r = run(
+        &["analyze", p, "--time", "0.5,1.5", "--json", "-"],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(0);
+    assert!(
+        r.stderr.contains("warning: --time 0.5,1.5 is outside the trace, which runs from 80.000000 s to 80.500000 s"),
+        "{}",
+        r.stderr
+    );
+    for args in [["--time", "+0.1,+0.3"], ["--time", "80.1s,80300ms"]] {
+        let mut all = vec!["analyze", p, "--json", "-"];
+        all.extend_from_slice(&args);
+        let r = run(&all, None, Duration::from_secs(10));
+        r.expect_code(0);
+        assert_eq!(r.stderr, "", "{args:?}");
+        let report: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(report["window"]["start_ns"], 80_100_000_000u64, "{args:?}");
+        assert_eq!(report["window"]["end_ns"], 80_300_000_000u64, "{args:?}");
+        let a = report["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["pid"] == 1)
+            .unwrap();
+        assert_eq!(a["runtime_ns"], 200_000_000u64, "{args:?}");
+    }
+}
+
+/// Filters that match nothing say so on stderr; an invalid `--comm` regex is an error before
+/// the trace is read.
+#[test]
+fn empty_filters_warn_and_a_bad_regex_is_an_error() {
+    let dir = scratch("filters");
+    let path = dir.join("t.txt");
+    let text = switch_line("80.000000", ("<idle>", 0), "R", ("mintr", 1))
+        + &switch_line("80.500000", ("mintr", 1), "S", ("<idle>", 0));
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let warned = |args: &[&str], want: &str| {
+        let mut all = vec!["analyze", p];
+        all.extend_from_slice(args);
+        let r = run(&all, None, Duration::from_secs(10));
+        r.expect_code(0);
+        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
+    };
+    warned(
+        &["-p", "4242"],
+        "warning: -p 4242: no task with that pid in the trace (1 task;",
+    );
+    warned(&["-C", "9"], "warning: -C: the trace has CPU 0, not 9");
+    warned(
+        &["--comm", "xyz"],
+        "warning: --comm \"xyz\" matches no task name; names in the trace: mintr",
+    );
+    warned(
+        &["--group", "process"],
+        "warning: --group process: the trace records no tgids",
+    );
+    let r = run(
+        &["analyze", p, "--comm", "mintr["],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("--comm \"mintr[\" is not a valid regular expression"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("\"mintr\\\\[\""), "{}", r.stderr);
+}
+
+fn fixture(rel: &str) -> Vec<u8> {
+    let raw =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/").to_string() + rel).unwrap();
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut xz2::read::XzDecoder::new(&raw[..]), &mut out).unwrap();
+    out
+}
+
+/// A pipe-mode perf.data with perf's own closing lines appended (`> file 2>&1`): the records
+/// are read (exactly as many events as without the tail) and the tail is named.
+#[test]
+fn text_after_a_pipe_mode_perf_data_is_named_not_fatal() {
+    let clean = fixture("perfdata/sched-events.pipe.data.xz");
+    let tail = b"[ perf record: Woken up 1 times to write data ]\n[ perf record: Captured and wrote 0.000 MB - ]\n";
+    let dir = scratch("perftail");
+    let (a, b) = (dir.join("clean.data"), dir.join("tail.data"));
+    std::fs::write(&a, &clean).unwrap();
+    std::fs::write(&b, [&clean[..], tail].concat()).unwrap();
+    let (want, got) = (analyze_json(&a), analyze_json(&b));
+    assert_eq!(want["quality"]["events"], got["quality"]["events"]);
+    assert_eq!(
+        got["quality"]["skipped"],
+        serde_json::json!([{
+            "cpu": null,
+            "offset": clean.len(),
+            "bytes": tail.len(),
+            "reason": format!("{} bytes of text after the last record: \"[ perf record: Woken up 1 times to write data ]\"", tail.len()),
+        }])
+    );
+    let r = run(
+        &["analyze", b.to_str().unwrap(), "--strict"],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2);
+}
+
+/// 4 KiB of random bytes over page 10 of CPU 1 of a real trace.dat: that page is skipped and
+/// listed, every other page read; `--strict` keeps the hard error.
+#[test]
+fn a_random_page_in_a_trace_dat_is_skipped_and_listed() {
+    let Some(mut dat) = shared_trace("cfs-6.1-vm/mi/trace-v6.dat.xz") else {
+        return;
+    };
+    let fly = dat.windows(10).position(|w| w == b"flyrecord\0").unwrap() + 10;
+    let cpu1 = u64::from_le_bytes(dat[fly + 16..fly + 24].try_into().unwrap()) as usize;
+    let page = cpu1 + 10 * 4096;
+    // A fixed xorshift stream: the same "random" page every run, whose commit word is absurd.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for b in &mut dat[page..page + 4096] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    let dir = scratch("randpage");
+    let path = dir.join("mi.dat");
+    std::fs::write(&path, &dat).unwrap();
+    let report = analyze_json(&path);
+    let skipped = report["quality"]["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0]["cpu"], 1);
+    assert_eq!(skipped[0]["offset"], page as u64 + 8);
+    assert_eq!(skipped[0]["bytes"], 4096 - 8);
+    assert!(skipped[0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("corrupt page: commit says"));
+    let lost = report["quality"]["lost_events"].as_array().unwrap();
+    assert!(
+        lost.iter().any(|l| l["cpu"] == 1 && l["count"].is_null()),
+        "{lost:?}"
+    );
+    let r = run(
+        &["analyze", path.to_str().unwrap(), "--strict"],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2);
+    assert!(r.stderr.contains("corrupt page"), "{}", r.stderr);
+}

@@ -62,7 +62,7 @@ pub struct Analyzer {
 
 impl Analyzer {
     pub fn new(config: Config) -> Analyzer {
-        let scope = Scope::new(config.time_window, config.cpus.as_deref());
+        let scope = config.scope_from(0);
         Analyzer {
             config,
             scope,
@@ -118,6 +118,11 @@ impl Analyzer {
 
     fn reject(&mut self, reason: &'static str) {
         *self.rejected.entry(reason).or_insert(0) += 1;
+    }
+
+    /// The times of the first and last event (`None` before any): what `--time` can select.
+    pub fn span(&self) -> Option<(u64, u64)> {
+        self.first_ts.map(|first| (first, self.last_ts))
     }
 
     /// The slot of `pid`'s current task, if it has one.
@@ -396,6 +401,9 @@ impl EventSink for Analyzer {
         }
         if self.first_ts.is_some() && ts - self.last_ts >= TIME_JUMP_NS {
             self.note_time_jump(cpu, ts);
+        }
+        if self.first_ts.is_none() && self.config.time_relative {
+            self.scope = self.config.scope_from(ts);
         }
         let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;

@@ -4,8 +4,8 @@
 use crate::analyzer::Analyzer;
 use crate::finish_metrics::{system_affinity, task_metrics, TaskMetrics};
 use crate::report::{
-    CpuCount, CpuRow, LostRow, Quality, Report, Source, SwitchOut, Switches, TaskRow, TaskSamples,
-    Window, SCHEMA_VERSION,
+    CpuCount, CpuRow, LostRow, Quality, Report, SkippedRow, Source, SwitchOut, Switches, TaskRow,
+    TaskSamples, Window, SCHEMA_VERSION,
 };
 use crate::stats::PERCENTILE_METHOD;
 use crate::timeline::{SwitchReason, Task};
@@ -172,6 +172,16 @@ impl Analyzer {
             wakeup_latency_started_by,
             percentile_method: PERCENTILE_METHOD.to_string(),
             time_jumps: self.time_jumps.clone(),
+            skipped: stats
+                .skipped
+                .iter()
+                .map(|d| SkippedRow {
+                    cpu: d.cpu,
+                    offset: d.offset,
+                    bytes: d.bytes,
+                    reason: d.reason.clone(),
+                })
+                .collect(),
         }
     }
 

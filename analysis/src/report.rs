@@ -89,6 +89,20 @@ pub struct Quality {
     /// Left out of the JSON when there are none (most traces).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub time_jumps: Vec<TimeJump>,
+    /// Damaged input stepped over (a corrupt page, a perf.data sample that failed its checks):
+    /// the CPU's tasks are unknown from there, as after lost events. Left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedRow>,
+}
+
+/// One damaged stretch of the input that the reader stepped over.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SkippedRow {
+    /// null when the damage cannot be tied to a CPU.
+    pub cpu: Option<u32>,
+    pub offset: u64,
+    pub bytes: u64,
+    pub reason: String,
 }
 
 /// How many suspect time jumps the ledger lists (a trace of random timestamps has one per event).

@@ -128,6 +128,22 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
         q.out_of_order,
         ms(q.unknown_ns)
     );
+    if !q.skipped.is_empty() {
+        let bytes: u64 = q.skipped.iter().map(|d| d.bytes).sum();
+        let _ = writeln!(
+            out,
+            "skipped:  {} damaged stretches, {bytes} bytes (tasks on their CPUs unknown from there; --strict stops instead)",
+            q.skipped.len()
+        );
+        for d in q.skipped.iter().take(5) {
+            let cpu = d.cpu.map_or("CPU ?".to_string(), |c| format!("CPU {c}"));
+            let _ = writeln!(
+                out,
+                "          {cpu} at offset {} (0x{:x}), {} bytes: {}",
+                d.offset, d.offset, d.bytes, d.reason
+            );
+        }
+    }
     for j in &q.time_jumps {
         let _ = writeln!(
             out,

@@ -98,6 +98,8 @@ pub struct IngestStats {
     pub out_of_order: u64,
     /// A few examples of rejected input with their location, for the report.
     pub reject_examples: Vec<String>,
+    /// Damaged stretches stepped over (see [`crate::damage`]), in input order per CPU.
+    pub skipped: Vec<crate::damage::Skipped>,
 }
 
 impl IngestStats {
@@ -121,6 +123,7 @@ impl IngestStats {
             *self.rejected.entry(reason).or_insert(0) += n;
         }
         self.out_of_order += other.out_of_order;
+        self.skipped.extend(other.skipped);
         let room = 5usize.saturating_sub(self.reject_examples.len());
         self.reject_examples
             .extend(other.reject_examples.into_iter().take(room));

@@ -1,0 +1,163 @@
+//! Decompression bombs and inputs that are not regular files (issue #11 items 2 and 3): a
+//! whole-file wrapper is sniffed before it inflates, inflation is capped per input, FIFOs and
+//! process substitutions are read as streams.
+
+mod hostile_support;
+
+use hostile_support::{run, scratch, switch_line};
+use std::io::Write;
+use std::time::Duration;
+
+fn zstd_file(path: &std::path::Path, mut fill: impl FnMut(&mut dyn Write)) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut enc = zstd::stream::Encoder::new(file, 3).unwrap();
+    fill(&mut enc);
+    enc.finish().unwrap();
+}
+
+/// 2.5 GB of zeros in an 80 KB `.zst`: refused from the first 64 KiB, in a few MB.
+#[test]
+fn a_zst_of_zeros_is_refused_before_it_inflates() {
+    let dir = scratch("zeros");
+    let path = dir.join("zeros.zst");
+    zstd_file(&path, |w| {
+        std::io::copy(
+            &mut std::io::Read::take(std::io::repeat(0), 2_500_000_000),
+            w,
+        )
+        .unwrap();
+    });
+    let r = run(
+        &["analyze", path.to_str().unwrap()],
+        None,
+        Duration::from_secs(20),
+    );
+    r.expect_code(2).expect_bounded(64, 5);
+    assert!(
+        r.stderr
+            .contains("zeros.zst: offset 0 (0x0): inside the zstd wrapper: unknown format"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Valid trace text that inflates 10000x: stops at 64x the file + 64 MiB with the limit
+/// named; `--max-inflate` moves the limit.
+#[test]
+fn a_text_bomb_stops_at_the_inflation_limit() {
+    let dir = scratch("textbomb");
+    let path = dir.join("text.zst");
+    let line = switch_line("1.000000", ("<idle>", 0), "R", ("a", 1));
+    zstd_file(&path, |w| {
+        for _ in 0..(3_000_000_000 / line.len()) {
+            w.write_all(line.as_bytes()).unwrap();
+        }
+    });
+    let size = std::fs::metadata(&path).unwrap().len();
+    let limit = 64 * size + (64 << 20);
+    let r = run(
+        &["analyze", path.to_str().unwrap()],
+        None,
+        Duration::from_secs(30),
+    );
+    r.expect_code(2).expect_bounded(limit / (1 << 20) + 48, 10);
+    let want = format!(
+        "over the limit of {limit} bytes (64x the {size} compressed bytes read + 64 MiB); raise it with --max-inflate SIZE"
+    );
+    assert!(r.stderr.contains(&want), "{}\nwant {want}", r.stderr);
+    let r = run(
+        &["analyze", path.to_str().unwrap(), "--max-inflate", "150M"],
+        None,
+        Duration::from_secs(30),
+    );
+    r.expect_code(2).expect_bounded(150 + 48, 10);
+    assert!(
+        r.stderr
+            .contains("over the limit of 157286400 bytes (--max-inflate)"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A small honest `.zst` reads as before.
+#[test]
+fn an_honest_zst_reads_whole() {
+    let dir = scratch("honest");
+    let path = dir.join("t.txt.zst");
+    let text = switch_line("1.000000", ("<idle>", 0), "R", ("a", 1))
+        + &switch_line("1.500000", ("a", 1), "S", ("<idle>", 0));
+    zstd_file(&path, |w| w.write_all(text.as_bytes()).unwrap());
+    let r = run(
+        &["analyze", path.to_str().unwrap(), "--json", "-"],
+        None,
+        Duration::from_secs(20),
+    );
+    r.expect_code(0).expect_bounded(64, 5);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(report["quality"]["events"]["sched_switch"], 2);
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A FIFO nobody writes to: no hang in open(), the usual empty-input error.
+#[test]
+fn a_fifo_without_a_writer_does_not_block() {
+    let dir = scratch("fifo-empty");
+    let path = dir.join("fifo");
+    mkfifo(&path);
+    let r = run(
+        &["analyze", path.to_str().unwrap()],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2).expect_bounded(64, 3);
+    assert!(
+        r.stderr.contains("fifo: empty input: no trace data"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A FIFO with a writer (as `<(xz -dc t.xz)` gives): read as a stream, the whole trace.
+#[test]
+fn a_fifo_with_a_writer_is_read_as_a_stream() {
+    let dir = scratch("fifo-writer");
+    let path = dir.join("fifo");
+    mkfifo(&path);
+    let text = switch_line("1.000000", ("<idle>", 0), "R", ("a", 1))
+        + &switch_line("1.500000", ("a", 1), "S", ("<idle>", 0));
+    let writer_path = path.clone();
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(writer_path)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    });
+    let r = run(
+        &["analyze", path.to_str().unwrap(), "--json", "-"],
+        None,
+        Duration::from_secs(10),
+    );
+    writer.join().unwrap();
+    r.expect_code(0).expect_bounded(64, 3);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(report["quality"]["events"]["sched_switch"], 2);
+}
+
+/// A directory gets words, not "unknown format".
+#[test]
+fn a_directory_is_named_as_one() {
+    let dir = scratch("dir");
+    let r = run(
+        &["analyze", dir.to_str().unwrap()],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2);
+    assert!(r.stderr.contains("is a directory"), "{}", r.stderr);
+}
