@@ -16,6 +16,22 @@ pub fn warnings(
     span: Option<(u64, u64)>,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    let events = &report.quality.events;
+    if !events
+        .keys()
+        .any(|k| k.contains("sched_switch") || k.contains("sched_wak"))
+    {
+        let list: Vec<String> = events
+            .iter()
+            .take(5)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        out.push(format!(
+            "no scheduler events in the trace (it has: {}): record them with \
+             `perf sched record -- CMD` or `trace-cmd record -e sched -- CMD`",
+            list.join(", ")
+        ));
+    }
     let secs = |ns: u64| format!("{:.6}", ns as f64 / 1e9);
     if let (Some(time), Some((first, last))) = (&a.time, span) {
         let (start, end) = a.analysis_window(first);

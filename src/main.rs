@@ -62,6 +62,15 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     ingested.meta = sink.complete(&ingested.meta);
     let span = analyzer.span();
     let report = analyzer.finish(&ingested, &a.file.display().to_string());
+    // One rule for every format (text already applies it while reading): an input without a
+    // single event is an error; events but no scheduler events give a report and a warning.
+    if report.quality.events.values().all(|&n| n == 0) {
+        return Err(Failure::Message(format!(
+            "{}: no events: a {} trace with no event in it (cut short, or nothing traced?)",
+            a.file.display(),
+            report.source.format.as_deref().unwrap_or("well-formed")
+        )));
+    }
     let shaped = report.select(&selection);
     for warning in advice::warnings(a, &report, &shaped, span) {
         eprintln!("schedtrace: warning: {warning}");

@@ -161,3 +161,27 @@ fn a_directory_is_named_as_one() {
     r.expect_code(2);
     assert!(r.stderr.contains("is a directory"), "{}", r.stderr);
 }
+
+/// `perf script` text of cpu-clock samples only: a report that says there are no scheduler
+/// events and how to record them, exit 0 (as for a binary perf.data with only cycles).
+#[test]
+fn a_trace_without_sched_events_is_a_report_that_says_so() {
+    let dir = scratch("nosched");
+    let path = dir.join("script.txt");
+    std::fs::write(
+        &path,
+        "            perf  7496/7496  [003] 264874.155353:    1001001 cpu-clock: \n\t    ffffffff8a0a6f0e native_safe_halt+0xe ([kernel.kallsyms])\n",
+    )
+    .unwrap();
+    let r = run(
+        &["analyze", path.to_str().unwrap()],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(0);
+    assert!(
+        r.stderr.contains("warning: no scheduler events in the trace (it has: cpu-clock 1): record them with `perf sched record -- CMD`"),
+        "{}",
+        r.stderr
+    );
+}
