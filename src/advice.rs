@@ -7,14 +7,9 @@
 use crate::args::{AnalyzeArgs, Grouping};
 use analysis::Report;
 
-/// The warnings for `report` (the whole analysis) and `shown` (after the filters), given the
-/// time span of the trace's events (`None`: no event).
-pub fn warnings(
-    a: &AnalyzeArgs,
-    report: &Report,
-    shown: &Report,
-    span: Option<(u64, u64)>,
-) -> Vec<String> {
+/// The warnings for `report` (the whole analysis) and `shown` (after the filters).
+pub fn warnings(a: &AnalyzeArgs, report: &Report, shown: &Report) -> Vec<String> {
+    let span = report.trace_span;
     let mut out = Vec::new();
     let events = &report.quality.events;
     if !events

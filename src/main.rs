@@ -56,12 +56,11 @@ impl From<std::io::Error> for Failure {
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     // Checked before the trace is read: a bad --comm should not cost the analysis first.
     let selection = a.selection().map_err(Failure::Message)?;
-    let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
-    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
-    ingested.meta = sink.complete(&ingested.meta);
-    let span = analyzer.span();
-    let report = analyzer.finish(&ingested, &a.file.display().to_string());
+    let options = analysis::pipeline::Options {
+        config: a.analysis_config().map_err(Failure::Message)?,
+        kernel_release: a.kernel_release.clone(),
+    };
+    let report = analysis::pipeline::analyze(&a.file, &options)?;
     // One rule for every format (text already applies it while reading): an input without a
     // single event is an error; events but no scheduler events give a report and a warning.
     if report.quality.events.values().all(|&n| n == 0) {
@@ -72,7 +71,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
         )));
     }
     let shaped = report.select(&selection);
-    for warning in advice::warnings(a, &report, &shaped, span) {
+    for warning in advice::warnings(a, &report, &shaped) {
         eprintln!("schedtrace: warning: {warning}");
     }
 
@@ -88,7 +87,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
             Failure::Message(format!("{}: cannot write JSON report: {e}", path.display()))
         })?;
     }
-    let text = analysis::text::render(&shaped, &a.text_options());
+    let text = render::report(&shaped, &a.text_options());
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }
@@ -132,7 +131,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     }
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
-    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let mut loaded = compare::load::load_all(&paths, &Default::default()).into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();

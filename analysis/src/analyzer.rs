@@ -120,11 +120,6 @@ impl Analyzer {
         *self.rejected.entry(reason).or_insert(0) += 1;
     }
 
-    /// The times of the first and last event (`None` before any): what `--time` can select.
-    pub fn span(&self) -> Option<(u64, u64)> {
-        self.first_ts.map(|first| (first, self.last_ts))
-    }
-
     /// The slot of `pid`'s current task, if it has one.
     fn find(&self, pid: i32) -> Option<usize> {
         let slot = if (pid as usize) < DENSE_PIDS {

@@ -87,6 +87,7 @@ impl Analyzer {
             tasks,
             cpus,
             system,
+            trace_span: self.first_ts.map(|first| (first, self.last_ts)),
         }
     }
 

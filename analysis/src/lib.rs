@@ -2,7 +2,8 @@
 //!
 //! Data flows one way: events → task timelines ([`timeline`]) and CPU states ([`cpu`])
 //! in one pass ([`Analyzer`], an [`ingest::EventSink`]) → [`Report`] ([`report`]) →
-//! shaped for the user ([`select`]) → text ([`text`]) or JSON (serde).
+//! shaped for the user ([`select`]) → JSON (serde), or text through the `render` crate,
+//! which takes every column from the catalogue ([`columns`]).
 //!
 //! # Choices where `docs/metrics.md` leaves room
 //!
@@ -67,17 +68,19 @@
 //! let mut analyzer = analysis::Analyzer::new(analysis::Config::default());
 //! let ingested = ingest::read_path("trace.dat".as_ref(), &mut analyzer).unwrap();
 //! let report = analyzer.finish(&ingested, "trace.dat");
-//! print!("{}", analysis::text::render(&report, &analysis::text::TextOptions::default()));
+//! println!("{}", serde_json::to_string_pretty(&report).unwrap());
 //! ```
 
 pub mod affinity;
 pub mod analyzer;
+pub mod columns;
 pub mod compare;
 pub mod cpu;
 pub mod fairness;
 mod finish;
 mod finish_metrics;
 mod hooks;
+pub mod pipeline;
 pub mod report;
 pub mod report_metrics;
 pub mod runqueue;
@@ -86,8 +89,6 @@ pub mod scope;
 pub mod select;
 pub mod stats;
 pub mod system;
-pub mod text;
-pub mod text_metrics;
 pub mod timeline;
 pub mod topology_load;
 
@@ -97,7 +98,6 @@ pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 pub use system::System;
-pub use text::TextOptions;
 
 /// What to analyze.
 #[derive(Debug, Clone, Default)]
@@ -145,12 +145,4 @@ impl FairSet {
             FairSet::Names(re) => format!("names matching /{}/", re.as_str()),
         }
     }
-}
-
-/// Reads the trace at `path` and analyzes it: the whole path from a file to a [`Report`]
-/// (the report names the file as given).
-pub fn analyze_path(path: &std::path::Path, config: Config) -> Result<Report, ingest::Error> {
-    let mut analyzer = Analyzer::new(config);
-    let ingested = ingest::read_path(path, &mut analyzer)?;
-    Ok(analyzer.finish(&ingested, &path.display().to_string()))
 }

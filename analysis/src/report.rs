@@ -21,6 +21,10 @@ pub struct Report {
     /// System-wide totals and statistics (absent from reports written before it existed).
     #[serde(default)]
     pub system: crate::system::System,
+    /// First and last event of the trace, before `--time` (what `--time` could select); not
+    /// in the JSON (the window says what the numbers cover).
+    #[serde(skip)]
+    pub trace_span: Option<(u64, u64)>,
 }
 
 /// Where the trace came from.

@@ -3,10 +3,11 @@
 
 mod common;
 
-use analysis::{CommFilter, GroupBy, Report, Selection, SortKey, TextOptions};
+use analysis::{CommFilter, GroupBy, Report, Selection, SortKey};
 use common::*;
 use ingest::EventKind;
 use ingest::PrevState::{Runnable as R, Sleeping as S};
+use render::TextOptions;
 
 /// Three workers on cpu0, two of one process: worker1 (pid 11, tgid 11), worker2 (12,
 /// tgid 11) and other3 (13, tgid 13). Each is woken once and waits 100, 200, 300 ns.
@@ -124,7 +125,7 @@ fn grouping_merges_samples_exactly() {
 #[test]
 fn text_output_has_header_task_and_cpu_tables() {
     let r = report();
-    let text = analysis::text::render(&r, &TextOptions::default());
+    let text = render::report(&r, &TextOptions::default());
     assert!(text.contains("file:     hand-made"), "{text}");
     assert!(
         text.contains("wakeup latency timed from sched_waking"),
