@@ -103,7 +103,7 @@ fn mkfifo(path: &std::path::Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
-/// A FIFO nobody writes to: no hang in open(), the usual empty-input error.
+/// A FIFO nobody writes to: no hang in open(), an error that says what is wrong.
 #[test]
 fn a_fifo_without_a_writer_does_not_block() {
     let dir = scratch("fifo-empty");
@@ -116,7 +116,8 @@ fn a_fifo_without_a_writer_does_not_block() {
     );
     r.expect_code(2).expect_bounded(64, 3);
     assert!(
-        r.stderr.contains("fifo: empty input: no trace data"),
+        r.stderr
+            .contains("fifo: a FIFO with no writer: start the program that writes it first"),
         "{}",
         r.stderr
     );
@@ -130,20 +131,22 @@ fn a_fifo_with_a_writer_is_read_as_a_stream() {
     mkfifo(&path);
     let text = switch_line("1.000000", ("<idle>", 0), "R", ("a", 1))
         + &switch_line("1.500000", ("a", 1), "S", ("<idle>", 0));
-    let writer_path = path.clone();
-    let writer = std::thread::spawn(move || {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(writer_path)
-            .unwrap();
-        f.write_all(text.as_bytes()).unwrap();
+    // Read-write: opening it never blocks, and it is a writer before schedtrace starts.
+    let mut writer = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let feeder = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        writer.write_all(text.as_bytes()).unwrap();
     });
     let r = run(
         &["analyze", path.to_str().unwrap(), "--json", "-"],
         None,
         Duration::from_secs(10),
     );
-    writer.join().unwrap();
+    feeder.join().unwrap();
     r.expect_code(0).expect_bounded(64, 3);
     let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(report["quality"]["events"]["sched_switch"], 2);
@@ -181,6 +184,43 @@ fn a_trace_without_sched_events_is_a_report_that_says_so() {
     r.expect_code(0);
     assert!(
         r.stderr.contains("warning: no scheduler events in the trace (it has: cpu-clock 1): record them with `perf sched record -- CMD`"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Odd inputs get words that say what they are (issue #11 item 12).
+#[test]
+fn a_tar_archive_and_a_cut_perf_data_are_named() {
+    let dir = scratch("odd");
+    let tar = dir.join("traces.tar");
+    let mut header = vec![0u8; 1024];
+    header[..9].copy_from_slice(b"trace.dat");
+    header[257..263].copy_from_slice(b"ustar\0");
+    std::fs::write(&tar, header).unwrap();
+    let r = run(
+        &["analyze", tar.to_str().unwrap()],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("offset 257 (0x101): a tar archive: extract it"),
+        "{}",
+        r.stderr
+    );
+    let cut = dir.join("perf.data");
+    std::fs::write(&cut, b"PERF").unwrap();
+    let r = run(
+        &["analyze", cut.to_str().unwrap()],
+        None,
+        Duration::from_secs(10),
+    );
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("only 4 bytes, the start of a perf.data: the file is cut short"),
         "{}",
         r.stderr
     );

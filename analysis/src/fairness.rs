@@ -86,6 +86,12 @@ impl PrioScale {
 /// Short-term fairness window lengths (metrics.md §7 defaults).
 pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
 
+/// Quiet stretches of up to this many windows are closed one window at a time (1000 s of
+/// 10 ms windows, a fraction of a millisecond of work), longer ones in one arithmetic step:
+/// the step gives the same index up to the last bit of a float sum, and the reports of
+/// ordinary traces stay bit for bit what they were.
+const STEADY_ONE_BY_ONE: u64 = 100_000;
+
 /// One task's fairness accounting. `repr(C)`: what each transition touches first (see
 /// [`Task`]), what only joining and leaving a CPU touch after.
 #[derive(Debug, Clone)]
@@ -348,6 +354,10 @@ impl Fairness {
                 // compete at the same rates in each, so all of them have one outcome. They are
                 // closed as one arithmetic step, so a time jump of any size costs O(tasks).
                 let steady = (now - st.end) / st.len_ns + 1;
+                if steady <= STEADY_ONE_BY_ONE && !st.members.is_empty() {
+                    // A short quiet stretch: one by one, the same float sums as ever.
+                    continue;
+                }
                 if st.members.is_empty() {
                     let st = &mut self.short[k];
                     st.end = st.end.saturating_add(steady.saturating_mul(st.len_ns));

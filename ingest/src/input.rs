@@ -153,6 +153,20 @@ pub fn open(path: &Path) -> Result<Opened> {
     })
 }
 
+/// Whether `file` is a named pipe.
+pub fn is_fifo(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        file.metadata().is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
+    }
+}
+
 /// Maps the regular file `file` (at `path`), undoing a whole-file compression wrapper.
 pub fn load_file(file: File, path: &Path) -> Result<InputBytes> {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);

@@ -42,7 +42,18 @@ pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
         return read_stream(std::io::stdin(), sink).map_err(|e| e.in_file(path));
     }
     match input::open(path)? {
-        input::Opened::Stream(file) => read_stream(file, sink).map_err(|e| e.in_file(path)),
+        input::Opened::Stream(file) => {
+            let fifo = input::is_fifo(&file);
+            read_stream(file, sink).map_err(|e| {
+                // A FIFO reads as empty at once when nobody has it open for writing.
+                if fifo && e.cause.starts_with("empty input") {
+                    Error::whole("a FIFO with no writer: start the program that writes it first")
+                } else {
+                    e
+                }
+                .in_file(path)
+            })
+        }
         input::Opened::Regular(file) => {
             let bytes = input::load_file(file, path)?;
             // A memory map gives consumed pages back as the readers stream through it.

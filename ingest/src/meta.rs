@@ -34,6 +34,28 @@ impl Format {
         if bytes.starts_with(b"PERFILE2") || bytes.starts_with(b"2ELIFREP") {
             return Ok(Format::PerfData);
         }
+        // Too short to tell, but the start of a binary format: say so, not "not a text line".
+        if bytes.len() < 8 {
+            for (magic, name) in [
+                (&b"PERFILE2"[..], "perf.data"),
+                (b"2ELIFREP", "perf.data"),
+                (b"\x17\x08Dtracing", "trace.dat"),
+            ] {
+                if magic.starts_with(bytes) {
+                    return Err(Error::whole(format!(
+                        "only {} bytes, the start of a {name}: the file is cut short",
+                        bytes.len()
+                    )));
+                }
+            }
+        }
+        // tar: "ustar" at offset 257 of the first header.
+        if bytes.get(257..262) == Some(b"ustar") {
+            return Err(Error::at(
+                257,
+                "a tar archive: extract it (tar xf) and give the trace.dat / perf.data inside",
+            ));
+        }
         if bytes.starts_with(b"PERFFILE") {
             return Err(Error::at(
                 0,

@@ -136,12 +136,13 @@ pub fn run<'h>(
 const TAIL_COUNTED: u64 = 1 << 20;
 
 impl Pass<'_> {
-    /// A record that cannot be framed once records have been read: the rest of the input is
+    /// A record that cannot be framed once events have been read: the rest of the input is
     /// skipped and named in the ledger (a size field corrupt mid-file, or the text perf prints,
     /// appended to a pipe-mode file by `> file 2>&1`), unless `--strict`. Framing cannot resume
     /// after a bad size: every later record is found through the one before it.
     fn skip_tail(&mut self, source: &mut impl Source, pos: u64, e: Error) -> Result<()> {
-        if crate::damage::strict() || self.scan.records_seen == 0 {
+        // Before the first timed record the input is metadata: nothing would be left to read.
+        if crate::damage::strict() || self.scan.timed_records == 0 {
             return Err(e);
         }
         let head = source.get(pos, 256)?.to_vec();
