@@ -25,6 +25,10 @@ const DENSE_PIDS: usize = 1 << 22;
 /// Larger CPU numbers are rejected rather than sizing tables by a corrupt field.
 pub(crate) const MAX_CPUS: u32 = 1 << 14;
 const NO_SLOT: u32 = u32::MAX;
+/// A gap between consecutive events this long (one hour) is a corrupt timestamp, not a quiet
+/// system: even an idle machine runs a kworker or a timer every few seconds, and each of those
+/// is a sched_switch.
+pub(crate) const TIME_JUMP_NS: u64 = 3_600_000_000_000;
 
 pub struct Analyzer {
     pub(crate) config: Config,
@@ -56,11 +60,13 @@ pub struct Analyzer {
     pub(crate) store: Option<crate::timeline_store::StoreState>,
     /// `--series` counts per window.
     pub(crate) series: Option<Box<SeriesCounts>>,
+    /// Suspect gaps between consecutive events (the first [`crate::report::TIME_JUMPS_KEPT`]).
+    pub(crate) time_jumps: Vec<crate::report::TimeJump>,
 }
 
 impl Analyzer {
     pub fn new(config: Config) -> Analyzer {
-        let scope = Scope::new(config.time_window, config.cpus.as_deref());
+        let scope = config.scope_from(0);
         // The series take their durations from the store: on with them, at its default limit.
         let store = config
             .timeline
@@ -92,6 +98,7 @@ impl Analyzer {
             weights_unsettled: false,
             store,
             series,
+            time_jumps: Vec::new(),
         }
         .with_topology()
     }
@@ -109,6 +116,16 @@ impl Analyzer {
         let llc_of = (0..t.cpus.len() as u32).map(|c| map.llc(c)).collect();
         self.runqueues.set_llcs(llc_of, t.llcs.len());
         self.topology = Some((t, source));
+    }
+
+    fn note_time_jump(&mut self, cpu: u32, ts: u64) {
+        if self.time_jumps.len() < crate::report::TIME_JUMPS_KEPT {
+            self.time_jumps.push(crate::report::TimeJump {
+                cpu,
+                from_ns: self.last_ts,
+                to_ns: ts,
+            });
+        }
     }
 
     fn reject(&mut self, reason: &'static str) {
@@ -412,6 +429,12 @@ impl EventSink for Analyzer {
             // The reader sorts; an event still out of order is processed at the last time.
             self.reject("event before the previous one (processed at the previous time)");
             ts = self.last_ts;
+        }
+        if self.first_ts.is_some() && ts - self.last_ts >= TIME_JUMP_NS {
+            self.note_time_jump(cpu, ts);
+        }
+        if self.first_ts.is_none() && self.config.time_relative {
+            self.scope = self.config.scope_from(ts);
         }
         let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;

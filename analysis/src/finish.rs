@@ -53,6 +53,7 @@ impl Analyzer {
             started_by: &self.started_by,
             rejected: &self.rejected,
             waking_seen: self.waking_seen,
+            time_jumps: &self.time_jumps,
         };
         let quality = quality::ledger(ingested, &self.cpus, &self.scope, counted);
         let mut cpus = self.cpu_rows(window);
@@ -128,6 +129,7 @@ impl Analyzer {
             cpus,
             system,
             series,
+            trace_span: self.first_ts.map(|first| (first, self.last_ts)),
         };
         (report, timeline)
     }

@@ -106,6 +106,8 @@ pub struct Config {
     /// `--time`: ns, inclusive start, exclusive end. Intervals are clipped to it and
     /// counts taken only for events inside it; state before it is still tracked.
     pub time_window: Option<(u64, u64)>,
+    /// `--time +A,+B`: `time_window` counts from the first event, not from 0.
+    pub time_relative: bool,
     /// `-C`: only these CPUs in the per-CPU table, and only task time on them.
     pub cpus: Option<Vec<u32>>,
     /// `--topology`: CPU topology and where it came from ("file PATH", "host"). The

@@ -35,6 +35,10 @@ pub struct Report {
     /// `--series`: per-window time series (absent unless asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<crate::series::Series>,
+    /// First and last event of the trace, before `--time` (what `--time` could select); not
+    /// in the JSON (the window says what the numbers cover).
+    #[serde(skip)]
+    pub trace_span: Option<(u64, u64)>,
 }
 
 /// Where the trace came from.
@@ -98,6 +102,37 @@ pub struct Quality {
     pub wakeup_latency_started_by: BTreeMap<String, u64>,
     #[serde(default)]
     pub percentile_method: String,
+    /// Gaps between consecutive events (in time order) too long to be believed: a corrupt
+    /// timestamp rather than a quiet system. At most [`TIME_JUMPS_KEPT`] are listed.
+    /// Left out of the JSON when there are none (most traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub time_jumps: Vec<TimeJump>,
+    /// Damaged input stepped over (a corrupt page, a perf.data sample that failed its checks):
+    /// the CPU's tasks are unknown from there, as after lost events. Left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedRow>,
+}
+
+/// One damaged stretch of the input that the reader stepped over.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SkippedRow {
+    /// null when the damage cannot be tied to a CPU.
+    pub cpu: Option<u32>,
+    pub offset: u64,
+    pub bytes: u64,
+    pub reason: String,
+}
+
+/// How many suspect time jumps the ledger lists (a trace of random timestamps has one per event).
+pub const TIME_JUMPS_KEPT: usize = 16;
+
+/// A gap of at least `TIME_JUMP_NS` between an event and the one before it in time order.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TimeJump {
+    /// The CPU of the later event.
+    pub cpu: u32,
+    pub from_ns: u64,
+    pub to_ns: u64,
 }
 
 impl Quality {

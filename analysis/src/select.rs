@@ -146,11 +146,20 @@ pub enum CommFilter {
 }
 
 impl CommFilter {
-    pub fn parse(s: &str) -> CommFilter {
-        match Regex::new(s) {
-            Ok(re) => CommFilter::Regex(re),
-            Err(_) => CommFilter::Substring(s.to_string()),
+    /// A pattern with regular-expression syntax must be a valid one (`mintr[` silently
+    /// matching nothing as a substring was a trap); plain text is a substring.
+    pub fn parse(s: &str) -> Result<CommFilter, String> {
+        if !s.contains(|c: char| "\\.+*?()|[]{}^$".contains(c)) {
+            return Ok(CommFilter::Substring(s.to_string()));
         }
+        Regex::new(s).map(CommFilter::Regex).map_err(|e| {
+            format!(
+                "{s:?} is not a valid regular expression ({}); escape the special characters \
+                 to match them as text, e.g. {:?}",
+                e.to_string().lines().last().unwrap_or_default().trim(),
+                regex::escape(s)
+            )
+        })
     }
 
     pub fn matches(&self, comm: &str) -> bool {

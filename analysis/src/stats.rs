@@ -120,7 +120,8 @@ impl Samples {
         Stats {
             count,
             sum_ns: sum,
-            mean_ns: (sum + count / 2) / count,
+            // In u128: a saturated sum (a corrupt timestamp) must not overflow the rounding.
+            mean_ns: ((u128::from(sum) + u128::from(count / 2)) / u128::from(count)) as u64,
             p50_ns: p50,
             p90_ns: p90,
             p99_ns: p99,
@@ -283,7 +284,8 @@ impl Stats {
         Stats {
             count,
             sum_ns: sum,
-            mean_ns: (sum + count / 2) / count,
+            // In u128: a saturated sum (a corrupt timestamp) must not overflow the rounding.
+            mean_ns: ((u128::from(sum) + u128::from(count / 2)) / u128::from(count)) as u64,
             p50_ns: self.p50_ns.max(other.p50_ns),
             p90_ns: self.p90_ns.max(other.p90_ns),
             p99_ns: self.p99_ns.max(other.p99_ns),

@@ -1,12 +1,13 @@
 //! The data-quality ledger (`docs/metrics.md` §9): events per kind, lost events per CPU
 //! and when, events out of order, records rejected by the reader or the analysis, context
-//! switch bugs per CPU, and which event timed the wakeup latencies.
+//! switch bugs per CPU, which event timed the wakeup latencies, suspect time jumps, and the
+//! damaged input the reader stepped over.
 //!
 //! The counts are gathered by the engine as it goes (they are side effects of reading and
 //! of checking each switch); this module turns them into the report's [`Quality`].
 
 use crate::cpu::Cpu;
-use crate::report::{CpuCount, LostRow, Quality};
+use crate::report::{CpuCount, LostRow, Quality, SkippedRow, TimeJump};
 use crate::scope::Scope;
 use crate::stats::PERCENTILE_METHOD;
 use ingest::{EventKind, Ingested};
@@ -20,6 +21,8 @@ pub(crate) struct Counted<'a> {
     pub started_by: &'a [u64; 4],
     pub rejected: &'a BTreeMap<&'static str, u64>,
     pub waking_seen: bool,
+    /// Suspect gaps between consecutive events, as the engine saw them.
+    pub time_jumps: &'a [TimeJump],
 }
 
 /// The ledger of a finished pass (its `unknown_ns` is filled from the task rows).
@@ -88,6 +91,17 @@ pub(crate) fn ledger(
         context_switch_bugs,
         wakeup_latency_started_by,
         percentile_method: PERCENTILE_METHOD.to_string(),
+        time_jumps: counted.time_jumps.to_vec(),
+        skipped: stats
+            .skipped
+            .iter()
+            .map(|d| SkippedRow {
+                cpu: d.cpu,
+                offset: d.offset,
+                bytes: d.bytes,
+                reason: d.reason.clone(),
+            })
+            .collect(),
     }
 }
 

@@ -44,6 +44,8 @@ pub struct Scan {
     max_ts: u64,
     pub stats: IngestStats,
     pub records_seen: u64,
+    /// Records that carry a time (samples, task records) framed so far.
+    pub timed_records: u64,
     pub compressed_records: u64,
     pub rounds: u64,
     /// Changes whenever attrs, ids or their names change (the emitter's view must follow).
@@ -66,6 +68,7 @@ impl Scan {
             max_ts: 0,
             stats: IngestStats::default(),
             records_seen: 0,
+            timed_records: 0,
             compressed_records: 0,
             rounds: 0,
             generation: 0,
@@ -362,6 +365,7 @@ impl Scan {
 
     fn push_key(&mut self, ts: Option<u64>, seg: u64, offset: usize, attr: u16) {
         // Records without a time keep their place after the latest time seen.
+        self.timed_records += 1;
         let ts = ts.unwrap_or(self.max_ts);
         if ts < self.max_ts {
             self.stats.out_of_order += 1;
