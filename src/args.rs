@@ -23,6 +23,18 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Most bytes one input may decompress to (`.xz` / `.gz` / `.zst` wrappers, trace.dat v7
+    /// chunks, perf.data -z records), e.g. `8G`; default 64 times the compressed bytes read
+    /// plus 64 MiB. A larger inflation stops with an error naming the limit: a decompression
+    /// bomb must not take all memory
+    #[arg(long, global = true, value_name = "SIZE", value_parser = ingest::inflate::parse_size)]
+    pub max_inflate: Option<u64>,
+
+    /// Stop at the first damaged page or record (exit 2) instead of skipping it, counting it in
+    /// the ledger and marking its CPU's tasks unknown from there
+    #[arg(long, global = true)]
+    pub strict: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -277,9 +289,11 @@ pub struct AnalysisOptions {
     #[arg(short = 'C', long = "cpu", value_name = "LIST", value_parser = parse_cpu_list)]
     pub cpus: Option<CpuList>,
 
-    /// Only this time range, in seconds of the trace clock: `START,END`; either side may be empty
+    /// Only this time range, in seconds of the trace clock: `START,END`; either side may be empty.
+    /// `+0.5,+1.5` is relative to the trace's first event; units `s` (default), `ms`, `us`, `ns`
+    /// are accepted (`81.5s`, `200ms`)
     #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
-    pub time: Option<(Option<u64>, Option<u64>)>,
+    pub time: Option<TimeRange>,
 
     /// CPU topology for the cache-affinity and per-LLC metrics when the trace has none
     /// (trace.dat never has; perf.data usually does, and then wins): `host` (this machine's
@@ -327,7 +341,8 @@ impl AnalysisOptions {
     pub fn analysis_config(&self) -> Result<analysis::Config, String> {
         let time_window = self
             .time
-            .map(|(start, end)| (start.unwrap_or(0), end.unwrap_or(u64::MAX)));
+            .as_ref()
+            .map(|t| (t.start.unwrap_or(0), t.end.unwrap_or(u64::MAX)));
         let topology = match &self.topology {
             Some(spec) => {
                 Some(analysis::topology_load::load(spec).map_err(|e| format!("--topology {e}"))?)
@@ -340,6 +355,7 @@ impl AnalysisOptions {
         };
         Ok(analysis::Config {
             time_window,
+            time_relative: self.time.as_ref().is_some_and(|t| t.relative),
             cpus: self.cpus.clone().map(|list| list.0),
             topology,
             fair_set,
@@ -375,9 +391,26 @@ impl AnalyzeArgs {
             sort: self.sort,
             top: self.top,
             pids: self.pids.clone(),
-            comm: self.comm.as_deref().map(analysis::CommFilter::parse),
+            comm: match self.comm.as_deref() {
+                Some(text) => {
+                    Some(analysis::CommFilter::parse(text).map_err(|e| format!("--comm {e}"))?)
+                }
+                None => None,
+            },
             group,
         })
+    }
+
+    /// The `--time` window in absolute ns, for a trace whose first event is at `first`.
+    pub fn analysis_window(&self, first: u64) -> (u64, u64) {
+        let Some(t) = &self.analysis.time else {
+            return (0, u64::MAX);
+        };
+        let base = if t.relative { first } else { 0 };
+        (
+            base.saturating_add(t.start.unwrap_or(0)),
+            t.end.map_or(u64::MAX, |e| base.saturating_add(e)),
+        )
     }
 
     pub fn text_options(&self) -> render::TextOptions {
@@ -452,27 +485,49 @@ fn parse_duration(s: &str) -> Result<u64, String> {
     Ok(ns as u64)
 }
 
-type TimeRange = (Option<u64>, Option<u64>);
+/// A parsed `--time`: ns from 0 of the trace clock, or from the first event when `relative`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeRange {
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    pub relative: bool,
+    /// As the user wrote it, for messages.
+    pub text: String,
+}
 
 fn parse_time_range(s: &str) -> Result<TimeRange, String> {
-    let (a, b) = s
-        .split_once(',')
-        .ok_or("expected START,END in seconds, e.g. 19.5,20.25 or 19.5,")?;
-    let secs = |t: &str| -> Result<Option<u64>, String> {
-        let t = t.trim();
+    let (a, b) = s.split_once(',').ok_or(
+        "expected START,END in seconds, e.g. 19.5,20.25 or 19.5, or +0.5,+1.5 from the trace start",
+    )?;
+    let plus = |t: &str| t.trim().starts_with('+');
+    let (pa, pb) = (plus(a), plus(b));
+    if !a.trim().is_empty() && !b.trim().is_empty() && pa != pb {
+        return Err("START and END must both be relative (+) or both absolute".into());
+    }
+    let time = |t: &str| -> Result<Option<u64>, String> {
+        let t = t.trim().trim_start_matches('+');
         if t.is_empty() {
             return Ok(None);
         }
-        let v: f64 = t
-            .parse()
-            .map_err(|_| format!("`{t}` is not a time in seconds"))?;
-        if !v.is_finite() || v < 0.0 {
-            return Err(format!("`{t}` is not a time in seconds"));
+        let bad =
+            || format!("`{t}` is not a time (seconds, or with a unit: 81.5s, 200ms, 50us, 1000ns)");
+        let (number, scale) = [("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9)]
+            .iter()
+            .find_map(|&(unit, scale)| t.strip_suffix(unit).map(|n| (n, scale)))
+            .unwrap_or((t, 1e9));
+        let v: f64 = number.trim().parse().map_err(|_| bad())?;
+        if !v.is_finite() || v < 0.0 || v * scale >= u64::MAX as f64 {
+            return Err(bad());
         }
-        Ok(Some((v * 1e9).round() as u64))
+        Ok(Some((v * scale).round() as u64))
     };
-    let range = (secs(a)?, secs(b)?);
-    if let (Some(start), Some(end)) = range {
+    let range = TimeRange {
+        start: time(a)?,
+        end: time(b)?,
+        relative: pa || pb,
+        text: s.to_string(),
+    };
+    if let (Some(start), Some(end)) = (range.start, range.end) {
         if end <= start {
             return Err("END must be after START".into());
         }
@@ -501,14 +556,27 @@ mod tests {
 
     #[test]
     fn time_ranges() {
+        let range = |s: &str| {
+            let t = parse_time_range(s).unwrap();
+            (t.start, t.end, t.relative)
+        };
         assert_eq!(
-            parse_time_range("19.5,20.25").unwrap(),
-            (Some(19_500_000_000), Some(20_250_000_000))
+            range("19.5,20.25"),
+            (Some(19_500_000_000), Some(20_250_000_000), false)
         );
+        assert_eq!(range("1.5,"), (Some(1_500_000_000), None, false));
         assert_eq!(
-            parse_time_range("1.5,").unwrap(),
-            (Some(1_500_000_000), None)
+            range("+0.5,+1.5"),
+            (Some(500_000_000), Some(1_500_000_000), true)
         );
+        assert_eq!(range("+200ms,"), (Some(200_000_000), None, true));
+        assert_eq!(
+            range("81.5s,82000ms"),
+            (Some(81_500_000_000), Some(82_000_000_000), false)
+        );
+        assert_eq!(range("10us,20000ns"), (Some(10_000), Some(20_000), false));
+        assert!(parse_time_range("+1,2").is_err());
+        assert!(parse_time_range("1h,2").is_err());
         assert!(parse_time_range("2,1").is_err());
         assert!(parse_time_range("2").is_err());
     }

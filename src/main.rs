@@ -1,6 +1,7 @@
 //! `schedtrace`: the command-line front end. Argument parsing and wiring only:
 //! bytes -> events (`ingest`) -> timelines, metrics, report (`analysis`) -> text / JSON.
 
+mod advice;
 mod args;
 
 use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, TuiArgs};
@@ -13,6 +14,8 @@ const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ingest::inflate::set_max_inflate(cli.max_inflate);
+    ingest::damage::set_strict(cli.strict);
     let result = match cli.command {
         Command::Analyze(a) => analyze(&a),
         Command::Convert(c) => convert(&c),
@@ -52,6 +55,8 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
+    // Checked before the trace is read: a bad --comm should not cost the analysis first.
+    let selection = a.selection().map_err(Failure::Message)?;
     let options = analysis::pipeline::Options {
         config: a.analysis_config().map_err(Failure::Message)?,
         kernel_release: a.analysis.kernel_release.clone(),
@@ -71,8 +76,19 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
             );
         }
     }
-    let selection = a.selection().map_err(Failure::Message)?;
+    // One rule for every format (text already applies it while reading): an input without a
+    // single event is an error; events but no scheduler events give a report and a warning.
+    if report.quality.events.values().all(|&n| n == 0) {
+        return Err(Failure::Message(format!(
+            "{}: no events: a {} trace with no event in it (cut short, or nothing traced?)",
+            a.file.display(),
+            report.source.format.as_deref().unwrap_or("well-formed")
+        )));
+    }
     let shaped = report.select(&selection);
+    for warning in advice::warnings(a, &report, &shaped) {
+        eprintln!("schedtrace: warning: {warning}");
+    }
 
     if let Some(path) = &a.json {
         // `--top` shortens the text table only: the JSON keeps every (filtered, grouped) row.

@@ -6,16 +6,17 @@
 //! table; lost events are applied lazily (a task remembers the CPU and lost count of its
 //! last transition, and is brought up to date the next time an event names it).
 
-use crate::affinity::CpuMap;
 use crate::cpu::{Cpu, Lost, Occupant};
-use crate::fairness::{Fairness, PrioScale};
-use crate::runqueue::Runqueues;
+use crate::metrics::fairness::{Fairness, PrioScale};
+use crate::metrics::placement::CpuMap;
+use crate::metrics::preemption::Triples;
+use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
-use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
+use crate::timeline::{State, SwitchReason, Task, Wait, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
-use ingest::{Comm, Event, EventKind, EventSink, TaskRef, TraceMeta};
+use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -24,6 +25,10 @@ const DENSE_PIDS: usize = 1 << 22;
 /// Larger CPU numbers are rejected rather than sizing tables by a corrupt field.
 pub(crate) const MAX_CPUS: u32 = 1 << 14;
 const NO_SLOT: u32 = u32::MAX;
+/// A gap between consecutive events this long (one hour) is a corrupt timestamp, not a quiet
+/// system: even an idle machine runs a kworker or a timer every few seconds, and each of those
+/// is a sched_switch.
+pub(crate) const TIME_JUMP_NS: u64 = 3_600_000_000_000;
 
 pub struct Analyzer {
     pub(crate) config: Config,
@@ -46,10 +51,8 @@ pub struct Analyzer {
     pub(crate) fairness: Fairness,
     /// Topology in use and where it came from (trace, file, host).
     pub(crate) topology: Option<(Topology, String)>,
-    /// Wakeup preemptions by (waker, wakee, victim) name.
-    /// Wakeup preemptions per (waker, wakee, victim): touched on every wakeup preemption, so
-    /// hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
-    pub(crate) triples: FxHashMap<(Comm, Comm, Comm), u64>,
+    /// Wakeup preemptions per (waker, wakee, victim) name.
+    pub(crate) triples: Triples,
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
@@ -57,11 +60,13 @@ pub struct Analyzer {
     pub(crate) store: Option<crate::timeline_store::StoreState>,
     /// `--series` counts per window.
     pub(crate) series: Option<Box<SeriesCounts>>,
+    /// Suspect gaps between consecutive events (the first [`crate::report::TIME_JUMPS_KEPT`]).
+    pub(crate) time_jumps: Vec<crate::report::TimeJump>,
 }
 
 impl Analyzer {
     pub fn new(config: Config) -> Analyzer {
-        let scope = Scope::new(config.time_window, config.cpus.as_deref());
+        let scope = config.scope_from(0);
         // The series take their durations from the store: on with them, at its default limit.
         let store = config
             .timeline
@@ -89,10 +94,11 @@ impl Analyzer {
             runqueues: Runqueues::default(),
             fairness,
             topology: None,
-            triples: FxHashMap::default(),
+            triples: Triples::default(),
             weights_unsettled: false,
             store,
             series,
+            time_jumps: Vec::new(),
         }
         .with_topology()
     }
@@ -112,8 +118,14 @@ impl Analyzer {
         self.topology = Some((t, source));
     }
 
-    pub(crate) fn find_task(&self, pid: i32) -> Option<usize> {
-        self.find(pid)
+    fn note_time_jump(&mut self, cpu: u32, ts: u64) {
+        if self.time_jumps.len() < crate::report::TIME_JUMPS_KEPT {
+            self.time_jumps.push(crate::report::TimeJump {
+                cpu,
+                from_ns: self.last_ts,
+                to_ns: ts,
+            });
+        }
     }
 
     fn reject(&mut self, reason: &'static str) {
@@ -121,7 +133,7 @@ impl Analyzer {
     }
 
     /// The slot of `pid`'s current task, if it has one.
-    fn find(&self, pid: i32) -> Option<usize> {
+    pub(crate) fn find(&self, pid: i32) -> Option<usize> {
         let slot = if (pid as usize) < DENSE_PIDS {
             *self.dense_slots.get(pid as usize)?
         } else {
@@ -275,6 +287,18 @@ impl Analyzer {
             self.observe(p);
         }
         if let Some(n) = next_slot {
+            let t = &self.tasks[n];
+            // As `Task::switch_in` counts a wakeup ended here as local.
+            let woken = matches!(
+                t.state,
+                State::Runnable {
+                    wait: Wait::Wakeup | Wait::Untimed,
+                    ..
+                }
+            );
+            if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
+                self.cpus[ci].local_wakeups += 1;
+            }
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);
         }
@@ -355,10 +379,6 @@ impl Analyzer {
     fn count_kind(&mut self, kind: &EventKind) {
         self.kind_counts[kind.index()] += 1;
     }
-
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
 }
 
 impl Analyzer {
@@ -410,6 +430,12 @@ impl EventSink for Analyzer {
             self.reject("event before the previous one (processed at the previous time)");
             ts = self.last_ts;
         }
+        if self.first_ts.is_some() && ts - self.last_ts >= TIME_JUMP_NS {
+            self.note_time_jump(cpu, ts);
+        }
+        if self.first_ts.is_none() && self.config.time_relative {
+            self.scope = self.config.scope_from(ts);
+        }
         let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;
         self.now = ts;
@@ -417,7 +443,8 @@ impl EventSink for Analyzer {
             self.check_store();
         }
         let origin = first.max(self.scope.start);
-        self.fairness.tick(ts, origin, &mut self.tasks, &self.scope);
+        self.fairness
+            .tick(ts, origin, self.tasks.as_mut_slice(), &self.scope);
         if cpu as usize >= self.cpus.len() {
             self.cpus.resize_with(cpu as usize + 1, Cpu::new);
         }

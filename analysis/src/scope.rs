@@ -58,3 +58,15 @@ impl Scope {
         self.selected.is_some()
     }
 }
+
+impl crate::Config {
+    /// The scope of this configuration for a trace whose first event is at `first` (which
+    /// only matters for a relative `--time`).
+    pub(crate) fn scope_from(&self, first: u64) -> Scope {
+        let base = if self.time_relative { first } else { 0 };
+        let window = self
+            .time_window
+            .map(|(s, e)| (base.saturating_add(s), base.saturating_add(e)));
+        Scope::new(window, self.cpus.as_deref())
+    }
+}

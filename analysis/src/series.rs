@@ -11,7 +11,7 @@
 //! the same length and origin, so for 10 ms their mean is the report's short-term mean.
 //! The runqueue depth counts a waiting task on the runqueue it was switched in from.
 
-use crate::fairness::WindowRecord;
+use crate::metrics::fairness::WindowRecord;
 use crate::report::Window;
 use crate::scope::Scope;
 use crate::timeline::Task;

@@ -81,6 +81,22 @@ impl Samples {
         all
     }
 
+    /// How many samples fall in each log2 bucket: bucket 0 holds 0 ns, bucket b > 0 holds
+    /// [2^(b-1), 2^b) ns (64 buckets in all); trailing empty buckets are left out.
+    pub fn log2_histogram(&self) -> Vec<u64> {
+        let mut buckets = vec![0u64; 64];
+        let bucket = |v: u64| (64 - v.leading_zeros() as usize).min(63);
+        for &v in &self.short {
+            buckets[bucket(u64::from(v))] += 1;
+        }
+        for &v in &self.long {
+            buckets[bucket(v)] += 1;
+        }
+        let used = buckets.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
+        buckets.truncate(used);
+        buckets
+    }
+
     /// The summary of these samples. Reorders them (selection, not a full sort: the four
     /// ranks cost O(n) where sorting tens of millions of samples cost most of `finish`).
     pub fn stats(&mut self) -> Stats {
@@ -112,7 +128,8 @@ impl Samples {
         Stats {
             count,
             sum_ns: sum,
-            mean_ns: (sum + count / 2) / count,
+            // In u128: a saturated sum (a corrupt timestamp) must not overflow the rounding.
+            mean_ns: ((u128::from(sum) + u128::from(count / 2)) / u128::from(count)) as u64,
             p50_ns: p50,
             p90_ns: p90,
             p99_ns: p99,
@@ -179,6 +196,10 @@ struct StatsJson {
     p999_ns: Option<u64>,
     max_ns: Option<u64>,
     max_at_ns: Option<u64>,
+    /// When the longest one started (`max_at_ns - max_ns`): a wait's wakeup or switch-out,
+    /// a slice's switch-in. Written for readers; derived again when read.
+    #[serde(default)]
+    max_start_ns: Option<u64>,
 }
 
 impl From<Stats> for StatsJson {
@@ -193,6 +214,7 @@ impl From<Stats> for StatsJson {
             p999_ns: s.p999(),
             max_ns: s.max(),
             max_at_ns: s.max_at(),
+            max_start_ns: s.max_at().map(|at| at.saturating_sub(s.max_ns)),
         }
     }
 }
@@ -270,7 +292,8 @@ impl Stats {
         Stats {
             count,
             sum_ns: sum,
-            mean_ns: (sum + count / 2) / count,
+            // In u128: a saturated sum (a corrupt timestamp) must not overflow the rounding.
+            mean_ns: ((u128::from(sum) + u128::from(count / 2)) / u128::from(count)) as u64,
             p50_ns: self.p50_ns.max(other.p50_ns),
             p90_ns: self.p90_ns.max(other.p90_ns),
             p99_ns: self.p99_ns.max(other.p99_ns),
@@ -321,6 +344,8 @@ mod tests {
         for (i, v) in [50, 10, 40, 20, 30, 100, 90, 60, 80, 70].iter().enumerate() {
             s.push(*v, i as u64);
         }
+        // 10 in [8, 16), 20 30 in [16, 32), 40 50 60 in [32, 64), the rest in [64, 128).
+        assert_eq!(s.log2_histogram(), [0, 0, 0, 0, 1, 2, 3, 4]);
         let st = s.stats();
         assert_eq!(st.count, 10);
         assert_eq!(st.sum_ns, 550);
@@ -351,7 +376,16 @@ mod tests {
         let json = serde_json::to_value(Stats::default()).unwrap();
         assert_eq!(json["count"], 0);
         assert_eq!(json["sum_ns"], 0);
-        for k in ["mean_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "max_at_ns"] {
+        for k in [
+            "mean_ns",
+            "p50_ns",
+            "p90_ns",
+            "p99_ns",
+            "p999_ns",
+            "max_ns",
+            "max_at_ns",
+            "max_start_ns",
+        ] {
             assert!(json[k].is_null(), "{k}: {json}");
         }
         let back: Stats = serde_json::from_value(json).unwrap();
@@ -361,9 +395,20 @@ mod tests {
         assert_eq!(serde_json::from_str::<Stats>(v1).unwrap(), Stats::default());
         let mut one = Samples::default();
         one.push(0, 5);
+        assert_eq!(one.log2_histogram(), [1]);
+        let mut wait = Samples::default();
+        wait.push(30, 1000);
+        let json = serde_json::to_value(wait.stats()).unwrap();
+        assert_eq!(
+            (json["max_start_ns"].as_u64(), json["max_at_ns"].as_u64()),
+            (Some(970), Some(1000))
+        );
         let json = serde_json::to_value(one.stats()).unwrap();
         // A real zero-length sample is 0, not null.
-        assert_eq!((json["max_ns"].as_u64(), json["max_at_ns"].as_u64()), (Some(0), Some(5)));
+        assert_eq!(
+            (json["max_ns"].as_u64(), json["max_at_ns"].as_u64()),
+            (Some(0), Some(5))
+        );
     }
 
     #[test]

@@ -80,3 +80,34 @@ fn windows_add_up_to_the_report_on_mi_and_nice() {
         );
     }
 }
+
+/// A report with series (and a grouped one) is valid against schemas/report.schema.json,
+/// which describes the series and the other schema-2 blocks.
+#[test]
+fn series_reports_match_the_json_schema() {
+    let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/report.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).expect("valid schema");
+    let r = analyze("eevdf-6.12-vm/mi/trace-v6.dat.xz", "^mi-");
+    let grouped = r.select(&analysis::Selection {
+        group: analysis::GroupBy::Name,
+        ..Default::default()
+    });
+    for report in [&r, &grouped] {
+        let json = serde_json::to_value(report).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        for p in [
+            "/series/cpus/0/busy_ns/0",
+            "/system/affinity/wakeup_cpu_pairs",
+            "/system/wakeup_preemption/triples",
+            "/tasks/0/histograms/slices_log2",
+        ] {
+            assert!(json.pointer(p).is_some(), "{p}");
+        }
+    }
+}

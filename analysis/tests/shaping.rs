@@ -67,7 +67,7 @@ fn sort_top_and_filters() {
     });
     assert_eq!(pids(&only), vec![13, 11]);
     let comm = r.select(&Selection {
-        comm: Some(CommFilter::parse("^work")),
+        comm: Some(CommFilter::parse("^work").unwrap()),
         ..Default::default()
     });
     assert_eq!(pids(&comm), vec![12, 11]);

@@ -4,6 +4,7 @@
 //! pages of a map that a reader has finished with ([`Release`]).
 
 use crate::error::{Error, Result};
+use crate::inflate::{Budget, FLOOR};
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::Read;
@@ -104,29 +105,97 @@ impl Wrapper {
     }
 }
 
-/// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper.
-pub fn load(path: &Path) -> Result<InputBytes> {
-    let raw = if path.as_os_str() == "-" {
-        return load_reader(Vec::new(), std::io::stdin().lock());
-    } else {
-        let file = File::open(path)
-            .map_err(|e| Error::whole(format!("cannot open: {e}")).in_file(path))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        if len == 0 {
-            // mmap of an empty file fails on Linux; an empty buffer gives the usual "empty input" error.
-            InputBytes::Owned(Vec::new())
-        } else {
-            // SAFETY: the map is read-only; a trace file truncated by another process while we
-            // read it would fault, which is the accepted risk of every mmap-based reader.
-            let map = unsafe { Mmap::map(&file) }
-                .map_err(|e| Error::whole(format!("cannot map: {e}")).in_file(path))?;
-            // The readers stream through the file front to back: ask for large read-ahead.
-            #[cfg(unix)]
-            let _ = map.advise(memmap2::Advice::Sequential);
-            InputBytes::Mapped(map)
+/// An opened input path: a regular file is mapped; anything else (a FIFO, the pipe of a
+/// process substitution `<(xz -dc t.xz)`, a character device) is read as a stream.
+pub enum Opened {
+    Regular(File),
+    Stream(File),
+}
+
+/// Opens `path` without blocking: `open()` of a FIFO waits for a writer unless `O_NONBLOCK`
+/// is given, so it is opened non-blocking and switched back to blocking reads after.
+pub fn open(path: &Path) -> Result<Opened> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| Error::whole(format!("cannot open: {e}")).in_file(path))?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: fcntl on our own open descriptor with integer arguments.
+        unsafe {
+            let fd = file.as_raw_fd();
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
         }
+    }
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::whole(format!("cannot stat: {e}")).in_file(path))?;
+    if meta.is_dir() {
+        return Err(Error::whole(
+            "is a directory, not a trace file; give the trace.dat / perf.data / trace text inside it",
+        )
+        .in_file(path));
+    }
+    Ok(if meta.is_file() {
+        Opened::Regular(file)
+    } else {
+        Opened::Stream(file)
+    })
+}
+
+/// Whether `file` is a named pipe.
+pub fn is_fifo(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        file.metadata().is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
+    }
+}
+
+/// Maps the regular file `file` (at `path`), undoing a whole-file compression wrapper.
+pub fn load_file(file: File, path: &Path) -> Result<InputBytes> {
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let raw = if len == 0 {
+        // mmap of an empty file fails on Linux; an empty buffer gives the usual "empty input" error.
+        InputBytes::Owned(Vec::new())
+    } else {
+        // SAFETY: the map is read-only; a trace file truncated by another process while we
+        // read it would fault, which is the accepted risk of every mmap-based reader.
+        let map = unsafe { Mmap::map(&file) }
+            .map_err(|e| Error::whole(format!("cannot map: {e}")).in_file(path))?;
+        // The readers stream through the file front to back: ask for large read-ahead.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        InputBytes::Mapped(map)
     };
     unwrap_compression(raw).map_err(|e| e.in_file(path))
+}
+
+/// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper. A path
+/// that is not a regular file is read to its end.
+pub fn load(path: &Path) -> Result<InputBytes> {
+    if path.as_os_str() == "-" {
+        return load_reader(Vec::new(), std::io::stdin().lock());
+    }
+    match open(path)? {
+        Opened::Regular(file) => load_file(file, path),
+        Opened::Stream(file) => load_reader(Vec::new(), file).map_err(|e| e.in_file(path)),
+    }
 }
 
 /// Reads a live input (a pipe from `perf record -o -`) on its own thread into a queue of
@@ -208,7 +277,7 @@ pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
     reader
         .take(n as u64)
         .read_to_end(&mut prefix)
-        .map_err(|e| Error::whole(format!("cannot read standard input: {e}")))?;
+        .map_err(|e| Error::whole(format!("cannot read: {e}")))?;
     Ok(prefix)
 }
 
@@ -217,24 +286,24 @@ pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
 pub fn load_reader(mut prefix: Vec<u8>, mut reader: impl Read) -> Result<InputBytes> {
     reader
         .read_to_end(&mut prefix)
-        .map_err(|e| Error::whole(format!("cannot read standard input: {e}")))?;
+        .map_err(|e| Error::whole(format!("cannot read: {e}")))?;
     unwrap_compression(InputBytes::Owned(prefix))
 }
 
-/// Decompresses `bytes` if they carry a whole-file compression wrapper (possibly nested once).
+/// How much of a wrapped input is inflated before its format is checked: enough for
+/// [`crate::Format::detect`], which looks at the first bytes only.
+const SNIFF: usize = 64 << 10;
+
+/// Decompresses `bytes` if they carry a whole-file compression wrapper. The head is inflated
+/// first and its format checked, so that a wrapper around something that is no trace (a bomb of
+/// zeros) fails at once; the rest inflates within the input's [`Budget`].
 pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
     let Some(wrapper) = Wrapper::detect(&bytes) else {
         return Ok(bytes);
     };
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
-    let res = match wrapper {
-        Wrapper::Xz => xz2::read::XzDecoder::new_multi_decoder(&bytes[..]).read_to_end(&mut out),
-        Wrapper::Gzip => flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out),
-        Wrapper::Zstd => {
-            zstd::stream::read::Decoder::new(&bytes[..]).and_then(|mut d| d.read_to_end(&mut out))
-        }
-    };
-    res.map_err(|e| {
+    let budget = Budget::new();
+    budget.read(bytes.len() as u64);
+    let failed = |out: &Vec<u8>, e: std::io::Error| {
         Error::at(
             out.len() as u64,
             format!(
@@ -243,7 +312,38 @@ pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
                 out.len()
             ),
         )
-    })?;
+    };
+    let mut decoder: Box<dyn Read + '_> = match wrapper {
+        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(&bytes[..])),
+        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(&bytes[..])),
+        Wrapper::Zstd => Box::new(
+            zstd::stream::read::Decoder::new(&bytes[..]).map_err(|e| failed(&Vec::new(), e))?,
+        ),
+    };
+    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(FLOOR as usize));
+    let what = format!("the {} wrapper", wrapper.name());
+    let mut sniffed = false;
+    loop {
+        let step = if sniffed { 1 << 20 } else { SNIFF };
+        budget.inflate(step as u64, out.len() as u64, &what)?;
+        let before = out.len();
+        (&mut decoder)
+            .take(step as u64)
+            .read_to_end(&mut out)
+            .map_err(|e| failed(&out, e))?;
+        if !sniffed {
+            sniffed = true;
+            if Wrapper::detect(&out).is_none() {
+                crate::Format::detect(&out).map_err(|e| Error {
+                    cause: format!("inside the {} wrapper: {}", wrapper.name(), e.cause),
+                    ..e
+                })?;
+            }
+        }
+        if out.len() - before < step {
+            break;
+        }
+    }
     Ok(InputBytes::Owned(out))
 }
 

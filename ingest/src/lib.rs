@@ -11,9 +11,11 @@
 //! - [`text`]: ftrace / `trace-cmd report` / `perf script` text;
 //! - [`perfetto`]: Perfetto protobuf traces, read and written.
 
+pub mod damage;
 pub mod error;
 pub mod event;
 pub mod ftrace;
+pub mod inflate;
 pub mod input;
 pub mod meta;
 pub mod perfdata;
@@ -36,21 +38,41 @@ use std::path::Path;
 /// file-mode perf.data point back and forth in the file).
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
     if path.as_os_str() == "-" {
-        return read_stdin(sink).map_err(|e| e.in_file(path));
+        input::widen_stdin_pipe();
+        return read_stream(std::io::stdin(), sink).map_err(|e| e.in_file(path));
     }
-    let bytes = input::load(path)?;
-    // A memory map gives consumed pages back as the readers stream through it.
-    read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
+    match input::open(path)? {
+        input::Opened::Stream(file) => {
+            let fifo = input::is_fifo(&file);
+            read_stream(file, sink).map_err(|e| {
+                // A FIFO reads as empty at once when nobody has it open for writing.
+                if fifo && e.cause.starts_with("empty input") {
+                    Error::whole("a FIFO with no writer: start the program that writes it first")
+                } else {
+                    e
+                }
+                .in_file(path)
+            })
+        }
+        input::Opened::Regular(file) => {
+            let bytes = input::load_file(file, path)?;
+            // A memory map gives consumed pages back as the readers stream through it.
+            read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
+        }
+    }
 }
 
-fn read_stdin(sink: &mut dyn EventSink) -> Result<Ingested> {
-    input::widen_stdin_pipe();
-    let prefix = input::read_prefix(&mut std::io::stdin().lock(), 16)?;
+/// An input that can only be read front to back (stdin, a FIFO, a process substitution).
+fn read_stream(
+    mut reader: impl std::io::Read + Send + 'static,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
+    let prefix = input::read_prefix(&mut reader, 16)?;
     if perfdata::is_pipe_header(&prefix) {
-        let stdin = input::ReadAhead::new(std::io::stdin());
-        return relay::run(|sink| perfdata::read_stream(prefix, stdin, sink), sink);
+        let stream = input::ReadAhead::new(reader);
+        return relay::run(|sink| perfdata::read_stream(prefix, stream, sink), sink);
     }
-    let bytes = input::load_reader(prefix, std::io::stdin().lock())?;
+    let bytes = input::load_reader(prefix, reader)?;
     read_bytes(&bytes, sink)
 }
 

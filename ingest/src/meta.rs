@@ -34,6 +34,28 @@ impl Format {
         if bytes.starts_with(b"PERFILE2") || bytes.starts_with(b"2ELIFREP") {
             return Ok(Format::PerfData);
         }
+        // Too short to tell, but the start of a binary format: say so, not "not a text line".
+        if bytes.len() < 8 {
+            for (magic, name) in [
+                (&b"PERFILE2"[..], "perf.data"),
+                (b"2ELIFREP", "perf.data"),
+                (b"\x17\x08Dtracing", "trace.dat"),
+            ] {
+                if magic.starts_with(bytes) {
+                    return Err(Error::whole(format!(
+                        "only {} bytes, the start of a {name}: the file is cut short",
+                        bytes.len()
+                    )));
+                }
+            }
+        }
+        // tar: "ustar" at offset 257 of the first header.
+        if bytes.get(257..262) == Some(b"ustar") {
+            return Err(Error::at(
+                257,
+                "a tar archive: extract it (tar xf) and give the trace.dat / perf.data inside",
+            ));
+        }
         if bytes.starts_with(b"PERFFILE") {
             return Err(Error::at(
                 0,
@@ -98,6 +120,8 @@ pub struct IngestStats {
     pub out_of_order: u64,
     /// A few examples of rejected input with their location, for the report.
     pub reject_examples: Vec<String>,
+    /// Damaged stretches stepped over (see [`crate::damage`]), in input order per CPU.
+    pub skipped: Vec<crate::damage::Skipped>,
 }
 
 impl IngestStats {
@@ -121,6 +145,7 @@ impl IngestStats {
             *self.rejected.entry(reason).or_insert(0) += n;
         }
         self.out_of_order += other.out_of_order;
+        self.skipped.extend(other.skipped);
         let room = 5usize.saturating_sub(self.reject_examples.len());
         self.reject_examples
             .extend(other.reject_examples.into_iter().take(room));

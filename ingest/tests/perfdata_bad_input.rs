@@ -12,11 +12,43 @@ fn read(bytes: &[u8]) -> Result<ingest::Ingested, Error> {
     ingest::perfdata::read(bytes, &mut sink)
 }
 
+/// `--strict` is process-wide: the tests that set it take turns.
+static STRICT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The error of `bytes` under `--strict` (by default an unframable tail after the events is
+/// skipped and listed instead, see `a_cut_pipe_stream_is_read_to_the_cut`).
 fn err(bytes: &[u8]) -> Error {
-    match read(bytes) {
+    let _turn = STRICT.lock().unwrap_or_else(|e| e.into_inner());
+    ingest::damage::set_strict(true);
+    let got = read(bytes);
+    ingest::damage::set_strict(false);
+    match got {
         Ok(_) => panic!("corrupt input was accepted"),
         Err(e) => e,
     }
+}
+
+#[test]
+fn a_cut_pipe_stream_is_read_to_the_cut() {
+    let _turn = STRICT.lock().unwrap_or_else(|e| e.into_inner());
+    let stream = bytes(&shared("public/perfparser/probe.data.stream"));
+    let whole = read(&stream).unwrap();
+    let cut = read(&stream[..stream.len() - 5]).unwrap();
+    assert_eq!(cut.stats.skipped.len(), 1, "{:?}", cut.stats.skipped);
+    let s = &cut.stats.skipped[0];
+    assert_eq!(s.cpu, None);
+    assert_eq!(s.offset + s.bytes, stream.len() as u64 - 5);
+    assert!(
+        s.reason.contains("bytes after the last whole record"),
+        "{}",
+        s.reason
+    );
+    let (all, kept): (u64, u64) = (
+        whole.stats.events.values().sum(),
+        cut.stats.events.values().sum(),
+    );
+    assert!(kept > 0 && kept <= all, "{kept} of {all}");
+    assert!(whole.stats.skipped.is_empty());
 }
 
 fn u64_le(b: &[u8], off: usize) -> u64 {

@@ -129,18 +129,26 @@ fn a_file_mode_perf_data_is_not_streamed() {
 }
 
 #[test]
-fn a_stream_cut_inside_a_record_is_an_error_with_its_offset() {
+fn a_stream_cut_inside_a_record_is_read_to_the_cut_and_names_it() {
     let data = bytes(&fixture("sched-record.pipe.data.xz"));
     let cut = data.len() / 2;
     let (prefix, rest) = (data[..16].to_vec(), &data[16..cut]);
     let mut n = 0;
     let mut sink = |_: &Event| n += 1;
-    let err = ingest::perfdata::read_stream(prefix, rest, &mut sink).unwrap_err();
-    match err.location {
-        ingest::Location::Offset(at) => assert!(at as usize <= cut && at as usize > cut - 4096),
-        other => panic!("{other:?}: {err}"),
-    }
-    assert!(err.cause.contains("past the end") || err.cause.contains("whole record header"));
+    let got = ingest::perfdata::read_stream(prefix, rest, &mut sink).unwrap();
+    // One skipped stretch: from the start of the cut record to the end of the input.
+    assert_eq!(got.stats.skipped.len(), 1, "{:?}", got.stats.skipped);
+    let s = &got.stats.skipped[0];
+    assert!(
+        s.offset as usize <= cut && s.offset as usize > cut - 4096,
+        "{s:?}"
+    );
+    assert_eq!(s.offset + s.bytes, cut as u64);
+    assert!(
+        s.reason.contains("past the end") || s.reason.contains("whole record header"),
+        "{}",
+        s.reason
+    );
     assert!(n > 0, "the rounds before the cut were emitted");
 }
 

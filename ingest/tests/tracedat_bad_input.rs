@@ -103,9 +103,28 @@ fn corrupt_page_commit() {
     let tag = bytes.windows(10).position(|w| w == b"flyrecord\0").unwrap();
     let off = u64::from_le_bytes(bytes[tag + 10..tag + 18].try_into().unwrap()) as usize;
     bytes[off + 8..off + 16].copy_from_slice(&9000u64.to_le_bytes());
-    let e = read(&bytes).unwrap_err();
+    // --strict: the hard error at the commit word.
+    ingest::damage::set_strict(true);
+    let strict = read(&bytes);
+    ingest::damage::set_strict(false);
+    let e = strict.unwrap_err();
     assert_eq!(offset_of(&e), off as u64 + 8, "{e}");
     assert!(e.cause.contains("corrupt page"), "{e}");
+    // Default: the page is skipped and counted, the rest of the trace read, and the CPU
+    // gets a loss mark (its tasks unknown from there).
+    let (damaged, _) = tracedat_common::read_all(&bytes);
+    assert_eq!(
+        damaged.stats.skipped,
+        [ingest::damage::Skipped {
+            cpu: Some(0),
+            offset: off as u64 + 8,
+            bytes: 4096 - 8,
+            reason: "corrupt page: commit says 9000 data bytes, page has 4080".into(),
+        }]
+    );
+    let before: u64 = ingested.stats.events.values().sum();
+    let after: u64 = damaged.stats.events.values().sum();
+    assert!(after < before && after > 0, "{after} of {before}");
 }
 
 proptest! {

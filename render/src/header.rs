@@ -47,6 +47,7 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
         q.out_of_order,
         ms(q.unknown_ns)
     );
+    damage(r, out);
     let _ = writeln!(
         out,
         "latency:  wakeup latency timed from {}; percentiles {}",
@@ -54,6 +55,38 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
     );
     unknown_warning(r, opts, out);
     out.push('\n');
+}
+
+/// Damaged input stepped over and suspect time jumps (issue #11): said where the ledger is.
+fn damage(r: &Report, out: &mut String) {
+    let q = &r.quality;
+    if !q.skipped.is_empty() {
+        let bytes: u64 = q.skipped.iter().map(|d| d.bytes).sum();
+        let _ = writeln!(
+            out,
+            "skipped:  {} damaged stretches, {bytes} bytes (tasks on their CPUs unknown from there; --strict stops instead)",
+            q.skipped.len()
+        );
+        for d in q.skipped.iter().take(5) {
+            let cpu = d.cpu.map_or("CPU ?".to_string(), |c| format!("CPU {c}"));
+            let _ = writeln!(
+                out,
+                "          {cpu} at offset {} (0x{:x}), {} bytes: {}",
+                d.offset, d.offset, d.bytes, d.reason
+            );
+        }
+    }
+    for j in &q.time_jumps {
+        let _ = writeln!(
+            out,
+            "WARNING:  time jumps by {:.3} s on CPU {} (from {:.6} s to {:.6} s): a corrupt timestamp? \
+             Time after it counts as if it had passed.",
+            (j.to_ns - j.from_ns) as f64 / 1e9,
+            j.cpu,
+            j.from_ns as f64 / 1e9,
+            j.to_ns as f64 / 1e9,
+        );
+    }
 }
 
 fn lost(r: &Report, out: &mut String) {

@@ -182,10 +182,7 @@ impl Combine {
             Combine::Sum(ptrs) => ptrs.iter().map(|p| sum_at(members, p)).sum(),
             // Members without samples have a null maximum (schema 2; 0 in version 1, which
             // changes no maximum either): the largest of the others.
-            Combine::Max(p) => members
-                .iter()
-                .filter_map(|m| number(m, p))
-                .reduce(f64::max),
+            Combine::Max(p) => members.iter().filter_map(|m| number(m, p)).reduce(f64::max),
             Combine::Mean(sum, count) => {
                 let (s, c) = (sum_at(members, sum)?, sum_at(members, count)?);
                 (c > 0.0).then(|| s / c)

@@ -7,7 +7,8 @@ use super::bytes::{u16_at, u32_at, u64_at};
 use super::emit::{Emitter, Segment, Session};
 use super::header::Header;
 use super::records;
-use super::scan::{Key, Scan, SEG_INPUT, SEG_UNPACKED};
+use super::rounds::Key;
+use super::scan::{Scan, SEG_INPUT, SEG_UNPACKED};
 use super::source::Source;
 use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
 use crate::meta::TraceMeta;
@@ -101,14 +102,25 @@ pub fn run<'h>(
     };
     let mut pos = header.data.offset;
     loop {
-        let len = record_len(header, source, pos)?;
+        let len = match record_len(header, source, pos) {
+            Ok(len) => len,
+            Err(e) => {
+                pass.skip_tail(source, pos, e)?;
+                break;
+            }
+        };
         if len == 0 {
             break;
         }
         source.prefetch(pos + PREFETCH_AHEAD);
         let bytes = source.get(pos, len)?;
-        let rec =
-            records::frame(header.endian, bytes, 0, pos)?.expect("a whole record header was read");
+        let rec = match records::frame(header.endian, bytes, 0, pos) {
+            Ok(rec) => rec.expect("a whole record header was read"),
+            Err(e) => {
+                pass.skip_tail(source, pos, e)?;
+                break;
+            }
+        };
         pass.scan.record(rec, pos as usize)?;
         pos += rec.len as u64;
         if pass.scan.queue.has_due() {
@@ -120,7 +132,56 @@ pub fn run<'h>(
     Ok(pass)
 }
 
+/// How much of an unframable tail is counted (it is held in memory while the last rounds
+/// still need the records before it); a longer tail is reported as "at least" this.
+const TAIL_COUNTED: u64 = 1 << 20;
+
 impl Pass<'_> {
+    /// A record that cannot be framed once events have been read: the rest of the input is
+    /// skipped and named in the ledger (a size field corrupt mid-file, or the text perf prints,
+    /// appended to a pipe-mode file by `> file 2>&1`), unless `--strict`. Framing cannot resume
+    /// after a bad size: every later record is found through the one before it.
+    fn skip_tail(&mut self, source: &mut impl Source, pos: u64, e: Error) -> Result<()> {
+        // Before the first timed record the input is metadata: nothing would be left to read.
+        if crate::damage::strict() || self.scan.timed_records == 0 {
+            return Err(e);
+        }
+        let head = source.get(pos, 256)?.to_vec();
+        let mut bytes = head.len() as u64;
+        while bytes < TAIL_COUNTED {
+            let n = source.get(pos + bytes, 1 << 16)?.len() as u64;
+            if n == 0 {
+                break;
+            }
+            bytes += n;
+        }
+        let at_least = if bytes >= TAIL_COUNTED {
+            "at least "
+        } else {
+            ""
+        };
+        let texty = head
+            .iter()
+            .all(|&b| b == b'\n' || b == b'\t' || (0x20..0x7f).contains(&b));
+        let reason = if texty {
+            let line = String::from_utf8_lossy(&head);
+            let line = line.lines().next().unwrap_or_default();
+            format!("{at_least}{bytes} bytes of text after the last record: {line:?}")
+        } else {
+            format!(
+                "{at_least}{bytes} bytes after the last whole record: {}",
+                e.cause
+            )
+        };
+        self.scan.stats.skipped.push(crate::damage::Skipped {
+            cpu: None,
+            offset: pos,
+            bytes,
+            reason,
+        });
+        Ok(())
+    }
+
     /// After the last round: the loss summaries, the counts and the metadata, with the
     /// emitter that decoded the rounds and what it rejected.
     pub fn finish(

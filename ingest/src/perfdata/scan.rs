@@ -10,7 +10,7 @@ use super::features::Features;
 use super::header::{Header, Mode, Section};
 use super::ids::IdMap;
 use super::records::{self, Record};
-use super::rounds::RoundQueue;
+use super::rounds::{Key, RoundQueue};
 use super::sample::SampleFormat;
 use crate::{Error, IngestStats, Result};
 
@@ -26,33 +26,6 @@ pub struct AttrEntry {
 /// Which buffer a key points into.
 pub const SEG_INPUT: u64 = 0;
 pub const SEG_UNPACKED: u64 = 1;
-
-/// Sort key of one event-bearing record. Ordering by (ts, loc) keeps records with equal
-/// timestamps in stream order, which is what perf's own ordered-events queue does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key {
-    pub ts: u64,
-    /// segment (bit 63) | byte offset (bits 16..63) | attr index (bits 0..16).
-    pub loc: u64,
-}
-
-impl Key {
-    fn new(ts: u64, seg: u64, offset: usize, attr: u16) -> Key {
-        Key {
-            ts,
-            loc: seg << 63 | (offset as u64) << 16 | attr as u64,
-        }
-    }
-    pub fn segment(&self) -> u64 {
-        self.loc >> 63
-    }
-    pub fn offset(&self) -> usize {
-        ((self.loc >> 16) & ((1 << 47) - 1)) as usize
-    }
-    pub fn attr(&self) -> usize {
-        (self.loc & 0xffff) as usize
-    }
-}
 
 pub struct Scan {
     pub endian: Endian,
@@ -71,6 +44,8 @@ pub struct Scan {
     max_ts: u64,
     pub stats: IngestStats,
     pub records_seen: u64,
+    /// Records that carry a time (samples, task records) framed so far.
+    pub timed_records: u64,
     pub compressed_records: u64,
     pub rounds: u64,
     /// Changes whenever attrs, ids or their names change (the emitter's view must follow).
@@ -93,6 +68,7 @@ impl Scan {
             max_ts: 0,
             stats: IngestStats::default(),
             records_seen: 0,
+            timed_records: 0,
             compressed_records: 0,
             rounds: 0,
             generation: 0,
@@ -389,6 +365,7 @@ impl Scan {
 
     fn push_key(&mut self, ts: Option<u64>, seg: u64, offset: usize, attr: u16) {
         // Records without a time keep their place after the latest time seen.
+        self.timed_records += 1;
         let ts = ts.unwrap_or(self.max_ts);
         if ts < self.max_ts {
             self.stats.out_of_order += 1;

@@ -62,15 +62,27 @@ struct CpuLog {
     events: Vec<Pending>,
     running: Running,
     max_ts: u64,
+    /// Some event came before a later one of the file: the log needs sorting.
+    unsorted: bool,
+    /// The latest time per packet sequence. Order is judged per sequence: several ftrace data
+    /// sources (one for sched, one for idle / frequency) write bundles of the same CPU that
+    /// interleave in the file, each in order on its own.
+    seq_max: Vec<(u32, u64)>,
     out_of_order: u64,
 }
 
 impl CpuLog {
-    fn push(&mut self, p: Pending) {
-        if p.event.ts < self.max_ts {
-            self.out_of_order += 1;
+    fn push(&mut self, p: Pending, seq: u32) {
+        let ts = p.event.ts;
+        if ts < self.max_ts {
+            self.unsorted = true;
         } else {
-            self.max_ts = p.event.ts;
+            self.max_ts = ts;
+        }
+        match self.seq_max.iter_mut().find(|(s, _)| *s == seq) {
+            Some((_, max)) if ts < *max => self.out_of_order += 1,
+            Some((_, max)) => *max = ts,
+            None => self.seq_max.push((seq, ts)),
         }
         self.events.push(p);
     }
@@ -87,6 +99,8 @@ struct Reader {
     compact_bundles: u64,
     lost_marks: u64,
     prev_unknown: u64,
+    /// Packet sequences seen so far (see `previous_packet_dropped`).
+    sequences: std::collections::HashSet<u32>,
     /// Per CPU overrun at START_OF_TRACE and the last END_OF_TRACE.
     overrun: BTreeMap<u64, (Option<u64>, Option<u64>)>,
 }
@@ -110,7 +124,8 @@ impl Reader {
         };
         let packet = TracePacket::decode(bytes).map_err(|e| at(e.to_string()))?;
         if let Some(b) = &packet.ftrace_events {
-            self.bundle(b).map_err(at)?;
+            self.bundle(b, packet.trusted_packet_sequence_id.unwrap_or(0))
+                .map_err(at)?;
         }
         if let Some(tree) = &packet.process_tree {
             self.process_tree(tree, packet.timestamp.unwrap_or(0));
@@ -128,8 +143,11 @@ impl Reader {
                 }
             }
         }
-        if packet.previous_packet_dropped == Some(true) {
-            let seq = packet.trusted_packet_sequence_id.unwrap_or(0);
+        let seq = packet.trusted_packet_sequence_id.unwrap_or(0);
+        // Perfetto sets the flag on the first packet of every sequence by design: only a later
+        // packet of the same sequence carrying it means packets were lost.
+        let first_of_sequence = self.sequences.insert(seq);
+        if packet.previous_packet_dropped == Some(true) && !first_of_sequence {
             self.stats
                 .reject("packets dropped by the tracing service", || {
                     format!("offset {offset}: packets lost before this one (sequence {seq})")
@@ -150,7 +168,7 @@ impl Reader {
         Ok(())
     }
 
-    fn bundle(&mut self, b: &FtraceEventBundle) -> std::result::Result<(), String> {
+    fn bundle(&mut self, b: &FtraceEventBundle, seq: u32) -> std::result::Result<(), String> {
         let Some(cpu) = b.cpu else {
             let n = b.event.len();
             self.stats.reject("ftrace bundle without cpu", || {
@@ -188,15 +206,18 @@ impl Reader {
                 .or(b.previous_bundle_end_timestamp)
                 .unwrap_or(log.max_ts);
             log.running.forget();
-            log.push(Pending {
-                event: Event {
-                    ts,
-                    cpu,
-                    current_pid: -1,
-                    kind: EventKind::Lost { count: None },
+            log.push(
+                Pending {
+                    event: Event {
+                        ts,
+                        cpu,
+                        current_pid: -1,
+                        kind: EventKind::Lost { count: None },
+                    },
+                    raw_prev_state: None,
                 },
-                raw_prev_state: None,
-            });
+                seq,
+            );
         }
         // Merge the three lanes by (timestamp, lane); each lane is in its own order.
         let (mut si, mut wi, mut ei) = (0, 0, 0);
@@ -282,7 +303,7 @@ impl Reader {
                     }
                 }
             };
-            log.push(pending);
+            log.push(pending, seq);
         }
         Ok(())
     }
@@ -356,8 +377,8 @@ impl Reader {
         logs[0].sort_by_key(|p| p.event.ts);
         for log in std::mem::take(&mut self.cpus).into_values() {
             let mut events = log.events;
-            if log.out_of_order > 0 {
-                out_of_order += log.out_of_order;
+            out_of_order += log.out_of_order;
+            if log.unsorted {
                 events.sort_by_key(|p| p.event.ts); // stable: keeps file order at equal times
             }
             logs.push(events);

@@ -11,7 +11,9 @@
 //!
 //! Not expressible: the count of lost events (Perfetto marks loss, not its size)
 //! and the time of a loss mark (it is read back at the next event of the CPU);
-//! `Other` events (no name or fields to write); tgid-less names keep no tgid.
+//! `Other` events (no name or fields to write: the first one before any sched event and the
+//! last one after them are kept as empty `print` events, so the window is the same);
+//! tgid-less names keep no tgid.
 
 use super::compact::{self, Lane, Running};
 use super::events::{encode, encode_prev_state};
@@ -89,6 +91,13 @@ pub struct Writer<W: Write> {
     names: Vec<Thread>,
     names_ts: u64,
     started: bool,
+    /// Whether a sched event was written yet, and the latest non-sched event after the last
+    /// one: the trace's window runs from its first to its last event of any kind, so the
+    /// first and the last non-sched events that bound it are kept (as empty `print` events).
+    sched_written: bool,
+    window_end: Option<Event>,
+    /// `FtraceEventBundle.ftrace_clock` for the trace clock the reader announced (none: boot).
+    ftrace_clock: Option<i32>,
     error: Option<io::Error>,
     buf: Vec<u8>,
     stats: WriteStats,
@@ -106,6 +115,9 @@ impl<W: Write> Writer<W> {
             names: Vec::new(),
             names_ts: 0,
             started: false,
+            sched_written: false,
+            window_end: None,
+            ftrace_clock: None,
             error: None,
             buf: Vec::new(),
             stats: WriteStats::default(),
@@ -118,6 +130,9 @@ impl<W: Write> Writer<W> {
             self.start(0);
         }
         self.flush_names();
+        if let Some(end) = self.window_end.take() {
+            self.add_print(&end);
+        }
         let cpus: Vec<u32> = self.cpus.keys().copied().collect();
         for cpu in cpus {
             if self.cpus[&cpu].len > 0 || self.cpus[&cpu].lost_pending {
@@ -225,6 +240,7 @@ impl<W: Write> Writer<W> {
             lost_events: std::mem::take(&mut b.lost_pending).then_some(true),
             compact_sched: b.compact.take(),
             previous_bundle_end_timestamp: b.previous_end,
+            ftrace_clock: self.ftrace_clock,
             ..Default::default()
         };
         if let Some((ts, _)) = b.last.take() {
@@ -252,11 +268,10 @@ impl<W: Write> Writer<W> {
             }
             _ => Lane::Regular,
         };
-        let misordered = matches!(b.last, Some(last) if (e.ts, lane) < last);
-        if misordered || b.len >= self.opts.max_bundle_events {
-            self.flush_cpu(e.cpu);
-        }
-        let b = self.cpus.get_mut(&e.cpu).expect("inserted above");
+        self.sched_written = true;
+        self.window_end = None;
+        self.make_room(e, lane);
+        let b = self.cpus.get_mut(&e.cpu).expect("made room above");
         match (lane, e.kind) {
             (
                 Lane::CompactSwitch,
@@ -283,9 +298,34 @@ impl<W: Write> Writer<W> {
             b.running.switched_to(next);
         }
         b.len += 1;
-        // Events of one CPU arrive in time order; a step back (a clock glitch the
-        // source kept) only costs a bundle boundary, never a reordering.
         b.last = Some((e.ts, lane));
+    }
+
+    /// Makes room in the bundle of `e`'s CPU for it in `lane`. Events of one CPU arrive in time
+    /// order; a step back (a clock glitch the source kept) only costs a bundle boundary,
+    /// never a reordering.
+    fn make_room(&mut self, e: &Event, lane: Lane) {
+        let b = self.cpus.entry(e.cpu).or_default();
+        let misordered = matches!(b.last, Some(last) if (e.ts, lane) < last);
+        if misordered || b.len >= self.opts.max_bundle_events {
+            self.flush_cpu(e.cpu);
+        }
+    }
+
+    /// A non-sched event written as an empty `print`: it holds no fields we could write, but
+    /// it keeps the time the trace's window reaches.
+    fn add_print(&mut self, e: &Event) {
+        self.make_room(e, Lane::Regular);
+        let b = self.cpus.get_mut(&e.cpu).expect("made room above");
+        b.events.push(FtraceEvent {
+            timestamp: Some(e.ts),
+            pid: u32::try_from(e.current_pid).ok(),
+            event: Some(proto::FtraceEventKind::Print(proto::Empty {})),
+            ..Default::default()
+        });
+        b.len += 1;
+        b.last = Some((e.ts, Lane::Regular));
+        self.stats.regular_events += 1;
     }
 }
 
@@ -299,6 +339,17 @@ fn release_before_4_14(release: &str) -> bool {
 }
 
 impl<W: Write> EventSink for Writer<W> {
+    /// The trace clock, when the reader knows it up front (trace.dat): Perfetto's
+    /// `FtraceClock` numbers; boot (and unknown) is Perfetto's default, left unset.
+    fn meta(&mut self, meta: &TraceMeta) {
+        self.ftrace_clock = match meta.clock.as_deref() {
+            Some("global") => Some(2),
+            Some("local") => Some(3),
+            Some("mono_raw") => Some(4),
+            _ => None,
+        };
+    }
+
     fn event(&mut self, e: &Event) {
         if !self.started {
             self.start(e.ts);
@@ -331,12 +382,18 @@ impl<W: Write> EventSink for Writer<W> {
                 b.running.forget();
                 self.stats.lost_marks += 1;
             }
+            EventKind::Other if !self.sched_written => {
+                // The first non-sched event before any sched one starts the window.
+                self.sched_written = true;
+                self.add_print(e);
+            }
             EventKind::Other => {
                 *self
                     .stats
                     .not_written
                     .entry("other (non-sched) event")
                     .or_insert(0) += 1;
+                self.window_end = Some(*e);
             }
             _ => self.add(e),
         }

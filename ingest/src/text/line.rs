@@ -33,7 +33,7 @@ pub enum Line<'a> {
 pub fn classify(line: &[u8]) -> Line<'_> {
     let line = trim_end(line.strip_suffix(b"\r").unwrap_or(line));
     let trimmed = trim_start(line);
-    if trimmed.is_empty() || trimmed[0] == b'#' {
+    if trimmed.is_empty() || trimmed[0] == b'#' || is_callchain(line, trimmed) {
         return Line::Skip;
     }
     if let Some(n) = trimmed.strip_prefix(b"cpus=") {
@@ -68,6 +68,13 @@ pub fn classify(line: &[u8]) -> Line<'_> {
         },
         Err(reason) => Line::Reject(reason),
     }
+}
+
+/// A callchain line of `perf script` (`\t    ffffffff8a0a6f0e native_safe_halt+0xe
+/// ([kernel.kallsyms])`): part of the sample above it, not a line of its own.
+fn is_callchain(line: &[u8], trimmed: &[u8]) -> bool {
+    let addr = trimmed.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    line.first() == Some(&b'\t') && addr > 0 && trimmed.get(addr).is_none_or(|&b| b == b' ')
 }
 
 /// Lost-event markers of the kernel (`CPU:%d [LOST %lu EVENTS]`, `CPU:%d [LOST EVENTS]`,

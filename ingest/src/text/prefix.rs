@@ -56,7 +56,16 @@ pub fn parse(line: &[u8]) -> Result<Prefix<'_>, Reject> {
         let (name, body, padded) = name_and_body(rest)?;
         let name = match style {
             // perf prints `system:name`; keep the name so counts compare with trace-cmd's.
+            // A hardware / software event with modifiers (`cycles:P`, `cpu-clock:ppp`) is named
+            // by the event, not by its modifier letters.
             Style::Perf => match memchr::memrchr(b':', name) {
+                Some(colon)
+                    if name[colon + 1..]
+                        .iter()
+                        .all(|b| b"ukhIGHpPSDWe".contains(b)) =>
+                {
+                    &name[..colon]
+                }
                 Some(colon) => &name[colon + 1..],
                 None => name,
             },
@@ -197,6 +206,9 @@ pub fn parse_timestamp(s: &[u8]) -> Option<u64> {
 /// Event name up to `: ` (or a final `:`), then the text with its alignment padding removed.
 fn name_and_body(rest: &[u8]) -> Result<(&[u8], &[u8], bool), Reject> {
     let rest = trim_start(rest);
+    if let Some(n) = syscall_name_len(rest) {
+        return Ok((&rest[..n], &rest[n..], false));
+    }
     let mut search = 0;
     loop {
         let colon = match memchr::memchr(b':', &rest[search..]) {
@@ -205,7 +217,7 @@ fn name_and_body(rest: &[u8]) -> Result<(&[u8], &[u8], bool), Reject> {
         };
         match rest.get(colon + 1) {
             None | Some(b' ') => {
-                let name = &rest[..colon];
+                let name = strip_period(&rest[..colon]);
                 if name.is_empty() || name.contains(&b' ') {
                     return Err("no event name (name: text)");
                 }
@@ -218,6 +230,29 @@ fn name_and_body(rest: &[u8]) -> Result<(&[u8], &[u8], bool), Reject> {
             _ => search = colon + 1,
         }
     }
+}
+
+/// `perf script` prints a sampled (non-tracepoint) event as `PERIOD EVENT:`, e.g.
+/// `1001001 cpu-clock:`: the name is what follows the period.
+fn strip_period(name: &[u8]) -> &[u8] {
+    match memchr::memchr(b' ', name) {
+        Some(sp) if sp > 0 && name[..sp].iter().all(u8::is_ascii_digit) => trim_start(&name[sp..]),
+        _ => name,
+    }
+}
+
+/// The syscall tracer prints `sys_ioctl(fd: 3, cmd: 5401, arg: 7ffd)` on entry and
+/// `sys_ioctl -> 0x0` on exit: no `name: ` (the colons are the arguments'). Their name is the
+/// syscall's; the length of it when `rest` is such a line.
+fn syscall_name_len(rest: &[u8]) -> Option<usize> {
+    if !rest.starts_with(b"sys_") {
+        return None;
+    }
+    let n = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))?;
+    let after = &rest[n..];
+    (after.starts_with(b"(") || after.starts_with(b" -> ")).then_some(n)
 }
 
 /// ftrace latency format: `capture--18585     1d..2. 1088293953us : sched_switch: ...`.

@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::ftrace::{Endian, Reader};
+use crate::inflate::Budget;
 use std::io::Read;
+use std::sync::Arc;
 
 /// Largest decompressed block we accept (kallsyms of big kernels is tens of MB);
 /// a corrupt size must not make us allocate gigabytes.
@@ -97,11 +99,20 @@ pub struct Chunks<'a> {
     /// One zstd context for all chunks of the CPU (creating one per chunk costs more than
     /// decompressing a small chunk).
     zstd: Option<zstd::bulk::Decompressor<'static>>,
+    /// Shared by the CPUs of the file: every CPU holds a chunk in the merge, so a limit per
+    /// chunk alone would let N CPUs hold N times it.
+    budget: Arc<Budget>,
 }
 
 impl<'a> Chunks<'a> {
     /// `bytes` starts at the CPU block (file offset `offset`) and may run past its end.
-    pub fn new(bytes: &'a [u8], offset: u64, endian: Endian, codec: Codec) -> Result<Chunks<'a>> {
+    pub fn new(
+        bytes: &'a [u8],
+        offset: u64,
+        endian: Endian,
+        codec: Codec,
+        budget: Arc<Budget>,
+    ) -> Result<Chunks<'a>> {
         let mut reader = Reader::new(bytes, offset, endian);
         let left = reader.u32("chunk count")?;
         Ok(Chunks {
@@ -109,6 +120,7 @@ impl<'a> Chunks<'a> {
             left,
             codec,
             zstd: None,
+            budget,
         })
     }
 
@@ -129,6 +141,10 @@ impl<'a> Chunks<'a> {
             let usize_ = self.reader.u32("chunk uncompressed size")? as usize;
             let at = self.reader.offset();
             let data = self.reader.bytes(csize, "compressed chunk")?;
+            // Charged at the declared size, before anything is allocated for it.
+            self.budget.read(csize as u64);
+            self.budget
+                .inflate(usize_ as u64, at, "a compressed CPU data chunk")?;
             if self.codec != Codec::Zstd || usize_ > MAX_BLOCK {
                 *out = self.codec.decompress(data, usize_, at)?;
                 return Ok(at);
@@ -193,7 +209,14 @@ mod tests {
             block.extend_from_slice(&claimed.to_le_bytes());
             block.extend_from_slice(&z);
         }
-        let mut chunks = Chunks::new(&block, 1000, Endian::Little, Codec::Zstd).unwrap();
+        let mut chunks = Chunks::new(
+            &block,
+            1000,
+            Endian::Little,
+            Codec::Zstd,
+            Default::default(),
+        )
+        .unwrap();
         let mut out = Vec::new();
         for p in &parts[..2] {
             chunks.next_chunk(&mut out).unwrap().unwrap();
@@ -201,5 +224,46 @@ mod tests {
         }
         assert!(chunks.next_chunk(&mut out).unwrap().is_err());
         assert!(chunks.next_chunk(&mut out).is_none());
+    }
+
+    /// The 512 MiB a chunk may claim is per chunk; the CPUs of a file together share one
+    /// inflation budget, so six CPUs whose first chunks each hold 512 MiB of zeros (16 KiB
+    /// compressed) stop at the first, before its output is allocated.
+    #[test]
+    fn chunks_of_all_cpus_draw_on_one_inflation_budget() {
+        let zeros = zstd::stream::encode_all(std::io::repeat(0).take(512 << 20), 1).unwrap();
+        let mut block = 1u32.to_le_bytes().to_vec();
+        block.extend_from_slice(&(zeros.len() as u32).to_le_bytes());
+        block.extend_from_slice(&(512u32 << 20).to_le_bytes());
+        block.extend_from_slice(&zeros);
+        let budget = Arc::new(Budget::new());
+        let mut out = Vec::new();
+        let err = Chunks::new(&block, 64, Endian::Little, Codec::Zstd, budget.clone())
+            .unwrap()
+            .next_chunk(&mut out)
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            err.cause
+                .contains("decompression bomb? a compressed CPU data chunk"),
+            "{err}"
+        );
+        assert_eq!(err.location, crate::Location::Offset(64 + 12));
+        assert_eq!(out.capacity(), 0);
+        // An honest chunk of another CPU, after it: a chunk's own size is charged, not the
+        // claimed 512 MiB again.
+        let honest = Budget::new();
+        let page = vec![7u8; 40960];
+        let z = zstd::bulk::compress(&page, 1).unwrap();
+        let mut block = 1u32.to_le_bytes().to_vec();
+        block.extend_from_slice(&(z.len() as u32).to_le_bytes());
+        block.extend_from_slice(&(page.len() as u32).to_le_bytes());
+        block.extend_from_slice(&z);
+        Chunks::new(&block, 0, Endian::Little, Codec::Zstd, Arc::new(honest))
+            .unwrap()
+            .next_chunk(&mut out)
+            .unwrap()
+            .unwrap();
+        assert_eq!(out, page);
     }
 }

@@ -53,6 +53,7 @@ pub fn read_releasing(
             offset: layout.options.ts_offset,
         },
         release,
+        inflate: std::sync::Arc::new(crate::inflate::Budget::new()),
     };
     let mut streams = layout
         .cpus
@@ -173,6 +174,7 @@ fn tally(streams: &[CpuStream], decoder: &Decoder, ingested: &mut Ingested) {
             }
         }
         stats.out_of_order += c.out_of_order;
+        stats.skipped.extend(c.skipped.iter().cloned());
         lost_pages += c.lost_pages;
         lost_events += c.lost_events;
         partial += c.partial_pages;

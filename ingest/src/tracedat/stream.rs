@@ -28,6 +28,8 @@ pub struct Shared<'d> {
     pub adjust: TsAdjust,
     /// Told which file ranges each CPU stream has decoded (offsets index the file bytes).
     pub release: &'d dyn Release,
+    /// What the compressed CPU chunks may inflate to, all CPUs together.
+    pub inflate: std::sync::Arc<crate::inflate::Budget>,
 }
 
 /// Per-CPU tallies, summed into `IngestStats` at the end.
@@ -41,6 +43,8 @@ pub struct Counts {
     pub lost_pages: u64,
     pub lost_events: u64,
     pub partial_pages: u64,
+    /// Corrupt pages stepped over (see [`crate::damage`]).
+    pub skipped: Vec<crate::damage::Skipped>,
 }
 
 enum Pages<'a> {
@@ -141,7 +145,7 @@ impl<'a> CpuStream<'a> {
                 offset,
                 codec,
             } => Pages::Chunked {
-                chunks: Chunks::new(bytes, offset, endian, codec)?,
+                chunks: Chunks::new(bytes, offset, endian, codec, shared.inflate.clone())?,
                 current: Vec::new(),
                 current_offset: offset,
                 pos: 0,
@@ -186,7 +190,7 @@ impl<'a> CpuStream<'a> {
                     kind,
                 });
             };
-            shared
+            let decoded = shared
                 .pages
                 .decode_page(page, offset, &mut |item| match item {
                     PageItem::Record { ts, payload } => match shared.decoder.decode(payload) {
@@ -208,7 +212,32 @@ impl<'a> CpuStream<'a> {
                         counts.lost_events += count.unwrap_or(0);
                         push(ts, -1, EventKind::Lost { count }, counts);
                     }
-                })?;
+                });
+            if let Err(e) = decoded {
+                if crate::damage::strict() {
+                    return Err(e);
+                }
+                // The records before the damage were whole and stay; the rest of the page is
+                // skipped, and the CPU reads as after lost events from its last event on.
+                let at = match e.location {
+                    crate::Location::Offset(o) if o >= offset && o < offset + page.len() as u64 => {
+                        o
+                    }
+                    _ => offset,
+                };
+                counts.skipped.push(crate::damage::Skipped {
+                    cpu: Some(cpu),
+                    offset: at,
+                    bytes: offset + page.len() as u64 - at,
+                    reason: e.cause,
+                });
+                buf.push_back(Event {
+                    ts: *last_ts,
+                    cpu,
+                    current_pid: -1,
+                    kind: EventKind::Lost { count: None },
+                });
+            }
         }
         // Events are copies: the pages just decoded are not looked at again.
         let consumed = self.pages.consumed_to();

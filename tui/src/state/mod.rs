@@ -513,6 +513,8 @@ impl App {
     fn reanalyse_window(&mut self, window: Option<(u64, u64)>) {
         let mut sources = self.sources.clone();
         sources.config.time_window = window;
+        // `:time` and the markers give trace-clock times, whatever `--time` said.
+        sources.config.time_relative = false;
         self.reload(sources);
     }
 

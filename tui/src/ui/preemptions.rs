@@ -4,7 +4,7 @@ use super::style;
 use super::table;
 use crate::action::View;
 use crate::state::App;
-use analysis::report_metrics::Triple;
+use analysis::report::Triple;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};

@@ -12,7 +12,30 @@
 //! extremes are found by checking it at those transitions.
 
 use crate::scope::Scope;
-use crate::timeline::{Presence, Task};
+use serde::{Deserialize, Serialize};
+
+/// Where a task is, for the runqueue and fairness accounting: running on `cpu`, or
+/// runnable on runqueue `cpu`, or neither (`cpu` -1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Presence {
+    pub cpu: i32,
+    pub running: bool,
+}
+
+impl Presence {
+    pub const NONE: Presence = Presence {
+        cpu: -1,
+        running: false,
+    };
+}
+
+/// The tasks' fairness state by slot. A trait rather than the task table itself, so that
+/// this module does not depend on the task state machine that embeds its per-task part
+/// (for cache locality, the hot fields of a task sit together).
+pub(crate) trait FairSlots {
+    fn fair(&self, slot: u32) -> &FairTask;
+    fn fair_mut(&mut self, slot: u32) -> &mut FairTask;
+}
 
 /// The kernel's nice-to-weight table, `sched_prio_to_weight[]` in kernel/sched/core.c:
 /// nice -20 .. 19, 1024 at nice 0, each step about 1.25×.
@@ -88,6 +111,12 @@ pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
 /// The reported windows and one more for `--series` when its length is none of them.
 const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 
+/// Quiet stretches of up to this many windows are closed one window at a time (1000 s of
+/// 10 ms windows, a fraction of a millisecond of work), longer ones in one arithmetic step:
+/// the step gives the same index up to the last bit of a float sum, and the reports of
+/// ordinary traces stay bit for bit what they were.
+const STEADY_ONE_BY_ONE: u64 = 100_000;
+
 /// One task's fairness accounting. `repr(C)`: what each transition touches first (see
 /// [`Task`]), what only joining and leaving a CPU touch after.
 #[derive(Debug, Clone)]
@@ -103,6 +132,8 @@ pub struct FairTask {
     pub run_ns: u64,
     pub ent_ns: f64,
     pub max_abs_lag_ns: f64,
+    /// When the largest lag was reached (one of the task's transitions).
+    pub max_abs_lag_at: u64,
     /// The weight it last competed with.
     pub last_weight: u32,
     run_at_join: u64,
@@ -123,6 +154,7 @@ impl Default for FairTask {
             run_ns: 0,
             ent_ns: 0.0,
             max_abs_lag_ns: 0.0,
+            max_abs_lag_at: 0,
             last_weight: 0,
             per_cpu: Vec::new(),
             run_at_join: 0,
@@ -178,6 +210,15 @@ impl CpuClock {
         self.since = now;
         self.weight_sum = self.weight_sum.wrapping_add_signed(delta);
         self.reading = None;
+    }
+}
+
+/// Keeps the largest |lag| of `f` and when it was reached.
+#[inline]
+fn note_lag(f: &mut FairTask, lag: f64, now: u64) {
+    if lag.abs() > f.max_abs_lag_ns {
+        f.max_abs_lag_ns = lag.abs();
+        f.max_abs_lag_at = now;
     }
 }
 
@@ -307,7 +348,7 @@ impl Fairness {
             f.run_ns = run;
             f.run_since = now;
             // Entitlement stays lazy (v_join unchanged); lag checked on the unsettled value.
-            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            note_lag(f, ent - run as f64, now);
             f.running = new.running;
             return;
         }
@@ -329,7 +370,7 @@ impl Fairness {
             }
             f.run_ns = run;
             f.ent_ns = ent;
-            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            note_lag(f, ent - run as f64, now);
             f.cpu = -1;
         }
         if new_cpu >= 0 {
@@ -355,7 +396,13 @@ impl Fairness {
 
     /// Closes every short-term window that ended at or before `now` (call before
     /// processing an event at `now`). The first window starts at `origin`.
-    pub fn tick(&mut self, now: u64, origin: u64, tasks: &mut [Task], scope: &Scope) {
+    pub fn tick(
+        &mut self,
+        now: u64,
+        origin: u64,
+        tasks: &mut (impl FairSlots + ?Sized),
+        scope: &Scope,
+    ) {
         if now < self.next_end {
             return;
         }
@@ -367,32 +414,56 @@ impl Fairness {
             }
         }
         for k in 0..self.short.len() {
-            while now >= self.short[k].end {
-                self.close_window(k, tasks, scope);
-                let st = &mut self.short[k];
-                if st.members.is_empty() && now >= st.end {
-                    // Nobody competes: jump to the window holding `now`.
-                    let skip = (now - st.end) / st.len_ns + 1;
-                    st.end = st.end.saturating_add(skip * st.len_ns);
-                    st.id = st.id.wrapping_add(skip as u32);
+            // A window that would end past u64::MAX never closes (it is the last, open one).
+            while now >= self.short[k].end && self.short[k].end != u64::MAX {
+                // The window holding the latest events.
+                self.close_window(k, 1, tasks, scope);
+                let st = &self.short[k];
+                if now < st.end || st.end == u64::MAX {
+                    continue;
+                }
+                // Every window from here to the one holding `now` saw no event: the same tasks
+                // compete at the same rates in each, so all of them have one outcome. They are
+                // closed as one arithmetic step, so a time jump of any size costs O(tasks).
+                let steady = (now - st.end) / st.len_ns + 1;
+                if steady <= STEADY_ONE_BY_ONE && !st.members.is_empty() {
+                    // A short quiet stretch: one by one, the same float sums as ever.
+                    continue;
+                }
+                if st.members.is_empty() {
+                    let st = &mut self.short[k];
+                    st.end = st.end.saturating_add(steady.saturating_mul(st.len_ns));
+                    st.id = st.id.wrapping_add(steady as u32);
+                } else {
+                    self.close_window(k, steady, tasks, scope);
                 }
             }
         }
         self.next_end = self.short.iter().map(|st| st.end).min().unwrap_or(u64::MAX);
     }
 
-    fn close_window(&mut self, k: usize, tasks: &mut [Task], scope: &Scope) {
-        let boundary = self.short[k].end;
+    /// Closes the current window of length `k` and, with `repeat > 1`, the `repeat - 1` windows
+    /// after it, which must hold no event (then every one of them has the first one's ratios).
+    fn close_window(
+        &mut self,
+        k: usize,
+        repeat: u64,
+        tasks: &mut (impl FairSlots + ?Sized),
+        scope: &Scope,
+    ) {
+        let first = self.short[k].end;
+        let len = self.short[k].len_ns;
+        let boundary = first.saturating_add((repeat - 1).saturating_mul(len));
         let members = std::mem::take(&mut self.short[k].members);
         let st_id = self.short[k].id;
-        let next_id = st_id.wrapping_add(1);
+        let next_id = st_id.wrapping_add(repeat as u32);
         let mut ratios = Vec::with_capacity(members.len());
         let mut kept = Vec::with_capacity(members.len());
         let recording = self.short[k].record.is_some();
         let mut lags = Vec::new();
         for slot in members {
-            let f = &tasks[slot as usize].fair;
-            let (run, ent) = self.current(f, boundary, scope);
+            let f = tasks.fair(slot);
+            let (run, ent) = self.current(f, first, scope);
             if recording {
                 lags.push((slot, ent - run as f64));
             }
@@ -401,33 +472,47 @@ impl Fairness {
             if d_ent > 0.0 {
                 ratios.push((run - run0) as f64 / d_ent);
             }
-            let f = &mut tasks[slot as usize].fair;
+            let at_end = if repeat > 1 {
+                self.current(f, boundary, scope)
+            } else {
+                (run, ent)
+            };
+            let f = tasks.fair_mut(slot);
             if f.cpu >= 0 {
                 // Still competing: a member of the next window from its boundary on.
-                f.win[k] = (next_id, run, ent);
+                f.win[k] = (next_id, at_end.0, at_end.1);
                 kept.push(slot);
             } else {
                 // Not competing at the boundary: it is not a member of the next window. Its
                 // window id stays the closed one's, so that joining again during the next
                 // window makes it a member (with the id of the next window it would never
                 // be added again while it only alternates running <-> runnable on one CPU).
-                f.win[k] = (st_id, run, ent);
+                f.win[k] = (st_id, at_end.0, at_end.1);
             }
         }
         let st = &mut self.short[k];
         st.members = kept;
         st.id = next_id;
-        st.end = boundary.saturating_add(st.len_ns);
-        // A window with a single competitor is trivially fair: not counted.
-        let counted = (ratios.len() >= 2 && scope.contains(boundary - 1))
+        st.end = boundary.saturating_add(len);
+        // Windows are counted while they end inside `--time` (they all start inside it) —
+        // `boundary <= scope.end`. A window with a single competitor is trivially fair: not
+        // counted.
+        let in_scope = if first > scope.end || !scope.contains(first - 1) {
+            0
+        } else {
+            repeat.min((scope.end - first) / len + 1)
+        };
+        let counted = (ratios.len() >= 2 && in_scope > 0)
             .then(|| jain(&ratios))
             .flatten();
         if let Some(j) = counted {
-            st.sum += j;
-            st.count += 1;
+            st.sum += j * in_scope as f64;
+            st.count += in_scope;
             st.min = st.min.min(j);
         }
         if let Some(record) = &mut st.record {
+            // A quiet stretch closed in one step (a time jump) is recorded once, at its
+            // last boundary: its windows all have the first one's outcome.
             record.push(WindowRecord {
                 end_ns: boundary,
                 jain: counted,
@@ -437,45 +522,226 @@ impl Fairness {
     }
 }
 
+// ---- The report's fairness fields, built once the pass is over, and their merge rule.
+
+/// Per task fairness (§7); absent for tasks that never competed (RT, outside `--fair-set`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct TaskFairness {
+    /// Weight from the nice-to-weight table (the last one it competed with).
+    pub weight: u32,
+    /// Fluid-share service it was entitled to.
+    pub entitlement_ns: f64,
+    /// Running time while competing.
+    pub runtime_ns: u64,
+    /// runtime / entitlement (1.0 = fair); null when the entitlement is 0.
+    pub ratio: Option<f64>,
+    pub max_abs_lag_ns: f64,
+    /// When the largest lag was reached; null when the lag never left 0.
+    #[serde(default)]
+    pub max_abs_lag_at_ns: Option<u64>,
+}
+
+/// Short-term Jain's index over consecutive windows of `window_ns`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct ShortTermFairness {
+    pub window_ns: u64,
+    /// Complete windows with at least two competing tasks.
+    pub windows: u64,
+    pub mean: Option<f64>,
+    pub min: Option<f64>,
+}
+
+/// System-wide fairness (§7).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SystemFairness {
+    /// Which tasks compete: every non-RT task, or the `--fair-set`.
+    pub competing: String,
+    /// How prio maps to nice for this kernel.
+    pub prio_scale: String,
+    /// Tasks with an entitlement.
+    pub tasks: u64,
+    /// Jain's index of the fairness ratios of all competing tasks.
+    pub jain: Option<f64>,
+    pub short_term: Vec<ShortTermFairness>,
+    pub max_abs_lag_ns: f64,
+}
+
+/// A task's fairness row; `None` when it never competed (RT, outside `--fair-set`).
+pub(crate) fn task_row(f: &FairTask) -> Option<TaskFairness> {
+    (f.ent_ns > 0.0).then(|| TaskFairness {
+        weight: f.last_weight,
+        entitlement_ns: f.ent_ns,
+        runtime_ns: f.run_ns,
+        ratio: Some(f.run_ns as f64 / f.ent_ns),
+        max_abs_lag_ns: f.max_abs_lag_ns,
+        max_abs_lag_at_ns: (f.max_abs_lag_ns > 0.0).then_some(f.max_abs_lag_at),
+    })
+}
+
+/// Adds member `m` to a grouped row's fairness: total runtime over total entitlement, the
+/// largest lag; the weight is the first member's.
+pub(crate) fn merge(group: &mut Option<TaskFairness>, m: &TaskFairness) {
+    let g = group.get_or_insert(TaskFairness {
+        weight: m.weight,
+        ..Default::default()
+    });
+    g.entitlement_ns += m.entitlement_ns;
+    g.runtime_ns += m.runtime_ns;
+    g.ratio = (g.entitlement_ns > 0.0).then(|| g.runtime_ns as f64 / g.entitlement_ns);
+    if m.max_abs_lag_ns > g.max_abs_lag_ns {
+        g.max_abs_lag_ns = m.max_abs_lag_ns;
+        g.max_abs_lag_at_ns = m.max_abs_lag_at_ns;
+    }
+}
+
+impl Fairness {
+    /// The system-wide fairness of the competing tasks `fair`; `competing` says who competes.
+    pub(crate) fn summary<'a>(
+        &self,
+        fair: impl Iterator<Item = &'a FairTask> + Clone,
+        competing: String,
+    ) -> SystemFairness {
+        let ratios: Vec<f64> = fair
+            .clone()
+            .filter(|f| f.ent_ns > 0.0)
+            .map(|f| f.run_ns as f64 / f.ent_ns)
+            .collect();
+        let max_lag = fair.map(|f| f.max_abs_lag_ns).fold(0.0, f64::max);
+        SystemFairness {
+            competing,
+            prio_scale: self.scale.name().to_string(),
+            tasks: ratios.len() as u64,
+            jain: jain(&ratios),
+            // Only the reported lengths (a `--series` window may have added one more).
+            short_term: self
+                .short
+                .iter()
+                .take(WINDOWS_NS.len())
+                .map(|st| ShortTermFairness {
+                    window_ns: st.len_ns,
+                    windows: st.count,
+                    mean: (st.count > 0).then(|| st.sum / st.count as f64),
+                    min: (st.count > 0).then_some(st.min),
+                })
+                .collect(),
+            max_abs_lag_ns: max_lag,
+        }
+    }
+}
+
+/// Per CPU, Jain's index of the ratios of the tasks that competed there (their ratios on
+/// that CPU); `cpus` entries.
+pub(crate) fn jain_per_cpu<'a>(
+    fair: impl Iterator<Item = &'a FairTask>,
+    cpus: usize,
+) -> Vec<Option<f64>> {
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); cpus];
+    for f in fair {
+        for &(cpu, run, ent) in &f.per_cpu {
+            if ent > 0.0 && (cpu as usize) < ratios.len() {
+                ratios[cpu as usize].push(run as f64 / ent);
+            }
+        }
+    }
+    ratios.iter().map(|r| jain(r)).collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::{Analyzer, Config};
-    use ingest::PrevState::{Preempted, Sleeping};
-    use ingest::{Comm, Event, EventKind, EventSink, Ingested, PrevState, TaskRef};
+    use super::*;
+    use crate::stream::{ev, named, other, switch_named};
+    use ingest::{EventKind, PrevState, TaskRef};
 
-    const MS: u64 = 1_000_000;
-
-    fn task(pid: i32) -> TaskRef {
-        TaskRef {
-            pid,
-            comm: Comm::from(format!("t{pid}").as_str()),
-            prio: 120,
-        }
+    #[test]
+    fn weights_follow_each_kernels_prio_scale() {
+        assert_eq!(PrioScale::Mainline.weight(120), Some(1024));
+        assert_eq!(PrioScale::Mainline.weight(125), Some(335));
+        assert_eq!(PrioScale::Mainline.weight(99), None, "real-time");
+        assert_eq!(PrioScale::Pds.weight(172), Some(1024));
+        assert_eq!(PrioScale::Bmq.weight(127), Some(1024), "boost +7 assumed");
+        assert_eq!(
+            PrioScale::of_release(Some("6.1.192-prjc-pds")),
+            PrioScale::Pds
+        );
     }
 
-    fn switch(ts: u64, prev: i32, state: PrevState, next: i32) -> Event {
-        Event {
-            ts,
-            cpu: 0,
-            current_pid: prev,
-            kind: EventKind::Switch {
-                prev: task(prev),
-                prev_state: state,
-                next: task(next),
-            },
-        }
+    #[test]
+    fn jain_of_equal_shares_is_one_and_falls_with_spread() {
+        assert_eq!(jain(&[1.0, 1.0, 1.0]), Some(1.0));
+        // (1 + 3)^2 / (2 × (1 + 9)) = 16 / 20
+        assert_eq!(jain(&[1.0, 3.0]), Some(0.8));
+        assert_eq!(jain(&[]), None);
     }
 
-    fn waking(ts: u64, waker: i32, pid: i32) -> Event {
-        Event {
-            ts,
-            cpu: 0,
-            current_pid: waker,
-            kind: EventKind::Waking {
-                task: task(pid),
-                target_cpu: 0,
-            },
-        }
+    /// A nice 0 and a nice 5 task share CPU 0 for 20 ms, 10 ms each: the fluid share
+    /// entitles them to 20 × 1024/1359 and 20 × 335/1359 ms.
+    #[test]
+    fn entitlement_follows_the_weights() {
+        let t0 = 1_000;
+        let ms = 1_000_000;
+        let a = named(10, "nice0");
+        let b = TaskRef {
+            prio: 125,
+            ..named(11, "nice5")
+        };
+        let idle = named(0, "swapper");
+        let events = [
+            switch_named(t0, 0, idle, PrevState::Runnable, a),
+            ev(
+                t0,
+                0,
+                10,
+                EventKind::Waking {
+                    task: b,
+                    target_cpu: 0,
+                },
+            ),
+            switch_named(t0 + 10 * ms, 0, a, PrevState::Runnable, b),
+            other(t0 + 20 * ms, 0, 11),
+        ];
+        let r = crate::analyze_stream(&events, crate::Config::default());
+        let row = |pid| r.tasks.iter().find(|t| t.pid == pid).unwrap();
+        let fa = row(10).fairness.unwrap();
+        let fb = row(11).fairness.unwrap();
+        assert_eq!((fa.weight, fb.weight), (1024, 335));
+        assert!((fa.entitlement_ns - 20e6 * 1024.0 / 1359.0).abs() < 1e-3);
+        assert!((fb.entitlement_ns - 20e6 * 335.0 / 1359.0).abs() < 1e-3);
+        assert!((fa.ratio.unwrap() - 1359.0 / 2048.0).abs() < 1e-12);
+        assert!((fb.ratio.unwrap() - 1359.0 / 670.0).abs() < 1e-12);
+        // The lag is largest at the end: A is owed 15.07 - 10 ms, B over-served by as much.
+        let lag = 20e6 * 1024.0 / 1359.0 - 10e6;
+        assert!((fa.max_abs_lag_ns - lag).abs() < 1e-3);
+        assert!((r.system.fairness.max_abs_lag_ns - lag).abs() < 1e-3);
+        let j = jain(&[1359.0 / 2048.0, 1359.0 / 670.0]).unwrap();
+        assert!((r.system.fairness.jain.unwrap() - j).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_group_is_its_total_runtime_over_its_total_entitlement() {
+        let mut g = None;
+        let member = |run: u64, ent: f64, lag: f64, at: u64| TaskFairness {
+            weight: 1024,
+            entitlement_ns: ent,
+            runtime_ns: run,
+            ratio: Some(run as f64 / ent),
+            max_abs_lag_ns: lag,
+            max_abs_lag_at_ns: Some(at),
+        };
+        merge(&mut g, &member(30, 40.0, 5.0, 7));
+        merge(&mut g, &member(50, 40.0, 9.0, 3));
+        merge(&mut g, &member(50, 40.0, 2.0, 1));
+        let g = g.unwrap();
+        // The largest lag, with its time; the ratio over the totals.
+        assert_eq!(
+            (
+                g.runtime_ns,
+                g.entitlement_ns,
+                g.ratio,
+                g.max_abs_lag_ns,
+                g.max_abs_lag_at_ns
+            ),
+            (130, 120.0, Some(130.0 / 120.0), 9.0, Some(3))
+        );
     }
 
     /// The short-term Jain bug of issue #10 in miniature: task 20 is not competing at the
@@ -485,23 +751,22 @@ mod tests {
     /// all six count. Before the fix task 20 was never a member again: 1 window.
     #[test]
     fn a_task_off_the_cpus_at_a_boundary_competes_again_in_later_windows() {
+        use crate::stream::{switch, waking};
+        use PrevState::{Runnable, Sleeping};
+        const MS: u64 = 1_000_000;
         let mut events = vec![
-            waking(0, 0, 10),
-            waking(0, 0, 20),
-            switch(MS, 0, Preempted, 20),
-            switch(2 * MS, 20, Sleeping, 10),
-            waking(12 * MS, 10, 20),
-            switch(13 * MS, 10, Preempted, 20),
+            waking(0, 0, 0, 10, 0),
+            waking(0, 0, 0, 20, 0),
+            switch(MS, 0, 0, Runnable, 20),
+            switch(2 * MS, 0, 20, Sleeping, 10),
+            waking(12 * MS, 0, 10, 20, 0),
+            switch(13 * MS, 0, 10, Runnable, 20),
         ];
         for i in 14..=60u64 {
             let (prev, next) = if i % 2 == 0 { (20, 10) } else { (10, 20) };
-            events.push(switch(i * MS, prev, Preempted, next));
+            events.push(switch(i * MS, 0, prev, Runnable, next));
         }
-        let mut analyzer = Analyzer::new(Config::default());
-        for e in &events {
-            analyzer.event(e);
-        }
-        let report = analyzer.finish(&Ingested::default(), "hand-made");
+        let report = crate::analyze_stream(&events, crate::Config::default());
         let short = &report.system.fairness.short_term[0];
         assert_eq!(short.window_ns, 10 * MS);
         assert_eq!(short.windows, 6);
@@ -511,5 +776,17 @@ mod tests {
         let first = 289.0 / 290.0;
         assert!((short.min.unwrap() - first).abs() < 1e-12, "{short:?}");
         assert!((short.mean.unwrap() - (first + 5.0) / 6.0).abs() < 1e-12);
+    }
+
+    /// `--series` records every window of its length, with the members' lags, without
+    /// adding a window length to the report.
+    #[test]
+    fn series_windows_are_recorded_and_not_reported() {
+        let mut f = Fairness::new();
+        assert_eq!(f.record_windows(10_000_000), 0);
+        assert_eq!(f.record_windows(5_000_000), 3);
+        assert_eq!(f.short.len(), 4);
+        let summary = f.summary(std::iter::empty(), String::new());
+        assert_eq!(summary.short_term.len(), 3);
     }
 }
