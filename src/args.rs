@@ -156,7 +156,8 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "KEY", default_value = "runtime", value_parser = sort_key_parser())]
     pub sort: analysis::SortKey,
 
-    /// Show only the first N rows of the task table
+    /// Show only the first N rows of the task table in the text report (the JSON report keeps
+    /// every row, in --sort order)
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
 
@@ -209,6 +210,22 @@ pub struct AnalyzeArgs {
     /// schema: schemas/report.schema.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Also build the timeline store (every running, runnable, sleeping, blocked and unknown
+    /// interval of every task, as the TUI uses it) and print its size on stderr
+    #[arg(long)]
+    pub timeline: bool,
+
+    /// Add per-window time series to the JSON report (`series`): per CPU busy time, runqueue depth,
+    /// switches, wakeup preemptions, lost events; wakeup latency histograms, Jain's index and the
+    /// competing tasks' lag per window. DURATION like 10ms, 500us, 1s
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub series: Option<u64>,
+
+    /// Memory limit of the timeline store in MiB; past it the store is dropped and --timeline
+    /// fails with a message saying so (exit status 2)
+    #[arg(long, value_name = "MIB", default_value_t = analysis::timeline_store::DEFAULT_MEM_LIMIT >> 20)]
+    pub timeline_mem: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,7 +259,17 @@ impl AnalyzeArgs {
             cpus: self.cpus.clone().map(|list| list.0),
             topology,
             fair_set,
+            // The series keep the store during the pass: under --timeline-mem as well.
+            timeline: (self.timeline || self.series.is_some()).then(|| self.timeline_options()),
+            series: self.series,
         })
+    }
+
+    /// `--timeline-mem`.
+    fn timeline_options(&self) -> analysis::TimelineOptions {
+        analysis::TimelineOptions {
+            mem_limit_bytes: self.timeline_mem.saturating_mul(1 << 20),
+        }
     }
 
     /// How the report is shaped for display: filters, grouping, order, length.
@@ -324,6 +351,33 @@ fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
     Ok(CpuList(cpus))
 }
 
+/// A duration with its unit: `10ms`, `500us`, `2s`, `1000ns`; at least 1 us.
+fn parse_duration(s: &str) -> Result<u64, String> {
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => {
+            return Err(format!(
+                "`{s}`: expected a number and a unit (ns, us, ms, s), e.g. 10ms"
+            ))
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{s}`: `{number}` is not a number"))?;
+    let ns = (value * scale).round();
+    if !(1e3..=1e13).contains(&ns) {
+        return Err(format!("`{s}`: a window from 1us to 10000s"));
+    }
+    Ok(ns as u64)
+}
+
 /// A parsed `--time`: ns from 0 of the trace clock, or from the first event when `relative`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeRange {
@@ -383,6 +437,14 @@ mod tests {
         assert_eq!(parse_cpu_list("0-3,6,2").unwrap().0, vec![0, 1, 2, 3, 6]);
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("x").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10ms"), Ok(10_000_000));
+        assert_eq!(parse_duration("2.5s"), Ok(2_500_000_000));
+        assert_eq!(parse_duration("500us"), Ok(500_000));
+        assert!(parse_duration("10").is_err() && parse_duration("1ns").is_err());
     }
 
     #[test]

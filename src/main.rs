@@ -60,7 +60,21 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
         config: a.analysis_config().map_err(Failure::Message)?,
         kernel_release: a.kernel_release.clone(),
     };
-    let report = analysis::pipeline::analyze(&a.file, &options)?;
+    let (report, timeline) = analysis::pipeline::analyze_with_timeline(&a.file, &options)?;
+    if let Some(timeline) = timeline {
+        // The store is for the TUI and exports; here it is built (for --timeline and for the
+        // series) and, with --timeline, sized.
+        let t = timeline.map_err(|e| Failure::Message(e.to_string()))?;
+        if a.timeline {
+            let intervals: usize = t.tasks().iter().map(|task| task.len()).sum();
+            eprintln!(
+                "schedtrace: timeline: {intervals} intervals of {} tasks on {} CPUs, {:.1} MiB",
+                t.tasks().len(),
+                t.cpu_count(),
+                t.memory_bytes() as f64 / (1 << 20) as f64
+            );
+        }
+    }
     // One rule for every format (text already applies it while reading): an input without a
     // single event is an error; events but no scheduler events give a report and a warning.
     if report.quality.events.values().all(|&n| n == 0) {
@@ -76,8 +90,13 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     }
 
     if let Some(path) = &a.json {
+        // `--top` shortens the text table only: the JSON keeps every (filtered, grouped) row.
+        let all_rows = report.select(&analysis::Selection {
+            top: None,
+            ..selection.clone()
+        });
         let json =
-            serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
+            serde_json::to_string_pretty(&all_rows).map_err(|e| Failure::Message(e.to_string()))?;
         if path.as_os_str() == "-" {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{json}")?;

@@ -12,7 +12,8 @@ use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
 use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
-use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
+use crate::series::{Count, SeriesCounts};
+use crate::timeline::{State, SwitchReason, Task, Wait, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
 use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};
@@ -55,6 +56,10 @@ pub struct Analyzer {
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
+    /// The timeline store's bookkeeping when `Config::timeline` asks for it.
+    pub(crate) store: Option<crate::timeline_store::StoreState>,
+    /// `--series` counts per window.
+    pub(crate) series: Option<Box<SeriesCounts>>,
     /// Suspect gaps between consecutive events (the first [`crate::report::TIME_JUMPS_KEPT`]).
     pub(crate) time_jumps: Vec<crate::report::TimeJump>,
 }
@@ -62,6 +67,16 @@ pub struct Analyzer {
 impl Analyzer {
     pub fn new(config: Config) -> Analyzer {
         let scope = config.scope_from(0);
+        // The series take their durations from the store: on with them, at its default limit.
+        let store = config
+            .timeline
+            .or(config.series.map(|_| Default::default()))
+            .map(crate::timeline_store::StoreState::new);
+        let series = config.series.map(|len| Box::new(SeriesCounts::new(len)));
+        let mut fairness = Fairness::new();
+        if let Some(len) = config.series {
+            fairness.record_windows(len.max(1));
+        }
         Analyzer {
             config,
             scope,
@@ -77,10 +92,12 @@ impl Analyzer {
             rejected: BTreeMap::new(),
             now: 0,
             runqueues: Runqueues::default(),
-            fairness: Fairness::new(),
+            fairness,
             topology: None,
             triples: Triples::default(),
             weights_unsettled: false,
+            store,
+            series,
             time_jumps: Vec::new(),
         }
         .with_topology()
@@ -128,7 +145,9 @@ impl Analyzer {
     /// Makes `pid` name a new task (first sight, or pid reuse after fork).
     fn new_task(&mut self, pid: i32) -> usize {
         let slot = self.tasks.len();
-        self.tasks.push(Task::new(pid));
+        let mut task = Task::new(pid);
+        task.log = self.new_log();
+        self.tasks.push(task);
         if (pid as usize) < DENSE_PIDS {
             let idx = pid as usize;
             if idx >= self.dense_slots.len() {
@@ -210,6 +229,7 @@ impl Analyzer {
         let ci = cpu as usize;
         if self.scope.counts(ts, cpu) {
             self.cpus[ci].switches += 1;
+            self.count_in_series(Count::Switch, ts, cpu);
         }
         let prev_slot = (prev.pid > 0).then(|| self.task(prev));
         let next_slot = (next.pid > 0).then(|| self.task(next));
@@ -267,6 +287,18 @@ impl Analyzer {
             self.observe(p);
         }
         if let Some(n) = next_slot {
+            let t = &self.tasks[n];
+            // As `Task::switch_in` counts a wakeup ended here as local.
+            let woken = matches!(
+                t.state,
+                State::Runnable {
+                    wait: Wait::Wakeup | Wait::Untimed,
+                    ..
+                }
+            );
+            if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
+                self.cpus[ci].local_wakeups += 1;
+            }
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);
         }
@@ -325,10 +357,23 @@ impl Analyzer {
         let c = &mut self.cpus[cpu as usize];
         let from = c.last_event.unwrap_or(ts);
         c.lost.push(Lost { ts, count, from });
+        if self.scope.counts(ts, cpu) {
+            self.count_in_series(Count::Lost, ts, cpu);
+        }
+        let c = &mut self.cpus[cpu as usize];
         if c.occupant != Occupant::Unknown {
             c.lose_track(from, &self.scope);
         }
         self.observe_cpu(cpu);
+    }
+
+    /// A counted event for `--series`, when it is on.
+    #[inline]
+    pub(crate) fn count_in_series(&mut self, what: Count, ts: u64, cpu: u32) {
+        if let Some(s) = &mut self.series {
+            let origin = self.first_ts.unwrap_or(ts).max(self.scope.start);
+            s.count(what, ts, origin, cpu);
+        }
     }
 
     fn count_kind(&mut self, kind: &EventKind) {
@@ -394,6 +439,9 @@ impl EventSink for Analyzer {
         let first = *self.first_ts.get_or_insert(ts);
         self.last_ts = ts;
         self.now = ts;
+        if self.store.is_some() {
+            self.check_store();
+        }
         let origin = first.max(self.scope.start);
         self.fairness
             .tick(ts, origin, self.tasks.as_mut_slice(), &self.scope);

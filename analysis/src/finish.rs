@@ -11,12 +11,23 @@ use crate::report::{
     TopologyInfo, Window, SCHEMA_VERSION,
 };
 use crate::timeline::{SwitchReason, Task};
+use crate::timeline_store::{Timeline, TimelineError};
 use ingest::Ingested;
 
 impl Analyzer {
     /// Ends the analysis: closes every open interval at the end of the trace window and
     /// builds the report. `ingested` is what the reader returned; `source_path` is shown.
-    pub fn finish(mut self, ingested: &Ingested, source_path: &str) -> Report {
+    pub fn finish(self, ingested: &Ingested, source_path: &str) -> Report {
+        self.finish_with_timeline(ingested, source_path).0
+    }
+
+    /// [`Analyzer::finish`], and the timeline store when `Config::timeline` asked for it
+    /// (an error when it outgrew its memory limit).
+    pub fn finish_with_timeline(
+        mut self,
+        ingested: &Ingested,
+        source_path: &str,
+    ) -> (Report, Option<Result<Timeline, TimelineError>>) {
         let end = self.last_ts;
         for slot in 0..self.tasks.len() {
             self.apply_lost(slot);
@@ -48,7 +59,11 @@ impl Analyzer {
         let mut cpus = self.cpu_rows(window);
         self.fill_cpu_metrics(&mut cpus, window);
         let map = self.cpu_map();
-        let all_tasks = std::mem::take(&mut self.tasks);
+        let mut all_tasks = std::mem::take(&mut self.tasks);
+        let timeline = self.take_timeline(&mut all_tasks, window);
+        let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
+        let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
+        let (wakeup_pairs, migration_pairs) = placement::cpu_pairs(&all_tasks, &self.cpus);
         let busy_targets: u64 = all_tasks.iter().map(|t| t.busy_target_wakeups).sum();
         let preemptions: u64 = self.cpus.iter().map(|c| c.wakeup_preemptions).sum();
         let competing = match &self.config.fair_set {
@@ -78,6 +93,8 @@ impl Analyzer {
             .summary(preemptions, busy_targets, window.len_ns());
         system.fairness = fairness;
         system.affinity = placement::system_affinity(&affinity_rows, map.is_some());
+        system.affinity.wakeup_cpu_pairs = wakeup_pairs;
+        system.affinity.migration_cpu_pairs = migration_pairs;
         let llcs = match &self.topology {
             Some((t, _)) => t.llcs.iter().map(|g| cpulist(g)).collect(),
             None => Vec::new(),
@@ -85,7 +102,7 @@ impl Analyzer {
         system.work_conservation = self
             .runqueues
             .work_conservation(window.len_ns() as f64 * cpu_count as f64, llcs);
-        Report {
+        let report = Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
                 path: source_path.to_string(),
@@ -111,8 +128,10 @@ impl Analyzer {
             tasks,
             cpus,
             system,
+            series,
             trace_span: self.first_ts.map(|first| (first, self.last_ts)),
-        }
+        };
+        (report, timeline)
     }
 
     /// Ends the §4–7 accounting at `end`: closes the last complete short-term windows,
@@ -248,6 +267,7 @@ fn task_row(t: Task, affinity: TaskAffinityRow) -> TaskRow {
         },
         fairness: fairness::task_row(&t.fair),
         affinity,
+        histograms: Default::default(),
         group: None,
         members: Vec::new(),
         percentiles_exact: true,

@@ -80,6 +80,7 @@ impl Analyzer {
         self.tasks[wakee].preempt_caused += 1;
         self.tasks[victim].preempt_suffered += 1;
         self.cpus[cpu as usize].wakeup_preemptions += 1;
+        self.count_in_series(crate::series::Count::WakeupPreemption, self.now, cpu);
         let waker_comm = match self.tasks[wakee].waker {
             0 => Some(Comm::from("<idle>")),
             p if p > 0 => self.find(p).map(|s| self.tasks[s].comm),
@@ -87,7 +88,7 @@ impl Analyzer {
         };
         if let Some(w) = waker_comm {
             self.triples
-                .add(w, self.tasks[wakee].comm, self.tasks[victim].comm);
+                .add(w, self.tasks[wakee].comm, self.tasks[victim].comm, self.now);
         }
     }
 

@@ -85,8 +85,10 @@ pub mod report;
 mod scheduler;
 mod scope;
 pub mod select;
+pub mod series;
 pub mod stats;
 mod timeline;
+pub mod timeline_store;
 pub mod topology_load;
 
 pub use analyzer::Analyzer;
@@ -94,6 +96,9 @@ pub use report::{CpuRow, Quality, Report, Source, System, TaskRow, Window};
 pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
+/// Why a slice ended (the timeline store's `EndReason::SwitchedOut` names it).
+pub use timeline::SwitchReason;
+pub use timeline_store::{Timeline, TimelineOptions};
 
 /// What to analyze.
 #[derive(Debug, Clone, Default)]
@@ -110,6 +115,11 @@ pub struct Config {
     pub topology: Option<(ingest::topology::Topology, String)>,
     /// `--fair-set`: only these tasks compete in the fairness metrics.
     pub fair_set: Option<FairSet>,
+    /// Keep every task's intervals ([`timeline_store`]); off by default (it costs memory).
+    pub timeline: Option<TimelineOptions>,
+    /// `--series`: window length in ns of the per-window time series ([`series`]; they
+    /// keep the timeline store during the pass, with its memory limit).
+    pub series: Option<u64>,
 }
 
 /// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").

@@ -6,7 +6,8 @@
 //! compared many times). Traces are read through `ingest::read_path`, which maps the file
 //! and gives pages back as it goes; only a compressed input is held whole.
 
-use crate::{Analyzer, Config, Report};
+use crate::timeline_store::TimelineError;
+use crate::{Analyzer, Config, Report, Timeline};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -32,11 +33,23 @@ pub enum Loaded {
 
 /// Analyses the trace at `path` (`-`: stdin). The report names the file as given.
 pub fn analyze(path: &Path, options: &Options) -> Result<Report, ingest::Error> {
+    analyze_with_timeline(path, options).map(|(report, _)| report)
+}
+
+/// The timeline store of an analysis: None when `Config::timeline` did not ask for it, an
+/// error when it outgrew its memory limit.
+pub type TimelineResult = Option<Result<Timeline, TimelineError>>;
+
+/// [`analyze`], and the timeline store when `options.config.timeline` asks for it.
+pub fn analyze_with_timeline(
+    path: &Path,
+    options: &Options,
+) -> Result<(Report, TimelineResult), ingest::Error> {
     let mut analyzer = Analyzer::new(options.config.clone());
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
     let mut ingested = ingest::read_path(path, &mut sink)?;
     ingested.meta = sink.complete(&ingested.meta);
-    Ok(analyzer.finish(&ingested, &path.display().to_string()))
+    Ok(analyzer.finish_with_timeline(&ingested, &path.display().to_string()))
 }
 
 /// Reads `path` as a JSON report or analyses it as a trace; errors name the file.

@@ -8,7 +8,7 @@ use crate::stats::Stats;
 // Each concern's report fields are defined beside the code that computes them
 // (`metrics/*`); the model gathers them here.
 pub use crate::metrics::fairness::{ShortTermFairness, SystemFairness, TaskFairness};
-pub use crate::metrics::latency::TaskSamples;
+pub use crate::metrics::latency::{TaskHistograms, TaskSamples};
 pub use crate::metrics::placement::{
     cpulist, MigrationClasses, Placement, SystemAffinity, TaskAffinityRow, TopologyInfo,
 };
@@ -17,7 +17,9 @@ pub use crate::metrics::runqueue::{LlcLoss, Runqueue, WorkConservation};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: statistics over no samples have null mean, percentiles, max and max_at; a
+/// fairness ratio without entitlement is null. Version-1 reports still load.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
@@ -30,6 +32,9 @@ pub struct Report {
     /// System-wide totals and statistics (absent from reports written before it existed).
     #[serde(default)]
     pub system: System,
+    /// `--series`: per-window time series (absent unless asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<crate::series::Series>,
     /// First and last event of the trace, before `--time` (what `--time` could select); not
     /// in the JSON (the window says what the numbers cover).
     #[serde(skip)]
@@ -214,6 +219,9 @@ pub struct TaskRow {
     /// Cache affinity and placement (§6).
     #[serde(default)]
     pub affinity: TaskAffinityRow,
+    /// Log2 histograms of wakeup latency, preemption wait and slices.
+    #[serde(default)]
+    pub histograms: TaskHistograms,
     /// `process` or `name` for a grouped row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
@@ -308,5 +316,6 @@ impl TaskRow {
         self.sched_delay = s.sched_delay;
         self.affinity.wakeup_latency_local = s.wakeup_latency_local;
         self.affinity.wakeup_latency_remote = s.wakeup_latency_remote;
+        self.histograms = s.histograms;
     }
 }

@@ -289,6 +289,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         preemption: Default::default(),
         fairness: None,
         affinity: Default::default(),
+        histograms: Default::default(),
         group: Some(if by_name { "name" } else { "process" }.to_string()),
         members: Vec::new(),
         percentiles_exact: true,
@@ -331,6 +332,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
                     .wakeup_latency_remote
                     .merge_upper_bound(&b.wakeup_latency_remote);
                 row.percentiles_exact &= members.len() == 1 && m.percentiles_exact;
+                row.histograms.add(&m.histograms);
             }
         }
     }

@@ -10,6 +10,7 @@ use crate::metrics::fairness::{FairSlots, FairTask, Presence};
 use crate::metrics::placement::{PairKind, TaskAffinity};
 use crate::scope::Scope;
 use crate::stats::Samples;
+use crate::timeline_store::{EndReason, Fields, TaskLog, ThreadState};
 use ingest::{Comm, PrevState};
 
 /// Why a slice ended (metrics.md §3 "switch-out reason").
@@ -104,6 +105,9 @@ pub struct Task {
     pub state: State,
     /// When the current state began.
     pub since: u64,
+    /// The timeline store's intervals of this task (`Config::timeline`), else None: one
+    /// untaken branch per transition when the store is off.
+    pub(crate) log: Option<Box<TaskLog>>,
     /// CPU and per-CPU lost-event count at the last transition (lazy lost handling).
     pub trans_cpu: u32,
     pub trans_epoch: u32,
@@ -163,6 +167,7 @@ impl Task {
             prio: -1,
             state: State::Unseen,
             since: 0,
+            log: None,
             trans_cpu: u32::MAX,
             trans_epoch: 0,
             last_run_cpu: None,
@@ -230,8 +235,14 @@ impl Task {
         self.state != State::Unseen
     }
 
-    /// Ends the current state's interval at `now`, adding it to the matching total.
-    fn close_interval(&mut self, now: u64, scope: &Scope) {
+    /// Ends the current state's interval at `now`, adding it to the matching total (and
+    /// to the timeline store, when it is on, with what ended it).
+    fn close_interval(&mut self, now: u64, scope: &Scope, end: EndReason) {
+        if let Some(log) = &mut self.log {
+            if let Some(fields) = interval_fields(self.state, self.waker, end) {
+                log.close(self.since, now, fields);
+            }
+        }
         let len = scope.clip(self.since, now);
         match self.state {
             State::Running { cpu } if scope.cpu(cpu) => {
@@ -260,7 +271,7 @@ impl Task {
             return;
         }
         let at = at.max(self.since);
-        self.close_interval(at, scope);
+        self.close_interval(at, scope, EndReason::LostTrack);
         self.pending_waking = false;
         self.enter(State::Unknown, at, cpu, epoch);
     }
@@ -290,11 +301,11 @@ impl Task {
             // transition the task ran, waited or slept in an unknown mix.
             _ => self.state = State::Unknown,
         }
-        self.close_interval(now, scope);
         let reason = match SwitchReason::of(prev_state) {
             SwitchReason::Preempt if wakeup_preempt => SwitchReason::WakeupPreempt,
             r => r,
         };
+        self.close_interval(now, scope, EndReason::SwitchedOut(reason));
         if counted {
             self.reasons[reason.index()] += 1;
         }
@@ -355,7 +366,7 @@ impl Task {
                 }
             }
         }
-        self.close_interval(now, scope);
+        self.close_interval(now, scope, EndReason::SwitchedIn);
         self.pending_waking = false;
         self.last_run_cpu = Some(cpu);
         self.enter(State::Running { cpu }, now, cpu, epoch);
@@ -423,7 +434,7 @@ impl Task {
                     WakeKind::Waking | WakeKind::WakeupNew => true,
                     WakeKind::Wakeup => !waking_trace,
                 };
-                self.close_interval(now, scope);
+                self.close_interval(now, scope, EndReason::Woken);
                 if scope.contains(now) {
                     self.wakeups += 1;
                 }
@@ -463,7 +474,7 @@ impl Task {
 
     /// Closes the open interval at the end of the trace window.
     pub fn finish(&mut self, end: u64, scope: &Scope) {
-        self.close_interval(end, scope);
+        self.close_interval(end, scope, EndReason::TraceEnd);
         self.since = end;
     }
 }
@@ -477,6 +488,38 @@ impl FairSlots for [Task] {
     fn fair_mut(&mut self, slot: u32) -> &mut FairTask {
         &mut self[slot as usize].fair
     }
+}
+
+/// How the timeline store records an interval of `state` (`None`: not an interval, the
+/// time before a task's first transition).
+fn interval_fields(state: State, waker: i32, end: EndReason) -> Option<Fields> {
+    let (state, cpu, waker, untimed) = match state {
+        State::Unseen => return None,
+        State::Running { cpu } => (Some(ThreadState::Running), Some(cpu), None, false),
+        State::Runnable { rq_cpu, wait } => {
+            let cpu = u32::try_from(rq_cpu).ok();
+            match wait {
+                Wait::Preempt => (Some(ThreadState::RunnablePreempted), cpu, None, false),
+                Wait::Wakeup | Wait::Untimed => (
+                    Some(ThreadState::RunnableWakeup),
+                    cpu,
+                    (waker >= 0).then_some(waker),
+                    wait == Wait::Untimed,
+                ),
+            }
+        }
+        State::Sleeping => (Some(ThreadState::Sleeping), None, None, false),
+        State::Blocked => (Some(ThreadState::Blocked), None, None, false),
+        State::Unknown => (Some(ThreadState::Unknown), None, None, false),
+        State::Dead => (None, None, None, false),
+    };
+    Some(Fields {
+        state,
+        end,
+        cpu,
+        waker,
+        untimed,
+    })
 }
 
 #[cfg(test)]

@@ -170,7 +170,7 @@ pub const SYSTEM_METRICS: &[SystemMetric] = &[
 pub enum Combine {
     /// Sum of the numbers at these pointers over all member rows.
     Sum(&'static [&'static str]),
-    /// Largest number at this pointer.
+    /// Largest number at this pointer (members where it is null are left out).
     Max(&'static str),
     /// sum(first pointer) / sum(second pointer); not available when the count is 0.
     Mean(&'static str, &'static str),
@@ -180,15 +180,9 @@ impl Combine {
     pub fn read(self, members: &[&Value]) -> Option<f64> {
         match self {
             Combine::Sum(ptrs) => ptrs.iter().map(|p| sum_at(members, p)).sum(),
-            Combine::Max(p) => {
-                members
-                    .iter()
-                    .map(|m| number(m, p))
-                    .try_fold(None::<f64>, |acc, v| {
-                        let v = v?;
-                        Some(Some(acc.map_or(v, |a| a.max(v))))
-                    })?
-            }
+            // Members without samples have a null maximum (schema 2; 0 in version 1, which
+            // changes no maximum either): the largest of the others.
+            Combine::Max(p) => members.iter().filter_map(|m| number(m, p)).reduce(f64::max),
             Combine::Mean(sum, count) => {
                 let (s, c) = (sum_at(members, sum)?, sum_at(members, count)?);
                 (c > 0.0).then(|| s / c)

@@ -108,6 +108,8 @@ impl PrioScale {
 
 /// Short-term fairness window lengths (metrics.md §7 defaults).
 pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
+/// The reported windows and one more for `--series` when its length is none of them.
+const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 
 /// Quiet stretches of up to this many windows are closed one window at a time (1000 s of
 /// 10 ms windows, a fraction of a millisecond of work), longer ones in one arithmetic step:
@@ -130,11 +132,13 @@ pub struct FairTask {
     pub run_ns: u64,
     pub ent_ns: f64,
     pub max_abs_lag_ns: f64,
+    /// When the largest lag was reached (one of the task's transitions).
+    pub max_abs_lag_at: u64,
     /// The weight it last competed with.
     pub last_weight: u32,
     run_at_join: u64,
     /// Per window length: (window id, run and entitlement at the window start).
-    win: [(u32, u64, f64); 3],
+    win: [(u32, u64, f64); MAX_WINDOWS],
     /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
     pub per_cpu: Vec<(u32, u64, f64)>,
 }
@@ -150,10 +154,11 @@ impl Default for FairTask {
             run_ns: 0,
             ent_ns: 0.0,
             max_abs_lag_ns: 0.0,
+            max_abs_lag_at: 0,
             last_weight: 0,
             per_cpu: Vec::new(),
             run_at_join: 0,
-            win: [(0, 0, 0.0); 3],
+            win: [(0, 0, 0.0); MAX_WINDOWS],
         }
     }
 }
@@ -208,6 +213,15 @@ impl CpuClock {
     }
 }
 
+/// Keeps the largest |lag| of `f` and when it was reached.
+#[inline]
+fn note_lag(f: &mut FairTask, lag: f64, now: u64) {
+    if lag.abs() > f.max_abs_lag_ns {
+        f.max_abs_lag_ns = lag.abs();
+        f.max_abs_lag_at = now;
+    }
+}
+
 /// Short-term Jain's index over consecutive windows of one length.
 #[derive(Debug, Clone, Default)]
 pub struct ShortTerm {
@@ -218,6 +232,17 @@ pub struct ShortTerm {
     pub sum: f64,
     pub count: u64,
     pub min: f64,
+    /// `--series`: every closed window's end, Jain's index (None when it does not count)
+    /// and each member's lag (entitlement − runtime, by task slot) at its end.
+    pub record: Option<Vec<WindowRecord>>,
+}
+
+/// One closed short-term window, kept for `--series`.
+#[derive(Debug, Clone, Default)]
+pub struct WindowRecord {
+    pub end_ns: u64,
+    pub jain: Option<f64>,
+    pub lags: Vec<(u32, f64)>,
 }
 
 /// The fairness state of the whole trace.
@@ -267,6 +292,24 @@ impl Fairness {
         }
     }
 
+    /// Records every window of `len_ns` (one of [`WINDOWS_NS`], or an extra one that the
+    /// report does not show) for `--series`; returns its index in `short`.
+    pub fn record_windows(&mut self, len_ns: u64) -> usize {
+        let k = match self.short.iter().position(|st| st.len_ns == len_ns) {
+            Some(k) => k,
+            None => {
+                self.short.push(ShortTerm {
+                    len_ns,
+                    min: f64::INFINITY,
+                    ..ShortTerm::default()
+                });
+                self.short.len() - 1
+            }
+        };
+        self.short[k].record = Some(Vec::new());
+        k
+    }
+
     fn clock(&mut self, cpu: u32) -> &mut CpuClock {
         let i = cpu as usize;
         if self.clocks.len() <= i {
@@ -305,7 +348,7 @@ impl Fairness {
             f.run_ns = run;
             f.run_since = now;
             // Entitlement stays lazy (v_join unchanged); lag checked on the unsettled value.
-            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            note_lag(f, ent - run as f64, now);
             f.running = new.running;
             return;
         }
@@ -327,7 +370,7 @@ impl Fairness {
             }
             f.run_ns = run;
             f.ent_ns = ent;
-            f.max_abs_lag_ns = f.max_abs_lag_ns.max((ent - run as f64).abs());
+            note_lag(f, ent - run as f64, now);
             f.cpu = -1;
         }
         if new_cpu >= 0 {
@@ -412,12 +455,18 @@ impl Fairness {
         let len = self.short[k].len_ns;
         let boundary = first.saturating_add((repeat - 1).saturating_mul(len));
         let members = std::mem::take(&mut self.short[k].members);
-        let next_id = self.short[k].id.wrapping_add(repeat as u32);
+        let st_id = self.short[k].id;
+        let next_id = st_id.wrapping_add(repeat as u32);
         let mut ratios = Vec::with_capacity(members.len());
         let mut kept = Vec::with_capacity(members.len());
+        let recording = self.short[k].record.is_some();
+        let mut lags = Vec::new();
         for slot in members {
             let f = tasks.fair(slot);
             let (run, ent) = self.current(f, first, scope);
+            if recording {
+                lags.push((slot, ent - run as f64));
+            }
             let (_, run0, ent0) = f.win[k];
             let d_ent = ent - ent0;
             if d_ent > 0.0 {
@@ -429,9 +478,16 @@ impl Fairness {
                 (run, ent)
             };
             let f = tasks.fair_mut(slot);
-            f.win[k] = (next_id, at_end.0, at_end.1);
             if f.cpu >= 0 {
+                // Still competing: a member of the next window from its boundary on.
+                f.win[k] = (next_id, at_end.0, at_end.1);
                 kept.push(slot);
+            } else {
+                // Not competing at the boundary: it is not a member of the next window. Its
+                // window id stays the closed one's, so that joining again during the next
+                // window makes it a member (with the id of the next window it would never
+                // be added again while it only alternates running <-> runnable on one CPU).
+                f.win[k] = (st_id, at_end.0, at_end.1);
             }
         }
         let st = &mut self.short[k];
@@ -441,17 +497,27 @@ impl Fairness {
         // Windows are counted while they end inside `--time` (they all start inside it) —
         // `boundary <= scope.end`. A window with a single competitor is trivially fair: not
         // counted.
-        let counted = if first > scope.end || !scope.contains(first - 1) {
+        let in_scope = if first > scope.end || !scope.contains(first - 1) {
             0
         } else {
             repeat.min((scope.end - first) / len + 1)
         };
-        if ratios.len() >= 2 && counted > 0 {
-            if let Some(j) = jain(&ratios) {
-                st.sum += j * counted as f64;
-                st.count += counted;
-                st.min = st.min.min(j);
-            }
+        let counted = (ratios.len() >= 2 && in_scope > 0)
+            .then(|| jain(&ratios))
+            .flatten();
+        if let Some(j) = counted {
+            st.sum += j * in_scope as f64;
+            st.count += in_scope;
+            st.min = st.min.min(j);
+        }
+        if let Some(record) = &mut st.record {
+            // A quiet stretch closed in one step (a time jump) is recorded once, at its
+            // last boundary: its windows all have the first one's outcome.
+            record.push(WindowRecord {
+                end_ns: boundary,
+                jain: counted,
+                lags,
+            });
         }
     }
 }
@@ -467,9 +533,12 @@ pub struct TaskFairness {
     pub entitlement_ns: f64,
     /// Running time while competing.
     pub runtime_ns: u64,
-    /// runtime / entitlement (1.0 = fair).
-    pub ratio: f64,
+    /// runtime / entitlement (1.0 = fair); null when the entitlement is 0.
+    pub ratio: Option<f64>,
     pub max_abs_lag_ns: f64,
+    /// When the largest lag was reached; null when the lag never left 0.
+    #[serde(default)]
+    pub max_abs_lag_at_ns: Option<u64>,
 }
 
 /// Short-term Jain's index over consecutive windows of `window_ns`.
@@ -503,8 +572,9 @@ pub(crate) fn task_row(f: &FairTask) -> Option<TaskFairness> {
         weight: f.last_weight,
         entitlement_ns: f.ent_ns,
         runtime_ns: f.run_ns,
-        ratio: f.run_ns as f64 / f.ent_ns,
+        ratio: Some(f.run_ns as f64 / f.ent_ns),
         max_abs_lag_ns: f.max_abs_lag_ns,
+        max_abs_lag_at_ns: (f.max_abs_lag_ns > 0.0).then_some(f.max_abs_lag_at),
     })
 }
 
@@ -517,8 +587,11 @@ pub(crate) fn merge(group: &mut Option<TaskFairness>, m: &TaskFairness) {
     });
     g.entitlement_ns += m.entitlement_ns;
     g.runtime_ns += m.runtime_ns;
-    g.ratio = g.runtime_ns as f64 / g.entitlement_ns;
-    g.max_abs_lag_ns = g.max_abs_lag_ns.max(m.max_abs_lag_ns);
+    g.ratio = (g.entitlement_ns > 0.0).then(|| g.runtime_ns as f64 / g.entitlement_ns);
+    if m.max_abs_lag_ns > g.max_abs_lag_ns {
+        g.max_abs_lag_ns = m.max_abs_lag_ns;
+        g.max_abs_lag_at_ns = m.max_abs_lag_at_ns;
+    }
 }
 
 impl Fairness {
@@ -539,9 +612,11 @@ impl Fairness {
             prio_scale: self.scale.name().to_string(),
             tasks: ratios.len() as u64,
             jain: jain(&ratios),
+            // Only the reported lengths (a `--series` window may have added one more).
             short_term: self
                 .short
                 .iter()
+                .take(WINDOWS_NS.len())
                 .map(|st| ShortTermFairness {
                     window_ns: st.len_ns,
                     windows: st.count,
@@ -631,8 +706,8 @@ mod tests {
         assert_eq!((fa.weight, fb.weight), (1024, 335));
         assert!((fa.entitlement_ns - 20e6 * 1024.0 / 1359.0).abs() < 1e-3);
         assert!((fb.entitlement_ns - 20e6 * 335.0 / 1359.0).abs() < 1e-3);
-        assert!((fa.ratio - 1359.0 / 2048.0).abs() < 1e-12);
-        assert!((fb.ratio - 1359.0 / 670.0).abs() < 1e-12);
+        assert!((fa.ratio.unwrap() - 1359.0 / 2048.0).abs() < 1e-12);
+        assert!((fb.ratio.unwrap() - 1359.0 / 670.0).abs() < 1e-12);
         // The lag is largest at the end: A is owed 15.07 - 10 ms, B over-served by as much.
         let lag = 20e6 * 1024.0 / 1359.0 - 10e6;
         assert!((fa.max_abs_lag_ns - lag).abs() < 1e-3);
@@ -644,19 +719,74 @@ mod tests {
     #[test]
     fn a_group_is_its_total_runtime_over_its_total_entitlement() {
         let mut g = None;
-        let member = |run: u64, ent: f64, lag: f64| TaskFairness {
+        let member = |run: u64, ent: f64, lag: f64, at: u64| TaskFairness {
             weight: 1024,
             entitlement_ns: ent,
             runtime_ns: run,
-            ratio: run as f64 / ent,
+            ratio: Some(run as f64 / ent),
             max_abs_lag_ns: lag,
+            max_abs_lag_at_ns: Some(at),
         };
-        merge(&mut g, &member(30, 40.0, 5.0));
-        merge(&mut g, &member(50, 40.0, 9.0));
+        merge(&mut g, &member(30, 40.0, 5.0, 7));
+        merge(&mut g, &member(50, 40.0, 9.0, 3));
+        merge(&mut g, &member(50, 40.0, 2.0, 1));
         let g = g.unwrap();
+        // The largest lag, with its time; the ratio over the totals.
         assert_eq!(
-            (g.runtime_ns, g.entitlement_ns, g.ratio, g.max_abs_lag_ns),
-            (80, 80.0, 1.0, 9.0)
+            (
+                g.runtime_ns,
+                g.entitlement_ns,
+                g.ratio,
+                g.max_abs_lag_ns,
+                g.max_abs_lag_at_ns
+            ),
+            (130, 120.0, Some(130.0 / 120.0), 9.0, Some(3))
         );
+    }
+
+    /// The short-term Jain bug of issue #10 in miniature: task 20 is not competing at the
+    /// 10 ms boundary (it sleeps 2..12 ms), joins again at 12 ms, and from then on only
+    /// alternates running <-> runnable with task 10 on cpu0 every ms until 60 ms. Every
+    /// one of the six 10 ms windows has both tasks competing with some entitlement, so
+    /// all six count. Before the fix task 20 was never a member again: 1 window.
+    #[test]
+    fn a_task_off_the_cpus_at_a_boundary_competes_again_in_later_windows() {
+        use crate::stream::{switch, waking};
+        use PrevState::{Runnable, Sleeping};
+        const MS: u64 = 1_000_000;
+        let mut events = vec![
+            waking(0, 0, 0, 10, 0),
+            waking(0, 0, 0, 20, 0),
+            switch(MS, 0, 0, Runnable, 20),
+            switch(2 * MS, 0, 20, Sleeping, 10),
+            waking(12 * MS, 0, 10, 20, 0),
+            switch(13 * MS, 0, 10, Runnable, 20),
+        ];
+        for i in 14..=60u64 {
+            let (prev, next) = if i % 2 == 0 { (20, 10) } else { (10, 20) };
+            events.push(switch(i * MS, 0, prev, Runnable, next));
+        }
+        let report = crate::analyze_stream(&events, crate::Config::default());
+        let short = &report.system.fairness.short_term[0];
+        assert_eq!(short.window_ns, 10 * MS);
+        assert_eq!(short.windows, 6);
+        // 0..10 ms: both compete until 20 sleeps at 2 ms (1 ms entitlement each), then 10
+        // alone: 10 ran 8 of 9 ms, 20 ran 1 of 1 ms; Jain (8/9, 1) = 289/290. 10..60 ms:
+        // every task ran exactly its entitlement (10 alone 10..12 ms, then 1 ms turns): 1.
+        let first = 289.0 / 290.0;
+        assert!((short.min.unwrap() - first).abs() < 1e-12, "{short:?}");
+        assert!((short.mean.unwrap() - (first + 5.0) / 6.0).abs() < 1e-12);
+    }
+
+    /// `--series` records every window of its length, with the members' lags, without
+    /// adding a window length to the report.
+    #[test]
+    fn series_windows_are_recorded_and_not_reported() {
+        let mut f = Fairness::new();
+        assert_eq!(f.record_windows(10_000_000), 0);
+        assert_eq!(f.record_windows(5_000_000), 3);
+        assert_eq!(f.short.len(), 4);
+        let summary = f.summary(std::iter::empty(), String::new());
+        assert_eq!(summary.short_term.len(), 3);
     }
 }

@@ -6,6 +6,7 @@
 //! this module owns what is kept and how it is summarised and merged.
 
 use crate::stats::{Samples, Stats};
+use serde::{Deserialize, Serialize};
 
 /// Exact durations of one task, kept in memory next to its row.
 #[derive(Debug, Clone, Default)]
@@ -49,14 +50,47 @@ pub(crate) struct WaitStats {
     pub sched_delay: Stats,
     pub wakeup_latency_local: Stats,
     pub wakeup_latency_remote: Stats,
+    pub histograms: TaskHistograms,
+}
+
+/// Log2 histograms of a task's durations (`Samples::log2_histogram`: bucket 0 is 0 ns,
+/// bucket b holds [2^(b-1), 2^b) ns, trailing empty buckets left out).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TaskHistograms {
+    pub wakeup_latency_log2: Vec<u64>,
+    pub preemption_wait_log2: Vec<u64>,
+    pub slices_log2: Vec<u64>,
+}
+
+impl TaskHistograms {
+    /// Adds another task's counts (the merge rule of grouped rows read back from JSON;
+    /// with samples at hand a group's histograms come from its merged samples).
+    pub fn add(&mut self, other: &TaskHistograms) {
+        fn add(a: &mut Vec<u64>, b: &[u64]) {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        }
+        add(&mut self.wakeup_latency_log2, &other.wakeup_latency_log2);
+        add(&mut self.preemption_wait_log2, &other.preemption_wait_log2);
+        add(&mut self.slices_log2, &other.slices_log2);
+    }
 }
 
 impl TaskSamples {
     /// Every statistic of these samples (reorders them: selection, not a sort).
     pub(crate) fn stats(&mut self) -> WaitStats {
+        let mut wakeup = self.wakeup_latency();
+        let histograms = TaskHistograms {
+            wakeup_latency_log2: wakeup.log2_histogram(),
+            preemption_wait_log2: self.preemption_wait.log2_histogram(),
+            slices_log2: self.slices.log2_histogram(),
+        };
         WaitStats {
+            histograms,
             slices: self.slices.stats(),
-            wakeup_latency: self.wakeup_latency().stats(),
+            wakeup_latency: wakeup.stats(),
             preemption_wait: self.preemption_wait.stats(),
             sched_delay: self.sched_delay().stats(),
             wakeup_latency_local: self.latency_local.stats(),

@@ -273,6 +273,56 @@ pub struct SystemAffinity {
     pub wakeups_remote: u64,
     pub warm_restart_share: Option<f64>,
     pub placement: Placement,
+    /// Wakeups by the CPU the waker ran on (`from`) and the CPU the wakee then ran on
+    /// (`to`), non-zero cells in (from, to) order.
+    #[serde(default)]
+    pub wakeup_cpu_pairs: Vec<CpuPair>,
+    /// Migrations (switch-ins on another CPU than the previous slice's) from × to.
+    #[serde(default)]
+    pub migration_cpu_pairs: Vec<CpuPair>,
+}
+
+/// A count for a pair of CPUs (one cell of a sparse CPU × CPU matrix).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CpuPair {
+    pub from: u32,
+    pub to: u32,
+    pub count: u64,
+}
+
+/// The sparse waker CPU × wakee CPU and migration from × to matrices of the tasks' CPU
+/// pairs (the diagonal of wakeups from the CPUs' local counts; a migration is never on
+/// the diagonal).
+pub(crate) fn cpu_pairs(
+    tasks: &[crate::timeline::Task],
+    cpus: &[crate::cpu::Cpu],
+) -> (Vec<CpuPair>, Vec<CpuPair>) {
+    use std::collections::BTreeMap;
+    let mut wakeups = BTreeMap::new();
+    let mut migrations = BTreeMap::new();
+    for (cpu, c) in cpus.iter().enumerate() {
+        if c.local_wakeups > 0 {
+            wakeups.insert((cpu as u32, cpu as u32), c.local_wakeups);
+        }
+    }
+    for t in tasks {
+        for (kind, from, to, n) in t.affinity.iter_pairs() {
+            let matrix = if kind == PairKind::WakeWaker as u64 {
+                &mut wakeups
+            } else if kind == PairKind::Slice as u64 {
+                &mut migrations
+            } else {
+                continue;
+            };
+            *matrix.entry((from, to)).or_insert(0) += n;
+        }
+    }
+    let cells = |m: BTreeMap<(u32, u32), u64>| {
+        m.into_iter()
+            .map(|((from, to), count)| CpuPair { from, to, count })
+            .collect()
+    };
+    (cells(wakeups), cells(migrations))
 }
 
 /// The topology the affinity metrics used.

@@ -47,27 +47,35 @@ pub(crate) fn target_busy(
     })
 }
 
-/// Wakeup preemptions per (waker, wakee, victim) name: touched on every wakeup preemption,
-/// so hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
+/// Wakeup preemptions per (waker, wakee, victim) name, with the first and last time:
+/// touched on every wakeup preemption, so hashed with FxHash (SipHash's flood resistance
+/// buys nothing for task names here).
 #[derive(Debug, Default)]
-pub(crate) struct Triples(FxHashMap<(Comm, Comm, Comm), u64>);
+pub(crate) struct Triples(FxHashMap<(Comm, Comm, Comm), (u64, u64, u64)>);
 
 impl Triples {
-    pub fn add(&mut self, waker: Comm, wakee: Comm, victim: Comm) {
-        *self.0.entry((waker, wakee, victim)).or_insert(0) += 1;
+    pub fn add(&mut self, waker: Comm, wakee: Comm, victim: Comm, now: u64) {
+        let seen = self
+            .0
+            .entry((waker, wakee, victim))
+            .or_insert((0, now, now));
+        seen.0 += 1;
+        seen.2 = now;
     }
 
     /// The system row: `count` preemptions over `len_ns`, `busy` wakeups that found their
-    /// CPU busy, the ten most frequent triples.
+    /// CPU busy, every triple (most frequent first) and the ten most frequent.
     pub fn summary(&self, count: u64, busy: u64, len_ns: u64) -> SystemPreemption {
         let mut triples: Vec<Triple> = self
             .0
             .iter()
-            .map(|((w, e, v), &n)| Triple {
+            .map(|((w, e, v), &(n, first, last))| Triple {
                 waker: w.to_string_lossy(),
                 wakee: e.to_string_lossy(),
                 victim: v.to_string_lossy(),
                 count: n,
+                first_ns: first,
+                last_ns: last,
             })
             .collect();
         triples.sort_by(|a, b| {
@@ -75,7 +83,7 @@ impl Triples {
                 .cmp(&a.count)
                 .then_with(|| (&a.waker, &a.wakee, &a.victim).cmp(&(&b.waker, &b.wakee, &b.victim)))
         });
-        triples.truncate(10);
+        let top_triples = triples.iter().take(10).cloned().collect();
         SystemPreemption {
             count,
             per_sec: if len_ns > 0 {
@@ -85,7 +93,8 @@ impl Triples {
             },
             busy_target_wakeups: busy,
             ratio_busy_target: (busy > 0).then(|| count as f64 / busy as f64),
-            top_triples: triples,
+            top_triples,
+            triples,
         }
     }
 }
@@ -111,6 +120,11 @@ pub struct Triple {
     pub wakee: String,
     pub victim: String,
     pub count: u64,
+    /// Times of its first and last wakeup preemption.
+    #[serde(default)]
+    pub first_ns: u64,
+    #[serde(default)]
+    pub last_ns: u64,
 }
 
 /// System-wide wakeup preemption (§5).
@@ -124,6 +138,9 @@ pub struct SystemPreemption {
     pub ratio_busy_target: Option<f64>,
     /// The most frequent (waker, wakee, victim) names, most first.
     pub top_triples: Vec<Triple>,
+    /// Every (waker, wakee, victim) triple, in the same order.
+    #[serde(default)]
+    pub triples: Vec<Triple>,
 }
 
 #[cfg(test)]
