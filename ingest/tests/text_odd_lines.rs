@@ -45,15 +45,10 @@ fn perf_script_samples_and_callchains_are_not_rejected() {
         "\t    ffffffff8a0a6f0e native_safe_halt+0xe ([kernel.kallsyms])\n",
     ));
     assert!(got.stats.rejected.is_empty(), "{:?}", got.stats.rejected);
+    // The modifier letters are not the event's name.
     assert_eq!(
         got.stats.events.get("cpu-clock"),
-        Some(&1),
-        "{:?}",
-        got.stats.events
-    );
-    assert_eq!(
-        got.stats.events.get("cpu-clock:ppp"),
-        Some(&1),
+        Some(&2),
         "{:?}",
         got.stats.events
     );

@@ -394,6 +394,7 @@ impl Reader {
         // last in the file) can be told to the sink before the first event.
         let mut known = self.meta.clone();
         known.format = Some(Format::Perfetto);
+        known.clock = Some(clock_name(self.ftrace_clock).into());
         sink.meta(&known);
 
         let mut next = vec![0usize; logs.len()];
@@ -428,16 +429,7 @@ impl Reader {
         if meta.cpus.is_none() {
             meta.cpus = max_cpu.map(|c| c + 1);
         }
-        meta.clock = Some(
-            match self.ftrace_clock.unwrap_or(0) {
-                0 => "boot",
-                2 => "global",
-                3 => "local",
-                4 => "mono_raw",
-                _ => "unknown",
-            }
-            .into(),
-        );
+        meta.clock = Some(clock_name(self.ftrace_clock).into());
         let mut put = |k: &str, v: u64| {
             if v > 0 {
                 meta.extra.insert(k.to_string(), v.to_string());
@@ -474,4 +466,15 @@ fn decompress(data: &[u8], zstd: bool) -> std::result::Result<Vec<u8>, String> {
         ));
     }
     Ok(out)
+}
+
+/// The trace clock of `FtraceEventBundle.ftrace_clock` (Perfetto's `FtraceClock`; unset: boot).
+fn clock_name(ftrace_clock: Option<i32>) -> &'static str {
+    match ftrace_clock.unwrap_or(0) {
+        0 => "boot",
+        2 => "global",
+        3 => "local",
+        4 => "mono_raw",
+        _ => "unknown",
+    }
 }

@@ -131,6 +131,10 @@ impl<W: Write> Writer<W> {
         }
         self.flush_names();
         if let Some(end) = self.window_end.take() {
+            // Counted as not written when it came; it is, after all.
+            if let Some(n) = self.stats.not_written.get_mut("other (non-sched) event") {
+                *n -= 1;
+            }
             self.add_print(&end);
         }
         let cpus: Vec<u32> = self.cpus.keys().copied().collect();
