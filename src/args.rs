@@ -108,16 +108,76 @@ pub struct CompareArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
 
-    /// Task metric choosing and ordering the tasks (largest value in any run first): runtime, switches,
-    /// voluntary, involuntary, wakeups, migrations, wakeup-mean, wakeup-max, preemption-wait-mean,
-    /// sched-delay, sched-delay-mean, sched-delay-max
+    /// Task metric choosing and ordering the roles (largest value in any run first); any key of
+    /// --task-metrics
     #[arg(long, value_name = "METRIC", default_value = "runtime", value_parser = parse_task_metric)]
-    pub sort: &'static analysis::compare::metrics::TaskMetric,
+    pub sort: &'static analysis::compare::metrics::Metric,
 
-    /// Task metrics shown in the text output, one table each (default: the --sort metric); the
-    /// JSON output always has all of them
+    /// Task metrics shown in the text output, one table each (default: runtime, runtime-share,
+    /// weight-share, fairness, max-lag, slice-mean, wakeup-p99, preemption-wait-p99, sched-delay-max,
+    /// switches, migrations; --wide adds slice-p50, slice-p99, wakeup-mean, wakeup-p50, wakeup-max,
+    /// preemption-wait-mean, voluntary, involuntary, wakeups); the JSON output always has all
     #[arg(long, value_name = "METRIC[,METRIC...]", value_delimiter = ',', value_parser = parse_task_metric)]
-    pub task_metrics: Vec<&'static analysis::compare::metrics::TaskMetric>,
+    pub task_metrics: Vec<&'static analysis::compare::metrics::Metric>,
+
+    /// Match tasks across runs by name with trailing digits removed (`worker3` = `worker`);
+    /// default: the exact name
+    #[arg(long, conflicts_with = "match_re")]
+    pub fold: bool,
+
+    /// Match tasks across runs by the first capture group of REGEX (e.g. 'nice-?n?(\d)' makes
+    /// `nice-n0` and `nice0` role `0`); names it does not match keep their exact name
+    #[arg(long = "match", id = "match_re", value_name = "REGEX")]
+    pub match_re: Option<String>,
+
+    /// Take tasks named FROM as named TO before matching (repeatable), e.g. --alias mspin=mi-spin
+    #[arg(long = "alias", value_name = "FROM=TO")]
+    pub aliases: Vec<String>,
+
+    /// The system rows cover only tasks whose name matches PATTERN (a regular expression), not
+    /// every task; shares divide by these tasks' runtime and weight
+    #[arg(long, value_name = "PATTERN")]
+    pub workload: Option<String>,
+
+    /// Only tasks whose name matches (a regular expression) in the task table
+    #[arg(long, value_name = "PATTERN")]
+    pub comm: Option<String>,
+
+    /// Analyse every trace over this time range only: `START,END` in seconds of the trace clock,
+    /// or `+START,+END` from each trace's first event (runs start at different times)
+    #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
+    pub time: Option<TimeRange>,
+
+    /// Restrict the fairness metrics' competing set to these tasks (pids or a name regex), in
+    /// every trace
+    #[arg(long, value_name = "PID,PID|REGEX")]
+    pub fair_set: Option<String>,
+
+    /// CPU topology for traces that have none (as for analyze): `host`, a sysfs copy or a JSON file
+    #[arg(long, value_name = "host|DIR|FILE")]
+    pub topology: Option<String>,
+
+    /// Kernel release to assume for traces that record none: `LABEL=RELEASE` for one run's
+    /// traces, or `RELEASE` for all (repeatable)
+    #[arg(long, value_name = "[LABEL=]RELEASE")]
+    pub kernel_release: Vec<String>,
+
+    /// Welch p-values at or above this are not flagged (with two or more repeats per run)
+    #[arg(long, value_name = "P", default_value_t = 0.05)]
+    pub alpha: f64,
+
+    /// Output layout: `text` (fits --width), `lkml` (norm [pct imp](CV) blocks as patch mails
+    /// show them), `markdown` (GitHub / wiki tables)
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+
+    /// Show every metric and do not limit the width
+    #[arg(long)]
+    pub wide: bool,
+
+    /// Line width of the text and lkml layouts (runs are split into column groups to fit)
+    #[arg(long, value_name = "COLUMNS", default_value_t = 100)]
+    pub width: usize,
 
     /// Also write the comparison as JSON to FILE (`-` = stdout instead of the text);
     /// schema: schemas/compare.schema.json
@@ -125,11 +185,82 @@ pub struct CompareArgs {
     pub json: Option<PathBuf>,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    Text,
+    Lkml,
+    Markdown,
+}
+
+impl CompareArgs {
+    /// The analysis of every trace, and its options in words for the comparison's header.
+    pub fn analysis_config(&self) -> Result<(analysis::Config, Vec<String>), String> {
+        let mut said = Vec::new();
+        if let Some(t) = &self.time {
+            said.push(format!("--time {}", t.describe()));
+        }
+        if let Some(f) = &self.fair_set {
+            said.push(format!("--fair-set {f}"));
+        }
+        if let Some(t) = &self.topology {
+            said.push(format!("--topology {t}"));
+        }
+        for k in &self.kernel_release {
+            said.push(format!("--kernel-release {k}"));
+        }
+        let config = analysis_config(self.time, self.topology.as_deref(), self.fair_set.as_deref(), None)?;
+        Ok((config, said))
+    }
+
+    /// The `--kernel-release` default for a run labelled `label` (`None`: no label yet).
+    pub fn kernel_release_for(&self, label: Option<&str>) -> Option<String> {
+        let mut all = None;
+        for k in &self.kernel_release {
+            match k.split_once('=') {
+                Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
+                Some(_) => {}
+                None => all = Some(k.clone()),
+            }
+        }
+        all
+    }
+
+    pub fn options(&self) -> Result<analysis::compare::Options, String> {
+        use analysis::compare::matching::{MatchBy, Matching};
+        let regex = |what: &str, s: &Option<String>| -> Result<Option<regex::Regex>, String> {
+            s.as_deref()
+                .map(|p| regex::Regex::new(p).map_err(|e| format!("{what} {p:?}: {e}")))
+                .transpose()
+        };
+        let by = match (&self.match_re, self.fold) {
+            (Some(re), _) => Matching::regex(re)?,
+            (None, true) => MatchBy::Fold,
+            (None, false) => MatchBy::Exact,
+        };
+        let aliases = self
+            .aliases
+            .iter()
+            .map(|a| Matching::parse_alias(a))
+            .collect::<Result<_, _>>()?;
+        Ok(analysis::compare::Options {
+            base: self.base.clone(),
+            threshold_pct: self.threshold,
+            alpha: self.alpha,
+            top: self.top,
+            sort: self.sort,
+            matching: Matching { by, aliases },
+            comm: regex("--comm", &self.comm)?,
+            workload: regex("--workload", &self.workload)?,
+            analysis_scope: self.analysis_config()?.1,
+        })
+    }
+}
+
 fn parse_run_spec(s: &str) -> Result<analysis::compare::RunSpec, String> {
     analysis::compare::RunSpec::parse(s)
 }
 
-fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::TaskMetric, String> {
+fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::Metric, String> {
     analysis::compare::metrics::task_metric(s)
 }
 
@@ -167,7 +298,7 @@ pub struct AnalyzeArgs {
 
     /// Only this time range, in seconds of the trace clock: `START,END`; either side may be empty
     #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
-    pub time: Option<(Option<u64>, Option<u64>)>,
+    pub time: Option<TimeRange>,
 
     /// Rows of the task table: one per thread (pid), per process (tgid), or per name (`comm` with trailing
     /// digits folded, like perf's `comm:(N)`)
@@ -208,25 +339,12 @@ impl AnalyzeArgs {
     /// What the analysis computes: the time window and CPUs restrict the timelines
     /// themselves; the topology and fair set feed the §6–7 metrics.
     pub fn analysis_config(&self) -> Result<analysis::Config, String> {
-        let time_window = self
-            .time
-            .map(|(start, end)| (start.unwrap_or(0), end.unwrap_or(u64::MAX)));
-        let topology = match &self.topology {
-            Some(spec) => {
-                Some(analysis::topology_load::load(spec).map_err(|e| format!("--topology {e}"))?)
-            }
-            None => None,
-        };
-        let fair_set = match &self.fair_set {
-            Some(text) => Some(analysis::FairSet::parse(text)?),
-            None => None,
-        };
-        Ok(analysis::Config {
-            time_window,
-            cpus: self.cpus.clone().map(|list| list.0),
-            topology,
-            fair_set,
-        })
+        analysis_config(
+            self.time,
+            self.topology.as_deref(),
+            self.fair_set.as_deref(),
+            self.cpus.clone().map(|list| list.0),
+        )
     }
 
     /// How the report is shaped for display: filters, grouping, order, length.
@@ -291,14 +409,62 @@ fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
     Ok(CpuList(cpus))
 }
 
-type TimeRange = (Option<u64>, Option<u64>);
+/// What the analysis computes, for `analyze` and for every trace of `compare`: the time
+/// window and CPUs restrict the timelines themselves; the topology and fair set feed the
+/// §6–7 metrics.
+fn analysis_config(
+    time: Option<TimeRange>,
+    topology: Option<&str>,
+    fair_set: Option<&str>,
+    cpus: Option<Vec<u32>>,
+) -> Result<analysis::Config, String> {
+    let topology = match topology {
+        Some(spec) => {
+            Some(analysis::topology_load::load(spec).map_err(|e| format!("--topology {e}"))?)
+        }
+        None => None,
+    };
+    let fair_set = match fair_set {
+        Some(text) => Some(analysis::FairSet::parse(text)?),
+        None => None,
+    };
+    Ok(analysis::Config {
+        time_window: time.map(|t| (t.start.unwrap_or(0), t.end.unwrap_or(u64::MAX))),
+        time_relative: time.is_some_and(|t| t.relative),
+        cpus,
+        topology,
+        fair_set,
+    })
+}
+
+/// A `--time` range in ns; `relative`: from the trace's first event (`+START,+END`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeRange {
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    pub relative: bool,
+}
+
+impl TimeRange {
+    fn describe(&self) -> String {
+        let plus = if self.relative { "+" } else { "" };
+        let side = |v: Option<u64>| v.map_or(String::new(), |v| format!("{plus}{}", v as f64 / 1e9));
+        format!("{},{}{}", side(self.start), side(self.end), if self.relative { " (from each trace's start)" } else { "" })
+    }
+}
 
 fn parse_time_range(s: &str) -> Result<TimeRange, String> {
     let (a, b) = s
         .split_once(',')
-        .ok_or("expected START,END in seconds, e.g. 19.5,20.25 or 19.5,")?;
+        .ok_or("expected START,END in seconds, e.g. 19.5,20.25 or 19.5, or +0.5,+2.5")?;
+    let (a, b) = (a.trim(), b.trim());
+    let plus = |t: &str| t.starts_with('+');
+    let relative = plus(a) || plus(b);
+    if relative && ((!a.is_empty() && !plus(a)) || (!b.is_empty() && !plus(b))) {
+        return Err("both sides relative (+START,+END) or both absolute".into());
+    }
     let secs = |t: &str| -> Result<Option<u64>, String> {
-        let t = t.trim();
+        let t = t.trim_start_matches('+');
         if t.is_empty() {
             return Ok(None);
         }
@@ -310,13 +476,13 @@ fn parse_time_range(s: &str) -> Result<TimeRange, String> {
         }
         Ok(Some((v * 1e9).round() as u64))
     };
-    let range = (secs(a)?, secs(b)?);
-    if let (Some(start), Some(end)) = range {
+    let (start, end) = (secs(a)?, secs(b)?);
+    if let (Some(start), Some(end)) = (start, end) {
         if end <= start {
             return Err("END must be after START".into());
         }
     }
-    Ok(range)
+    Ok(TimeRange { start, end, relative })
 }
 
 #[cfg(test)]
@@ -332,14 +498,20 @@ mod tests {
 
     #[test]
     fn time_ranges() {
+        let t = |start, end, relative| TimeRange { start, end, relative };
         assert_eq!(
             parse_time_range("19.5,20.25").unwrap(),
-            (Some(19_500_000_000), Some(20_250_000_000))
+            t(Some(19_500_000_000), Some(20_250_000_000), false)
         );
         assert_eq!(
             parse_time_range("1.5,").unwrap(),
-            (Some(1_500_000_000), None)
+            t(Some(1_500_000_000), None, false)
         );
+        assert_eq!(
+            parse_time_range("+0.5,+2.5").unwrap(),
+            t(Some(500_000_000), Some(2_500_000_000), true)
+        );
+        assert!(parse_time_range("+0.5,2.5").is_err());
         assert!(parse_time_range("2,1").is_err());
         assert!(parse_time_range("2").is_err());
     }

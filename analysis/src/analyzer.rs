@@ -55,6 +55,19 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
+    /// The first event's time `ts`: a `--time` window relative to the trace's start
+    /// (`+0.5,+2.5`) becomes absolute here, before any event is counted.
+    fn start_at(&mut self, ts: u64) -> u64 {
+        self.first_ts = Some(ts);
+        if let (true, Some((a, b))) = (self.config.time_relative, self.config.time_window) {
+            self.scope = Scope::new(
+                Some((ts.saturating_add(a), ts.saturating_add(b))),
+                self.config.cpus.as_deref(),
+            );
+        }
+        ts
+    }
+
     pub fn new(config: Config) -> Analyzer {
         let scope = Scope::new(config.time_window, config.cpus.as_deref());
         Analyzer {
@@ -377,7 +390,10 @@ impl EventSink for Analyzer {
             self.reject("event before the previous one (processed at the previous time)");
             ts = self.last_ts;
         }
-        let first = *self.first_ts.get_or_insert(ts);
+        let first = match self.first_ts {
+            Some(first) => first,
+            None => self.start_at(ts),
+        };
         self.last_ts = ts;
         self.now = ts;
         let origin = first.max(self.scope.start);

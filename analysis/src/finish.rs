@@ -61,6 +61,7 @@ impl Analyzer {
         system.fairness = fairness;
         system.affinity = system_affinity(&affinity_rows, map.is_some());
         system.work_conservation = self.work_conservation(window, cpu_count);
+        system.worst_wait = crate::system::worst_wait(&tasks, window);
         Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
@@ -76,6 +77,10 @@ impl Analyzer {
                     .map_or(crate::SchedulerFamily::Unknown, crate::scheduler_family)
                     .name()
                     .to_string(),
+                scheduler_name: meta
+                    .kernel_release
+                    .as_deref()
+                    .map_or_else(|| "unknown".to_string(), crate::scheduler_name),
                 extra: meta.extra.clone(),
                 topology: self.topology_info(),
             },

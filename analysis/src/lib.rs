@@ -93,7 +93,7 @@ pub mod topology_load;
 
 pub use analyzer::Analyzer;
 pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
-pub use scheduler::{scheduler_family, SchedulerFamily};
+pub use scheduler::{scheduler_family, scheduler_name, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 pub use system::System;
@@ -105,6 +105,8 @@ pub struct Config {
     /// `--time`: ns, inclusive start, exclusive end. Intervals are clipped to it and
     /// counts taken only for events inside it; state before it is still tracked.
     pub time_window: Option<(u64, u64)>,
+    /// `--time +START,+END`: `time_window` counts from the trace's first event.
+    pub time_relative: bool,
     /// `-C`: only these CPUs in the per-CPU table, and only task time on them.
     pub cpus: Option<Vec<u32>>,
     /// `--topology`: CPU topology and where it came from ("file PATH", "host"). The

@@ -37,6 +37,10 @@ pub struct Source {
     /// "BFS family" or "unknown".
     #[serde(default = "unknown")]
     pub scheduler: String,
+    /// The scheduler itself where the release says: "PDS", "BMQ", "MuQSS", "BFS",
+    /// "sched_ext", else as `scheduler` ("CFS", "EEVDF", "BFS family", "unknown").
+    #[serde(default = "unknown")]
+    pub scheduler_name: String,
     /// Other metadata the reader found (trace-cmd version, hostname, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,

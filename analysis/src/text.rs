@@ -133,6 +133,9 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
         "latency:  wakeup latency timed from {}; percentiles {}",
         q.wakeup_event, q.percentile_method
     );
+    if let Some(line) = worst_wait_line(&r.system.worst_wait) {
+        let _ = writeln!(out, "{line}");
+    }
     // CPU busy time is the runtime of all tasks, also when the task table is filtered.
     let runtime: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
     let known = runtime + q.unknown_ns;
@@ -157,6 +160,37 @@ fn header(r: &Report, opts: &TextOptions, out: &mut String) {
         );
     }
     out.push('\n');
+}
+
+/// `worst wait: nice5 (pid 312) waited 3.003 s (49.8 % of the window) from 115.39 to
+/// 118.39 s`, plus the other tasks starved past the threshold; `None` when no task waited.
+pub fn worst_wait_line(w: &crate::system::WorstWait) -> Option<String> {
+    let longest = w.longest.as_ref()?;
+    let mut line = format!(
+        "worst wait: {} (pid {}) waited {:.3} s ({:.1} % of the window) from {:.2} to {:.2} s ({})",
+        longest.comm,
+        longest.pid,
+        longest.len_ns as f64 / 1e9,
+        longest.share_of_window * 100.0,
+        longest.start_ns as f64 / 1e9,
+        longest.end_ns as f64 / 1e9,
+        longest.kind
+    );
+    let others: Vec<String> = w
+        .starved
+        .iter()
+        .filter(|s| s.pid != longest.pid)
+        .map(|s| format!("{} (pid {}) {:.3} s", s.comm, s.pid, s.len_ns as f64 / 1e9))
+        .collect();
+    if !others.is_empty() {
+        let _ = write!(
+            line,
+            "\nstarved:  also waited >= {} ms: {}",
+            w.threshold_ns / 1_000_000,
+            others.join(", ")
+        );
+    }
+    Some(line)
 }
 
 fn tasks(r: &Report, out: &mut String) {

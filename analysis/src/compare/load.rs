@@ -9,27 +9,41 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// Loads one input: a JSON report, or a trace analysed with `config`.
-pub fn load(path: &Path, config: &Config) -> Result<Repeat, String> {
+/// Loads one input: a JSON report, or a trace analysed with `config` (`kernel_release`:
+/// the release to assume when the trace records none, `--kernel-release`).
+pub fn load(path: &Path, config: &Config, kernel_release: Option<&str>) -> Result<Repeat, String> {
     let shown = path.display().to_string();
     let bytes = ingest::input::load(path).map_err(|e| e.to_string())?;
-    if let Some(report) = json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
+    if let Some(mut report) = json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
+        if let (Some(release), Some(source)) = (kernel_release, report.get_mut("source")) {
+            if source["kernel_release"].is_null() {
+                source["kernel_release"] = release.into();
+                source["scheduler"] = crate::scheduler_family(release).name().into();
+                source["scheduler_name"] = crate::scheduler_name(release).into();
+            }
+        }
         return Ok(Repeat {
             path: shown,
             report,
             from_json_report: true,
+            samples: None,
         });
     }
     let mut analyzer = Analyzer::new(config.clone());
-    let ingested =
-        ingest::read_bytes(&bytes, &mut analyzer).map_err(|e| e.in_file(path).to_string())?;
+    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, kernel_release.map(String::from));
+    let mut ingested =
+        ingest::read_bytes(&bytes, &mut sink).map_err(|e| e.in_file(path).to_string())?;
+    ingested.meta = sink.complete(&ingested.meta);
     drop(bytes);
-    let report = analyzer.finish(&ingested, &shown);
+    let mut report = analyzer.finish(&ingested, &shown);
+    // The exact samples stay beside the JSON: pooled percentiles and exact role merges.
+    let samples = report.tasks.iter_mut().map(|t| t.samples.take()).collect();
     let report = serde_json::to_value(&report).map_err(|e| format!("{shown}: {e}"))?;
     Ok(Repeat {
         path: shown,
         report,
         from_json_report: false,
+        samples: Some(samples),
     })
 }
 
@@ -49,14 +63,16 @@ pub fn json_report(bytes: &[u8]) -> Result<Option<Value>, String> {
     }
 }
 
-/// Loads every input; the result has the order of `paths`. Runs in parallel unless the
-/// inputs look too large for the free memory (each analysis holds its decompressed
-/// input and every latency sample at once).
-pub fn load_all(paths: &[PathBuf], config: &Config) -> Vec<Result<Repeat, String>> {
-    if paths.len() > 1 && fits_in_memory(paths) {
-        paths.par_iter().map(|p| load(p, config)).collect()
+/// Loads every input (each with its `--kernel-release` default); the result has the order
+/// of `inputs`. Runs in parallel unless the inputs look too large for the free memory
+/// (each analysis holds its decompressed input and every latency sample at once).
+pub fn load_all(inputs: &[(PathBuf, Option<String>)], config: &Config) -> Vec<Result<Repeat, String>> {
+    let one = |(p, k): &(PathBuf, Option<String>)| load(p, config, k.as_deref());
+    let paths: Vec<PathBuf> = inputs.iter().map(|(p, _)| p.clone()).collect();
+    if inputs.len() > 1 && fits_in_memory(&paths) {
+        inputs.par_iter().map(one).collect()
     } else {
-        paths.iter().map(|p| load(p, config)).collect()
+        inputs.iter().map(one).collect()
     }
 }
 
