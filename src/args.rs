@@ -208,7 +208,12 @@ impl CompareArgs {
         for k in &self.kernel_release {
             said.push(format!("--kernel-release {k}"));
         }
-        let config = analysis_config(self.time, self.topology.as_deref(), self.fair_set.as_deref(), None)?;
+        let config = analysis_config(
+            self.time,
+            self.topology.as_deref(),
+            self.fair_set.as_deref(),
+            None,
+        )?;
         Ok((config, said))
     }
 
@@ -448,8 +453,18 @@ pub struct TimeRange {
 impl TimeRange {
     fn describe(&self) -> String {
         let plus = if self.relative { "+" } else { "" };
-        let side = |v: Option<u64>| v.map_or(String::new(), |v| format!("{plus}{}", v as f64 / 1e9));
-        format!("{},{}{}", side(self.start), side(self.end), if self.relative { " (from each trace's start)" } else { "" })
+        let side =
+            |v: Option<u64>| v.map_or(String::new(), |v| format!("{plus}{}", v as f64 / 1e9));
+        format!(
+            "{},{}{}",
+            side(self.start),
+            side(self.end),
+            if self.relative {
+                " (from each trace's start)"
+            } else {
+                ""
+            }
+        )
     }
 }
 
@@ -482,7 +497,11 @@ fn parse_time_range(s: &str) -> Result<TimeRange, String> {
             return Err("END must be after START".into());
         }
     }
-    Ok(TimeRange { start, end, relative })
+    Ok(TimeRange {
+        start,
+        end,
+        relative,
+    })
 }
 
 #[cfg(test)]
@@ -498,7 +517,11 @@ mod tests {
 
     #[test]
     fn time_ranges() {
-        let t = |start, end, relative| TimeRange { start, end, relative };
+        let t = |start, end, relative| TimeRange {
+            start,
+            end,
+            relative,
+        };
         assert_eq!(
             parse_time_range("19.5,20.25").unwrap(),
             t(Some(19_500_000_000), Some(20_250_000_000), false)

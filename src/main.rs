@@ -134,7 +134,11 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     }
     let runs = compare::assemble(&c.runs, repeats, &c.labels);
     let scoped = c.time.is_some() || c.fair_set.is_some() || c.topology.is_some();
-    if let Some(json) = runs.iter().flat_map(|r| &r.repeats).find(|r| scoped && r.from_json_report) {
+    if let Some(json) = runs
+        .iter()
+        .flat_map(|r| &r.repeats)
+        .find(|r| scoped && r.from_json_report)
+    {
         return Err(Failure::Message(format!(
             "{}: a JSON report is already analysed; --time, --fair-set and --topology apply to traces only \
              (run `analyze` on the trace with them, or give the trace)",

@@ -186,7 +186,10 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
     assert_close("switches normalized", sw.normalized, Some(1.2));
     // Neutral: the size of the change, no sign, no flag.
     assert_close("switches change", sw.change_pct, Some(20.0));
-    assert_eq!((sw.flag.as_deref(), sw.flag_basis.as_str()), (None, "neutral"));
+    assert_eq!(
+        (sw.flag.as_deref(), sw.flag_basis.as_str()),
+        (None, "neutral")
+    );
 
     let util = cell(system_row(&c, "utilization"), "after");
     assert_close("utilization change", util.change_pct, Some(20.0));

@@ -103,7 +103,10 @@ fn check_workload(workload: &str) {
     let repeats: Vec<_> = files.iter().map(|f| load(f)).collect();
     let families: Vec<String> = repeats.iter().map(|r| scheduler_of(&r.report)).collect();
     assert_eq!(families, ["CFS", "EEVDF", "BFS family"], "{workload}");
-    let names: Vec<String> = repeats.iter().map(|r| scheduler_name_of(&r.report)).collect();
+    let names: Vec<String> = repeats
+        .iter()
+        .map(|r| scheduler_name_of(&r.report))
+        .collect();
     assert_eq!(names, ["CFS", "EEVDF", "PDS"], "{workload}");
     let reports: Vec<Value> = repeats.iter().map(|r| r.report.clone()).collect();
 

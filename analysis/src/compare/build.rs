@@ -91,7 +91,10 @@ pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
         },
     };
     let (metrics, cover) = match &opts.workload {
-        Some(re) => (WORKLOAD_METRICS, format!("the workload: tasks named /{}/", re.as_str())),
+        Some(re) => (
+            WORKLOAD_METRICS,
+            format!("the workload: tasks named /{}/", re.as_str()),
+        ),
         None => (SYSTEM_METRICS, "every task of each trace".to_string()),
     };
     let mut exact = true;
@@ -144,7 +147,9 @@ struct TaskSets {
 
 /// `f` of every repeat, `[run][repeat]`.
 fn per_repeat<T>(runs: &[Run], f: impl Fn(&Repeat) -> T) -> Vec<Vec<T>> {
-    runs.iter().map(|r| r.repeats.iter().map(&f).collect()).collect()
+    runs.iter()
+        .map(|r| r.repeats.iter().map(&f).collect())
+        .collect()
 }
 
 fn comms(report: &Value) -> Vec<&str> {
@@ -174,7 +179,9 @@ impl TaskSets {
             };
         let workload = per_repeat(runs, |rep: &Repeat| {
             let c = comms(&rep.report);
-            (0..c.len()).filter(|&i| in_workload(c[i])).collect::<Vec<usize>>()
+            (0..c.len())
+                .filter(|&i| in_workload(c[i]))
+                .collect::<Vec<usize>>()
         });
         let roles = per_repeat(runs, |rep: &Repeat| {
             let mut by_role: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -205,7 +212,10 @@ impl TaskSets {
     }
 
     fn role<'a>(&self, run: &'a Run, (r, k): (usize, usize), role: &str) -> Subject<'a> {
-        let members = self.roles[r][k].get(role).map(Vec::as_slice).unwrap_or_default();
+        let members = self.roles[r][k]
+            .get(role)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         Subject::new(&run.repeats[k], members, &self.workload[r][k])
     }
 }
@@ -237,8 +247,9 @@ impl RowBuilder {
             .iter()
             .enumerate()
             .map(|(r, run)| {
-                let subjects: Vec<Subject> =
-                    (0..run.repeats.len()).map(|k| subject(run, (r, k))).collect();
+                let subjects: Vec<Subject> = (0..run.repeats.len())
+                    .map(|k| subject(run, (r, k)))
+                    .collect();
                 let values = subjects
                     .iter()
                     .map(|s| {
@@ -393,9 +404,8 @@ fn tasks(
     let mut names: Vec<&String> = sets.roles.iter().flatten().flat_map(|g| g.keys()).collect();
     names.sort();
     names.dedup();
-    let row = |name: &str, metric: &Metric| {
-        table.row(metric, runs, |run, at| sets.role(run, at, name))
-    };
+    let row =
+        |name: &str, metric: &Metric| table.row(metric, runs, |run, at| sets.role(run, at, name));
     // Order: the sort metric's largest value in any run, so that a task that is heavy in
     // only one run (a new kernel thread, a renamed program) is not cut away.
     let mut ranked: Vec<(f64, &String)> = names
@@ -422,13 +432,20 @@ fn tasks(
                     let mut comms: Vec<String> = Vec::new();
                     for (k, rep) in run.repeats.iter().enumerate() {
                         let names = self::comms(&rep.report);
-                        for &i in sets.roles[r][k].get(name.as_str()).map(Vec::as_slice).unwrap_or_default() {
+                        for &i in sets.roles[r][k]
+                            .get(name.as_str())
+                            .map(Vec::as_slice)
+                            .unwrap_or_default()
+                        {
                             if !comms.iter().any(|c| c == names[i]) {
                                 comms.push(names[i].to_string());
                             }
                         }
                     }
-                    RoleMembers { label: run.label.clone(), comms }
+                    RoleMembers {
+                        label: run.label.clone(),
+                        comms,
+                    }
                 })
                 .collect();
             TaskComparison {

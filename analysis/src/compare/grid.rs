@@ -34,7 +34,11 @@ fn shown_system(row: &MetricRow, wide: bool) -> bool {
     wide || any_metric(&row.key).is_none_or(|m| m.default)
 }
 
-pub fn blocks<'a>(c: &'a Comparison, task_metrics: &[&'static Metric], wide: bool) -> Vec<Block<'a>> {
+pub fn blocks<'a>(
+    c: &'a Comparison,
+    task_metrics: &[&'static Metric],
+    wide: bool,
+) -> Vec<Block<'a>> {
     let mut out = Vec::new();
     for better in [Better::Lower, Better::Higher, Better::Neutral] {
         let rows: Vec<_> = c
@@ -130,12 +134,24 @@ impl Table {
     /// are split into groups of columns that fit, each group under its own header.
     pub fn render(&self, width: Option<usize>, indent: &str, out: &mut String) {
         let len = |s: &String| s.chars().count();
-        let case_w = self.rows.iter().map(|r| len(&r.0)).chain([len(&self.case_header)]).max().unwrap_or(0);
+        let case_w = self
+            .rows
+            .iter()
+            .map(|r| len(&r.0))
+            .chain([len(&self.case_header)])
+            .max()
+            .unwrap_or(0);
         let case_w = match width {
             Some(w) => case_w.min(w / 4),
             None => case_w,
         };
-        let base_w = self.rows.iter().map(|r| len(&r.1)).chain([len(&self.base_header)]).max().unwrap_or(0);
+        let base_w = self
+            .rows
+            .iter()
+            .map(|r| len(&r.1))
+            .chain([len(&self.base_header)])
+            .max()
+            .unwrap_or(0);
         let cell_w: Vec<usize> = (0..self.headers.len())
             .map(|i| self.rows.iter().map(|r| len(&r.2[i])).max().unwrap_or(0))
             .collect();
@@ -167,7 +183,11 @@ impl Table {
             if g > 0 {
                 out.push('\n');
             }
-            let mut head = format!("{indent}{:<case_w$} {:>base_w$}", cut(&self.case_header, case_w), self.base_header);
+            let mut head = format!(
+                "{indent}{:<case_w$} {:>base_w$}",
+                cut(&self.case_header, case_w),
+                self.base_header
+            );
             for &i in group {
                 let w = col_w[i];
                 let _ = write!(head, "  {:>w$}", cut(&self.headers[i], w));
@@ -193,13 +213,21 @@ pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<Strin
     let mut push = |s: String| lines.push(s);
     push(format!("{bullet}Runs (baseline: {})", c.base));
     for run in &c.runs {
-        let windows: Vec<String> = run.repeats.iter().map(|r| format!("{:.3}", r.window_ns as f64 / 1e9)).collect();
+        let windows: Vec<String> = run
+            .repeats
+            .iter()
+            .map(|r| format!("{:.3}", r.window_ns as f64 / 1e9))
+            .collect();
         push(format!(
             "  {}: {} ({}), kernel {}, {} repeat{}, window {} s",
             run.label,
             run.scheduler,
             run.family,
-            if run.kernel_releases.is_empty() { "unknown".into() } else { run.kernel_releases.join(", ") },
+            if run.kernel_releases.is_empty() {
+                "unknown".into()
+            } else {
+                run.kernel_releases.join(", ")
+            },
             run.repeats.len(),
             if run.repeats.len() == 1 { "" } else { "s" },
             windows.join(", ")
@@ -210,12 +238,23 @@ pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<Strin
                 (n, 0) => format!(", {n} events lost"),
                 (n, u) => format!(", {n}+? events lost ({u} records of unknown size)"),
             };
-            push(format!("    {}{}{lost}", r.path, if r.from_json_report { " (JSON report)" } else { "" }));
+            push(format!(
+                "    {}{}{lost}",
+                r.path,
+                if r.from_json_report {
+                    " (JSON report)"
+                } else {
+                    ""
+                }
+            ));
         }
     }
     push(format!("{bullet}Scope"));
     push(format!("  system rows: {}", c.scope.system_rows_cover));
-    push(format!("  idle while runnable: {}", c.scope.idle_while_runnable));
+    push(format!(
+        "  idle while runnable: {}",
+        c.scope.idle_while_runnable
+    ));
     push(format!("  shares: of {}", c.scope.shares_of));
     push(format!("  tasks matched by {}", c.tasks.matched_by));
     if let Some(comm) = &c.scope.comm {
@@ -239,15 +278,32 @@ pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<Strin
         .tasks
         .tasks
         .iter()
-        .filter(|t| t.members.iter().any(|m| m.comms.iter().any(|n| n != &t.name)) || t.present_in.len() < c.runs.len())
+        .filter(|t| {
+            t.members
+                .iter()
+                .any(|m| m.comms.iter().any(|n| n != &t.name))
+                || t.present_in.len() < c.runs.len()
+        })
         .collect();
     if !renamed.is_empty() {
-        push(format!("{bullet}Roles (task names per run; - = not in the run)"));
+        push(format!(
+            "{bullet}Roles (task names per run; - = not in the run)"
+        ));
         for t in renamed {
             let per: Vec<String> = t
                 .members
                 .iter()
-                .map(|m| format!("{}: {}", m.label, if m.comms.is_empty() { "-".into() } else { m.comms.join(",") }))
+                .map(|m| {
+                    format!(
+                        "{}: {}",
+                        m.label,
+                        if m.comms.is_empty() {
+                            "-".into()
+                        } else {
+                            m.comms.join(",")
+                        }
+                    )
+                })
                 .collect();
             push(format!("  {}: {}", t.name, per.join("; ")));
         }
@@ -294,7 +350,10 @@ pub fn legend(c: &Comparison) -> Vec<String> {
             c.threshold_pct
         ),
         if repeated {
-            format!("> 2 x the larger CV and Welch's p < {} (per-repeat values).", c.alpha)
+            format!(
+                "> 2 x the larger CV and Welch's p < {} (per-repeat values).",
+                c.alpha
+            )
         } else {
             format!(
                 "> 2 x the larger CV and, where both runs have repeats, Welch's p < {}; runs with one",
@@ -305,6 +364,8 @@ pub fn legend(c: &Comparison) -> Vec<String> {
     if !repeated {
         lines.push("repeat have no CV or p: their flags are threshold-only.".into());
     }
-    lines.push("Neutral rows (no better direction) show the size of the change, never a flag.".into());
+    lines.push(
+        "Neutral rows (no better direction) show the size of the change, never a flag.".into(),
+    );
     lines
 }

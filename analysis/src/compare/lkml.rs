@@ -16,7 +16,8 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
     out.push_str("o Legend\n\n");
     for line in [
         "  [pct imp] is the change against the baseline in %, positive = improvement".to_string(),
-        "  (CV) is the coefficient of variation over the repeats in % (- with one repeat)".to_string(),
+        "  (CV) is the coefficient of variation over the repeats in % (- with one repeat)"
+            .to_string(),
         "  norm is the value divided by the baseline's (Base, in the unit of the case)".to_string(),
     ]
     .into_iter()
@@ -36,7 +37,11 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
             Some("") => "Normalized to the baseline; Base as a plain number".to_string(),
             Some(u) => format!("Normalized to the baseline; Base in {u}"),
         };
-        let statistic = if block.rows.iter().any(|(_, _, r)| r.cells.iter().any(|c| c.pooled.is_some())) {
+        let statistic = if block
+            .rows
+            .iter()
+            .any(|(_, _, r)| r.cells.iter().any(|c| c.pooled.is_some()))
+        {
             "AMean (percentiles: of the pooled samples of all repeats)"
         } else {
             "AMean"
@@ -57,13 +62,23 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
         let table = Table {
             case_header: "Case:".into(),
             base_header: "Base".into(),
-            headers: c.runs.iter().map(|r| format!("{}[pct imp](CV)", r.label)).collect(),
+            headers: c
+                .runs
+                .iter()
+                .map(|r| format!("{}[pct imp](CV)", r.label))
+                .collect(),
             rows: block
                 .rows
                 .iter()
                 .map(|(case, unit, row)| {
-                    let base_value = row.cells[base].value.map_or("-".into(), |v| value(unit.scale(v)));
-                    (case.clone(), base_value, row.cells.iter().map(lkml_cell).collect())
+                    let base_value = row.cells[base]
+                        .value
+                        .map_or("-".into(), |v| value(unit.scale(v)));
+                    (
+                        case.clone(),
+                        base_value,
+                        row.cells.iter().map(lkml_cell).collect(),
+                    )
                 })
                 .collect(),
         };
@@ -76,7 +91,9 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
 /// not available).
 pub fn lkml_cell(cell: &Cell) -> String {
     let norm = cell.normalized.map_or("  -".into(), |n| format!("{n:.2}"));
-    let change = cell.change_pct.map_or("     -".into(), |p| format!("{p:>6.2}"));
+    let change = cell
+        .change_pct
+        .map_or("     -".into(), |p| format!("{p:>6.2}"));
     let cv = cell.cv_pct.map_or("    -".into(), |v| format!("{v:>5.2}"));
     let flag = cell.flag.as_deref().unwrap_or(" ");
     format!("{norm} [{change}]({cv}) {flag}")

@@ -66,7 +66,10 @@ pub fn json_report(bytes: &[u8]) -> Result<Option<Value>, String> {
 /// Loads every input (each with its `--kernel-release` default); the result has the order
 /// of `inputs`. Runs in parallel unless the inputs look too large for the free memory
 /// (each analysis holds its decompressed input and every latency sample at once).
-pub fn load_all(inputs: &[(PathBuf, Option<String>)], config: &Config) -> Vec<Result<Repeat, String>> {
+pub fn load_all(
+    inputs: &[(PathBuf, Option<String>)],
+    config: &Config,
+) -> Vec<Result<Repeat, String>> {
     let one = |(p, k): &(PathBuf, Option<String>)| load(p, config, k.as_deref());
     let paths: Vec<PathBuf> = inputs.iter().map(|(p, _)| p.clone()).collect();
     if inputs.len() > 1 && fits_in_memory(&paths) {

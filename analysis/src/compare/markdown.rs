@@ -26,7 +26,12 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
             "" => String::new(),
             s => format!(" ({s})"),
         });
-        let _ = writeln!(out, "\n### {}{unit}: {}\n", block.title, block.better.interpretation());
+        let _ = writeln!(
+            out,
+            "\n### {}{unit}: {}\n",
+            block.title,
+            block.better.interpretation()
+        );
         let _ = write!(out, "| case |");
         for r in &c.runs {
             let _ = write!(out, " {} |", r.label.replace('|', "\\|"));
@@ -39,7 +44,12 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
         for (case, unit, row) in &block.rows {
             let _ = write!(out, "| {} |", case.replace('|', "\\|"));
             for cell in &row.cells {
-                let _ = write!(out, " {} `{}` |", shown(cell, *unit), lkml_cell(cell).trim_end());
+                let _ = write!(
+                    out,
+                    " {} `{}` |",
+                    shown(cell, *unit),
+                    lkml_cell(cell).trim_end()
+                );
             }
             out.push('\n');
         }

@@ -43,7 +43,9 @@ impl Matching {
     pub fn parse_alias(text: &str) -> Result<(String, String), String> {
         match text.split_once('=') {
             Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
-            _ => Err(format!("--alias {text:?}: expected NAME=NAME, e.g. mspin=mi-spin")),
+            _ => Err(format!(
+                "--alias {text:?}: expected NAME=NAME, e.g. mspin=mi-spin"
+            )),
         }
     }
 
@@ -54,7 +56,11 @@ impl Matching {
             MatchBy::Exact => name.to_string(),
             MatchBy::Fold => fold_name(name).to_string(),
             MatchBy::Regex(re) => match re.captures(name) {
-                Some(c) => c.get(1).or_else(|| c.get(0)).map_or(name, |m| m.as_str()).to_string(),
+                Some(c) => c
+                    .get(1)
+                    .or_else(|| c.get(0))
+                    .map_or(name, |m| m.as_str())
+                    .to_string(),
                 None => name.to_string(),
             },
         }
@@ -81,12 +87,19 @@ impl Matching {
         let by = match &self.by {
             MatchBy::Exact => "exact task name".to_string(),
             MatchBy::Fold => "task name with trailing digits folded".to_string(),
-            MatchBy::Regex(re) => format!("first capture group of /{}/ (else the exact name)", re.as_str()),
+            MatchBy::Regex(re) => format!(
+                "first capture group of /{}/ (else the exact name)",
+                re.as_str()
+            ),
         };
         if self.aliases.is_empty() {
             by
         } else {
-            let list: Vec<String> = self.aliases.iter().map(|(a, b)| format!("{a}={b}")).collect();
+            let list: Vec<String> = self
+                .aliases
+                .iter()
+                .map(|(a, b)| format!("{a}={b}"))
+                .collect();
             format!("{by}, after aliases {}", list.join(", "))
         }
     }
@@ -100,13 +113,19 @@ mod tests {
     fn roles() {
         let exact = Matching::default();
         assert_eq!(exact.role("nice-n0"), "nice-n0");
-        let fold = Matching { by: MatchBy::Fold, aliases: vec![] };
+        let fold = Matching {
+            by: MatchBy::Fold,
+            aliases: vec![],
+        };
         assert_eq!(fold.role("cc1"), "cc");
         let re = Matching {
             by: Matching::regex(r"nice-?n?(\d)").unwrap(),
             aliases: vec![],
         };
-        assert_eq!((re.role("nice-n0"), re.role("nice5")), ("0".into(), "5".into()));
+        assert_eq!(
+            (re.role("nice-n0"), re.role("nice5")),
+            ("0".into(), "5".into())
+        );
         assert_eq!(re.role("kworker/1:1"), "kworker/1:1");
         assert!(re.matched("nice0") && !re.matched("wl_parent"));
         let aliased = Matching {

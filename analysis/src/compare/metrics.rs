@@ -179,17 +179,46 @@ pub struct Metric {
     pub default: bool,
 }
 
-const fn m(key: &'static str, name: &'static str, unit: Unit, better: Better, read: Read) -> Metric {
-    Metric { key, name, unit, better, read, default: true }
+const fn m(
+    key: &'static str,
+    name: &'static str,
+    unit: Unit,
+    better: Better,
+    read: Read,
+) -> Metric {
+    Metric {
+        key,
+        name,
+        unit,
+        better,
+        read,
+        default: true,
+    }
 }
 
 /// Shown only with `--wide` (and in JSON).
-const fn w(key: &'static str, name: &'static str, unit: Unit, better: Better, read: Read) -> Metric {
-    Metric { key, name, unit, better, read, default: false }
+const fn w(
+    key: &'static str,
+    name: &'static str,
+    unit: Unit,
+    better: Better,
+    read: Read,
+) -> Metric {
+    Metric {
+        key,
+        name,
+        unit,
+        better,
+        read,
+        default: false,
+    }
 }
 
 use Better::{Higher, Lower, Neutral};
-use Read::{Dist as D, Max, PerSec as Rate, Pointer as P, Quotient as Q, Ratio, Share, Sum, SystemDist as SD};
+use Read::{
+    Dist as D, Max, PerSec as Rate, Pointer as P, Quotient as Q, Ratio, Share, Sum,
+    SystemDist as SD,
+};
 use Unit::{NsAsMs as Ms, NsAsUs as Us, Number as Num, PerSec as PS, Share as Pct};
 
 /// The system table over every task of each report. Rates are per second of window

@@ -74,10 +74,16 @@ pub struct Run {
 /// The scheduler's name (PDS, BMQ, CFS, ...) of a report: `/source/scheduler_name`, else
 /// from `/source/kernel_release`, else the family.
 pub fn scheduler_name_of(report: &Value) -> String {
-    if let Some(s) = report.pointer("/source/scheduler_name").and_then(Value::as_str) {
+    if let Some(s) = report
+        .pointer("/source/scheduler_name")
+        .and_then(Value::as_str)
+    {
         return s.to_string();
     }
-    match report.pointer("/source/kernel_release").and_then(Value::as_str) {
+    match report
+        .pointer("/source/kernel_release")
+        .and_then(Value::as_str)
+    {
         Some(release) => crate::scheduler_name(release),
         None => scheduler_of(report),
     }

@@ -120,7 +120,13 @@ impl<'a> Subject<'a> {
                 .collect::<Option<Vec<_>>>()
         });
         let at = |i: &usize| tasks.get(*i);
-        let u64_at = |p: &str| repeat.report.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        let u64_at = |p: &str| {
+            repeat
+                .report
+                .pointer(p)
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
         Subject {
             report: &repeat.report,
             rows: indices.iter().filter_map(at).collect(),
@@ -199,8 +205,12 @@ impl<'a> Subject<'a> {
                 true,
             ),
             (_, rows) => {
-                let counted = rows.iter().filter(|r| field(r, "count").is_some_and(|c| c > 0.0));
-                let top = counted.filter_map(|r| field(r, stat.pointer())).reduce(f64::max);
+                let counted = rows
+                    .iter()
+                    .filter(|r| field(r, "count").is_some_and(|c| c > 0.0));
+                let top = counted
+                    .filter_map(|r| field(r, stat.pointer()))
+                    .reduce(f64::max);
                 (top, stat == Stat::Max)
             }
         }

@@ -219,7 +219,10 @@ mod tests {
         let base = spread(&[100.0, 101.0, 99.0]).unwrap();
         let up = spread(&[120.0, 121.0, 119.0]).unwrap();
         let sure = vs(&up, &base, Better::Lower, Some(0.001));
-        assert_eq!((sure.flag, sure.basis), (Some(Flag::Regression), Basis::Significance));
+        assert_eq!(
+            (sure.flag, sure.basis),
+            (Some(Flag::Regression), Basis::Significance)
+        );
         assert_eq!(vs(&up, &base, Better::Lower, Some(0.4)).flag, None);
         assert_eq!(vs(&up, &base, Better::Lower, None).flag, None);
     }

@@ -49,7 +49,12 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
             out.push('\n');
         }
         let table = Table {
-            case_header: if block.unit.is_some() { "role" } else { "metric" }.into(),
+            case_header: if block.unit.is_some() {
+                "role"
+            } else {
+                "metric"
+            }
+            .into(),
             base_header: String::new(),
             headers: c.runs.iter().map(|r| r.label.clone()).collect(),
             rows: block
@@ -60,7 +65,9 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
                         .cells
                         .iter()
                         .enumerate()
-                        .map(|(i, cell)| text_cell(cell, *unit, block.better, c.runs[i].label == c.base))
+                        .map(|(i, cell)| {
+                            text_cell(cell, *unit, block.better, c.runs[i].label == c.base)
+                        })
                         .collect();
                     (case.clone(), String::new(), cells)
                 })
