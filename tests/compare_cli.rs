@@ -54,14 +54,57 @@ fn automatic_labels_and_text_tables() {
         "EEVDF 6.12.95+deb12-amd64",
         "context switches",
         "wakeup latency p99",
-        "tasks: runtime (ms); top 10 by runtime",
-        "nice-n",
+        "task runtime (ms): neutral",
+        "nice-n0",
+        "worst wait: nice-n5",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }
-    assert!(text
-        .lines()
-        .all(|l| l.len() <= 100 || l.contains("/shared/traces/") || l.starts_with("baseline")));
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+}
+
+#[test]
+fn lkml_of_the_four_nice_kernels_with_roles_workload_and_a_relative_window() {
+    let files: Vec<String> = ["cfs-6.1-vm", "eevdf-6.12-vm", "pds-6.1-vm", "bmq-6.1-vm"]
+        .iter()
+        .zip(["cfs", "eevdf", "pds", "bmq"])
+        .map(|(k, l)| format!("{l}={}", shared(&format!("{k}/nice/trace-v6.dat.xz"))))
+        .collect();
+    let mut args: Vec<&str> = vec!["compare"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend([
+        "--match",
+        r"nice-?n?(\d)",
+        "--workload",
+        "nice",
+        "--format",
+        "lkml",
+        "--width",
+        "90",
+    ]);
+    let out = schedtrace(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "Test          : task runtime share",
+        "Interpretation: Neutral",
+        "bmq: worst wait: nice5 (pid 189) waited 3.003 s",
+        "cfs[pct imp](CV)",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    assert!(text.lines().all(|l| l.chars().count() <= 90), "{text}");
+
+    // The same with the first 0.5..2.5 s of each trace: windows of 2 s exactly.
+    args.truncate(5);
+    args.extend(["--match", r"nice-?n?(\d)", "--time", "+0.5,+2.5", "--json", "-"]);
+    let out = schedtrace(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for r in c["runs"].as_array().unwrap() {
+        assert_eq!(r["repeats"][0]["window_ns"], 2_000_000_000u64, "{}", r["label"]);
+    }
+    assert_eq!(c["scope"]["analysis"][0], "--time +0.5,+2.5 (from each trace's start)");
 }
 
 #[test]
@@ -84,7 +127,8 @@ fn repeats_labels_base_and_sort() {
     assert_eq!(labels(&c), ["cfs", "pds"]);
     assert_eq!(c["base"], "pds");
     assert_eq!(c["runs"][1]["repeats"].as_array().unwrap().len(), 2);
-    assert_eq!(c["runs"][1]["scheduler"], "BFS family");
+    assert_eq!(c["runs"][1]["scheduler"], "PDS");
+    assert_eq!(c["runs"][1]["family"], "BFS family");
     assert_eq!(c["tasks"]["sort"], "switches");
     let tasks = c["tasks"]["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3);
@@ -110,12 +154,12 @@ fn repeats_labels_base_and_sort() {
     assert_eq!(
         labels(&c),
         [
-            "BFS family 6.1.192-prjc-pds",
-            "BFS family 6.1.192-prjc-pds #2"
+            "PDS 6.1.192-prjc-pds",
+            "PDS 6.1.192-prjc-pds #2"
         ]
     );
     let c = json(&[&format!("{mi},{again}")]);
-    assert_eq!(labels(&c), ["BFS family 6.1.192-prjc-pds"]);
+    assert_eq!(labels(&c), ["PDS 6.1.192-prjc-pds"]);
     assert_eq!(c["runs"][0]["repeats"].as_array().unwrap().len(), 2);
 }
 
