@@ -263,15 +263,10 @@ pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<Strin
     for a in &c.scope.analysis {
         push(format!("  analysis: {a}"));
     }
-    push(format!("{bullet}Worst waits"));
+    push(format!("{bullet}Worst waits (runnable, not running; starved: >= 100 ms)"));
     for run in &c.runs {
         for r in &run.repeats {
-            let line = crate::text::worst_wait_line(&r.worst_wait)
-                .unwrap_or_else(|| "no task waited".into());
-            for (i, part) in line.lines().enumerate() {
-                let who = if i == 0 { run.label.as_str() } else { "" };
-                push(format!("  {who}{}{part}", if i == 0 { ": " } else { "  " }));
-            }
+            push(format!("  {}: {}", run.label, worst_wait(&r.worst_wait)));
         }
     }
     let renamed: Vec<_> = c
@@ -339,6 +334,29 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
     }
     out.push(current);
     out
+}
+
+/// `nice5 (pid 189) waited 3.003 s = 49.5 % of the window, 25.21..28.22 s (wakeup
+/// latency)`, plus how many other tasks starved.
+fn worst_wait(w: &crate::system::WorstWait) -> String {
+    let Some(l) = &w.longest else {
+        return "no task waited".into();
+    };
+    let others = w.starved.iter().filter(|s| s.pid != l.pid).count();
+    format!(
+        "{} (pid {}) waited {:.3} s = {:.1} % of the window, {:.2}..{:.2} s ({}){}",
+        l.comm,
+        l.pid,
+        l.len_ns as f64 / 1e9,
+        l.share_of_window * 100.0,
+        l.start_ns as f64 / 1e9,
+        l.end_ns as f64 / 1e9,
+        l.kind,
+        match others {
+            0 => String::new(),
+            n => format!("; {n} other task(s) starved"),
+        }
+    )
 }
 
 /// The legend of the flags.
