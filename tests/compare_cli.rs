@@ -83,7 +83,11 @@ fn lkml_of_the_four_nice_kernels_with_roles_workload_and_a_relative_window() {
         "90",
     ]);
     let out = schedtrace(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     for want in [
         "Test          : task runtime share",
@@ -97,14 +101,32 @@ fn lkml_of_the_four_nice_kernels_with_roles_workload_and_a_relative_window() {
 
     // The same with the first 0.5..2.5 s of each trace: windows of 2 s exactly.
     args.truncate(5);
-    args.extend(["--match", r"nice-?n?(\d)", "--time", "+0.5,+2.5", "--json", "-"]);
+    args.extend([
+        "--match",
+        r"nice-?n?(\d)",
+        "--time",
+        "+0.5,+2.5",
+        "--json",
+        "-",
+    ]);
     let out = schedtrace(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let c: Value = serde_json::from_slice(&out.stdout).unwrap();
     for r in c["runs"].as_array().unwrap() {
-        assert_eq!(r["repeats"][0]["window_ns"], 2_000_000_000u64, "{}", r["label"]);
+        assert_eq!(
+            r["repeats"][0]["window_ns"], 2_000_000_000u64,
+            "{}",
+            r["label"]
+        );
     }
-    assert_eq!(c["scope"]["analysis"][0], "--time +0.5,+2.5 (from each trace's start)");
+    assert_eq!(
+        c["scope"]["analysis"][0],
+        "--time +0.5,+2.5 (from each trace's start)"
+    );
 }
 
 #[test]
@@ -153,10 +175,7 @@ fn repeats_labels_base_and_sort() {
     let c = json(&[&mi, &again]);
     assert_eq!(
         labels(&c),
-        [
-            "PDS 6.1.192-prjc-pds",
-            "PDS 6.1.192-prjc-pds #2"
-        ]
+        ["PDS 6.1.192-prjc-pds", "PDS 6.1.192-prjc-pds #2"]
     );
     let c = json(&[&format!("{mi},{again}")]);
     assert_eq!(labels(&c), ["PDS 6.1.192-prjc-pds"]);

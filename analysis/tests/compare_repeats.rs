@@ -101,7 +101,7 @@ fn system_value(r: &Value, key: &str) -> Option<f64> {
 }
 
 /// A minimal report as `analyze --json` writes it, with the given system numbers and tasks.
-fn report(switches_per_sec: f64, utilization: f64, p99_ns: f64, tasks: Vec<(&str, u64)>) -> Repeat {
+fn report(switches_per_sec: f64, jain: f64, p99_ns: f64, tasks: Vec<(&str, u64)>) -> Repeat {
     let tasks: Vec<Value> = tasks
         .into_iter()
         .enumerate()
@@ -122,7 +122,7 @@ fn report(switches_per_sec: f64, utilization: f64, p99_ns: f64, tasks: Vec<(&str
             "quality": {"events": {"sched_switch": 1000}, "lost_events": []},
             "tasks": tasks,
             "cpus": [],
-            "system": {"context_switches_per_sec": switches_per_sec, "utilization": utilization,
+            "system": {"context_switches_per_sec": switches_per_sec, "fairness": {"jain": jain},
                        "wakeup_latency": {"p99_ns": p99_ns}},
         }),
         from_json_report: true,
@@ -156,8 +156,8 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
             ),
         ],
     );
-    // Context switches +20 % (neutral: no flag), utilization +20 % (higher is better: an
-    // improvement), wakeup p99 +20 % with CV 1 % (lower is better: a regression).
+    // Context switches +20 % (neutral: no flag), Jain's index +20 % (higher is better: an
+    // improvement; not a real index above 1, but the arithmetic is the same), wakeup p99 +20 % with CV 1 % (lower is better: a regression).
     let after = run(
         "after",
         vec![
@@ -191,9 +191,9 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
         (None, "neutral")
     );
 
-    let util = cell(system_row(&c, "utilization"), "after");
-    assert_close("utilization change", util.change_pct, Some(20.0));
-    assert_eq!(util.flag.as_deref(), Some("^"));
+    let jain = cell(system_row(&c, "jain_index"), "after");
+    assert_close("jain change", jain.change_pct, Some(20.0));
+    assert_eq!(jain.flag.as_deref(), Some("^"));
 
     let p99 = cell(system_row(&c, "wakeup_latency_p99"), "after");
     assert_close("p99 change", p99.change_pct, Some(-20.0));
@@ -208,9 +208,9 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
     assert_eq!(one.flag, None);
 
     // A metric no report has: `-` everywhere.
-    let jain = cell(system_row(&c, "jain_index"), "after");
+    let util = cell(system_row(&c, "utilization"), "after");
     assert_eq!(
-        (jain.n, jain.mean, jain.normalized, jain.flag.as_deref()),
+        (util.n, util.mean, util.normalized, util.flag.as_deref()),
         (0, None, None, None)
     );
 
@@ -263,8 +263,8 @@ fn the_baseline_can_be_any_label() {
     assert_close("normalized", sw.normalized, Some(2.0));
     // Context switches are neutral: the size of the change.
     assert_close("change", sw.change_pct, Some(100.0));
-    let p99 = cell(system_row(&c, "utilization"), "a");
-    assert_close("normalized", p99.normalized, Some(1.0));
+    let jain = cell(system_row(&c, "jain_index"), "a");
+    assert_close("normalized", jain.normalized, Some(1.0));
     let bad = Options {
         base: Some("c".into()),
         ..Options::default()

@@ -211,9 +211,18 @@ fn welch_p_values_equal_scipys() {
     }
 }
 
-/// `1.05 [ -5.18]( 2.04)`: (normalized, change, CV), `-` as None.
-fn parse_cell(text: &str) -> (Option<f64>, Option<f64>, Option<f64>) {
-    let num = |s: &str| s.trim().parse::<f64>().ok();
+/// A printed number and half a unit of its last printed digit (`-` as None).
+type Printed = Option<(f64, f64)>;
+
+/// `1.05 [ -5.18]( 2.04)`: (normalized, change, CV).
+fn parse_cell(text: &str) -> (Printed, Printed, Printed) {
+    let num = |s: &str| {
+        let s = s.trim();
+        let decimals = s.split_once('.').map_or(0, |(_, d)| d.len() as i32);
+        s.parse::<f64>()
+            .ok()
+            .map(|v| (v, 0.5 * 10f64.powi(-decimals)))
+    };
     let (norm, rest) = text.split_once('[').unwrap();
     let (change, rest) = rest.split_once("](").unwrap();
     let (cv, _) = rest.split_once(')').unwrap();
@@ -270,8 +279,8 @@ fn lkml_layout_of_mi_parses_back_to_the_json_numbers() {
                     .flat_map(|r| r.cells.iter())
                     .filter(|x| &x.label == label)
                     .any(|x| {
-                        let same = |a: Option<f64>, b: Option<f64>| match (a, b) {
-                            (Some(a), Some(b)) => (a - b).abs() <= 0.005 + 1e-9,
+                        let same = |a: Printed, b: Option<f64>| match (a, b) {
+                            (Some((a, half)), Some(b)) => (a - b).abs() <= half + 1e-9,
                             (None, None) => true,
                             _ => false,
                         };

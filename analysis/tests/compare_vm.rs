@@ -71,7 +71,7 @@ const SYSTEM: &[(&str, Reader, &str)] = &[
         |r| ptr(r, "/system/affinity/cross_llc_share"),
         "lower",
     ),
-    ("utilization", |r| ptr(r, "/system/utilization"), "higher"),
+    ("utilization", |r| ptr(r, "/system/utilization"), "neutral"),
     (
         "idle_while_runnable_share",
         |r| ptr(r, "/system/work_conservation/idle_while_runnable_share"),

@@ -142,7 +142,7 @@ impl Table {
             .max()
             .unwrap_or(0);
         let case_w = match width {
-            Some(w) => case_w.min(w / 4),
+            Some(w) => case_w.min(w / 3),
             None => case_w,
         };
         let base_w = self
@@ -263,7 +263,9 @@ pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<Strin
     for a in &c.scope.analysis {
         push(format!("  analysis: {a}"));
     }
-    push(format!("{bullet}Worst waits (runnable, not running; starved: >= 100 ms)"));
+    push(format!(
+        "{bullet}Worst waits (runnable, not running; starved: >= 100 ms)"
+    ));
     for run in &c.runs {
         for r in &run.repeats {
             push(format!("  {}: {}", run.label, worst_wait(&r.worst_wait)));

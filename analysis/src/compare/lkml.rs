@@ -88,13 +88,22 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
 }
 
 /// `1.05 [ -5.18]( 2.04) *`: normalized value, change in %, CV in %, flag (`-` where
-/// not available).
+/// not available). Large numbers drop decimals so that every cell keeps its width.
 pub fn lkml_cell(cell: &Cell) -> String {
-    let norm = cell.normalized.map_or("  -".into(), |n| format!("{n:.2}"));
-    let change = cell
-        .change_pct
-        .map_or("     -".into(), |p| format!("{p:>6.2}"));
-    let cv = cell.cv_pct.map_or("    -".into(), |v| format!("{v:>5.2}"));
+    let norm = cell.normalized.map_or("    -".into(), |n| fixed(n, 5));
+    let change = cell.change_pct.map_or("     -".into(), |p| fixed(p, 6));
+    let cv = cell.cv_pct.map_or("    -".into(), |v| fixed(v, 5));
     let flag = cell.flag.as_deref().unwrap_or(" ");
     format!("{norm} [{change}]({cv}) {flag}")
+}
+
+/// `v` right-aligned in `width` with two decimals, fewer when it would not fit.
+fn fixed(v: f64, width: usize) -> String {
+    for decimals in [2, 1, 0] {
+        let s = format!("{v:>width$.decimals$}");
+        if s.len() <= width {
+            return s;
+        }
+    }
+    format!("{v:.0}")
 }

@@ -222,8 +222,9 @@ use Read::{
 use Unit::{NsAsMs as Ms, NsAsUs as Us, Number as Num, PerSec as PS, Share as Pct};
 
 /// The system table over every task of each report. Rates are per second of window
-/// (runs need not be equally long). Directions: switch counts and the vol/invol ratio
-/// are neutral (a workload's own behaviour), migrations and waits lower, utilization and
+/// (runs need not be equally long). Directions as the column catalogue has them
+/// ([`crate::columns`], checked by a test): switch counts, the vol/invol ratio and
+/// utilization are neutral (a workload's own behaviour), migrations and waits lower,
 /// Jain's index higher.
 #[rustfmt::skip]
 pub const SYSTEM_METRICS: &[Metric] = &[
@@ -236,7 +237,7 @@ pub const SYSTEM_METRICS: &[Metric] = &[
     m("preemption_wait_p99", "preemption wait p99", Us, Lower, SD(Dist::Preemption, Stat::P99, "/system/preemption_wait/p99_ns")),
     m("migrations_per_sec", "migrations/s", PS, Lower, P("/system/migrations_per_sec")),
     w("cross_llc_share", "cross-LLC migrations", Pct, Lower, P("/system/affinity/cross_llc_share")),
-    m("utilization", "utilization", Pct, Higher, P("/system/utilization")),
+    m("utilization", "utilization", Pct, Neutral, P("/system/utilization")),
     m("idle_while_runnable_share", "idle while runnable", Pct, Lower, P("/system/work_conservation/idle_while_runnable_share")),
     m("jain_index", "Jain's index", Num, Higher, P("/system/fairness/jain")),
 ];
@@ -260,8 +261,9 @@ pub const WORKLOAD_METRICS: &[Metric] = &[
 ];
 
 /// The task table: per role (the tasks one matching key gathers in a run). Shares are of
-/// the workload's runtime and weight; runtime and counts are neutral (service received
-/// and a task's own behaviour), waits and lag lower is better.
+/// the workload's runtime and weight; runtime, counts and migrations are neutral (service
+/// received and a task's own behaviour), waits and lag lower is better (as the column
+/// catalogue says where it has the column).
 #[rustfmt::skip]
 pub const TASK_METRICS: &[Metric] = &[
     m("runtime", "runtime", Ms, Neutral, Sum(&["/runtime_ns"])),
@@ -283,7 +285,7 @@ pub const TASK_METRICS: &[Metric] = &[
     w("voluntary", "voluntary switches/s", PS, Neutral, Rate(&["/switches/voluntary"])),
     w("involuntary", "involuntary switches/s", PS, Neutral, Rate(&["/switches/involuntary"])),
     w("wakeups", "wakeups/s", PS, Neutral, Rate(&["/wakeups"])),
-    m("migrations", "migrations/s", PS, Lower, Rate(&["/migrations"])),
+    m("migrations", "migrations/s", PS, Neutral, Rate(&["/migrations"])),
 ];
 
 /// The task metric called `key` (`--sort`, `--task-metrics`).
@@ -303,4 +305,80 @@ pub fn any_metric(key: &str) -> Option<&'static Metric> {
         .into_iter()
         .flatten()
         .find(|m| m.key == key)
+}
+
+/// The compare metrics that are columns of the analysis' catalogue (`crate::columns`):
+/// (compare key, catalogue column key, system table?). Their directions must agree.
+#[cfg(test)]
+const CATALOGUE: &[(&str, &str, bool)] = &[
+    ("context_switches_per_sec", "context_switches_per_sec", true),
+    (
+        "wakeup_preemptions_per_sec",
+        "wakeup_preemptions_per_sec",
+        true,
+    ),
+    (
+        "voluntary_involuntary_ratio",
+        "voluntary_involuntary_ratio",
+        true,
+    ),
+    ("wakeup_latency_p50", "wakeup_latency.p50_ns", true),
+    ("wakeup_latency_p99", "wakeup_latency.p99_ns", true),
+    ("wakeup_latency_max", "wakeup_latency.max_ns", true),
+    ("preemption_wait_p99", "preemption_wait.p99_ns", true),
+    ("migrations_per_sec", "migrations_per_sec", true),
+    ("cross_llc_share", "affinity.cross_llc_share", true),
+    ("utilization", "utilization", true),
+    (
+        "idle_while_runnable_share",
+        "work_conservation.idle_while_runnable_share",
+        true,
+    ),
+    ("jain_index", "fairness.jain", true),
+    ("runtime", "runtime_ns", false),
+    ("fairness", "fairness.ratio", false),
+    ("max-lag", "fairness.max_abs_lag_ns", false),
+    ("wakeup-mean", "wakeup_latency.mean_ns", false),
+    ("wakeup-p99", "wakeup_latency.p99_ns", false),
+    ("wakeup-max", "wakeup_latency.max_ns", false),
+    ("sched-delay-max", "sched_delay.max_ns", false),
+    ("voluntary", "switches.voluntary", false),
+    ("involuntary", "switches.involuntary", false),
+    ("wakeups", "wakeups", false),
+    ("migrations", "migrations", false),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columns::{find, Direction, SYSTEM_COLUMNS, TASK_COLUMNS};
+
+    #[test]
+    fn directions_agree_with_the_column_catalogue() {
+        for &(key, column, system) in CATALOGUE {
+            let direction = if system {
+                find(SYSTEM_COLUMNS, column).map(|c| c.direction)
+            } else {
+                find(TASK_COLUMNS, column).map(|c| c.direction)
+            }
+            .unwrap_or_else(|| panic!("no catalogue column {column}"));
+            let want = match direction {
+                Direction::LowerIsBetter => Better::Lower,
+                Direction::HigherIsBetter => Better::Higher,
+                Direction::Neutral => Better::Neutral,
+            };
+            let tables: &[&[Metric]] = if system {
+                &[SYSTEM_METRICS, WORKLOAD_METRICS]
+            } else {
+                &[TASK_METRICS]
+            };
+            for m in tables
+                .iter()
+                .flat_map(|t| t.iter())
+                .filter(|m| m.key == key)
+            {
+                assert_eq!(m.better, want, "{key} vs catalogue {column}");
+            }
+        }
+    }
 }
