@@ -51,11 +51,15 @@ pub enum Command {
                       several repeats of it; a JSON report written by `analyze --json` can stand in for a \
                       trace (detected by content), so a large trace is analysed once and compared many \
                       times. Every trace gets the same analysis as `analyze`.\n\n\
-                      For every metric and run: the mean over repeats, the CV in % (sample stddev / mean; \
-                      `-` with one repeat), the mean normalized to the baseline, and the change in % signed \
-                      so that positive is better. A change is flagged `*` (regression) or `^` \
-                      (improvement) when it exceeds both --threshold and twice the larger CV of the two \
-                      runs. Tasks are matched across runs by name with trailing digits folded.\n\n\
+                      For every metric and run: the mean over repeats (percentiles: of the pooled samples), the \
+                      CV in % (sample stddev / mean; `-` with one repeat), the value normalized to the baseline, \
+                      and the change in % signed so that positive is better (neutral metrics such as runtime \
+                      and switch rates: unsigned, never flagged). A change is flagged `*` (regression) or `^` \
+                      (improvement) when it exceeds --threshold, twice the larger CV and, with two or more \
+                      repeats per run, Welch's p < --alpha; with one repeat the flag is threshold-only. Tasks \
+                      are matched across runs by exact name (--fold, --match, --alias say otherwise); \
+                      --workload restricts the system rows to the tasks it names. The longest wait of each \
+                      run and any task starved for 100 ms or more are called out.\n\n\
                       Labels: `LABEL=FILE[,FILE...]` names a run (commas separate repeats; the same \
                       LABEL given twice adds repeats). A plain FILE is labelled from its scheduler family \
                       and kernel release (`EEVDF 6.12.95+deb12-amd64`) unless --label names it; plain \
@@ -65,7 +69,9 @@ pub enum Command {
                       schedtrace compare base=old1.dat,old2.dat,old3.dat new=new1.dat,new2.dat,new3.dat\n  \
                       schedtrace analyze huge.dat --json huge.json && schedtrace compare huge.json other.dat.xz\n  \
                       schedtrace compare a.dat b.data --label before --label after --base after --json cmp.json\n  \
-                      schedtrace compare a.dat b.dat --sort wakeup-max --top 5 --task-metrics switches,wakeup-mean"
+                      schedtrace compare a.dat b.dat --sort wakeup-max --top 5 --task-metrics switches,wakeup-mean\n  \
+                      schedtrace compare cfs=c.dat pds=p1.dat,p2.dat --match 'nice-?n?(\\d)' --workload nice --format lkml\n  \
+                      schedtrace compare cfs=c.dat pds=p.dat --alias mspin=mi-spin --time +0.5,+2.5 --format markdown"
     )]
     Compare(CompareArgs),
 }
@@ -513,6 +519,35 @@ mod tests {
         assert_eq!(parse_cpu_list("0-3,6,2").unwrap().0, vec![0, 1, 2, 3, 6]);
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("x").is_err());
+    }
+
+    #[test]
+    fn kernel_release_per_label() {
+        let cli = Cli::parse_from([
+            "schedtrace",
+            "compare",
+            "a=x.txt",
+            "b=y.txt",
+            "--kernel-release",
+            "6.1.192-prjc-bmq",
+            "--kernel-release",
+            "a=6.1.192-prjc-pds",
+        ]);
+        let Command::Compare(c) = cli.command else {
+            panic!("not compare")
+        };
+        assert_eq!(
+            c.kernel_release_for(Some("a")).as_deref(),
+            Some("6.1.192-prjc-pds")
+        );
+        assert_eq!(
+            c.kernel_release_for(Some("b")).as_deref(),
+            Some("6.1.192-prjc-bmq")
+        );
+        assert_eq!(
+            c.kernel_release_for(None).as_deref(),
+            Some("6.1.192-prjc-bmq")
+        );
     }
 
     #[test]

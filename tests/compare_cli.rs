@@ -38,17 +38,22 @@ fn labels(c: &Value) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn automatic_labels_and_text_tables() {
-    let cfs = shared("cfs-6.1-vm/nice/trace-v6.dat.xz");
-    let eevdf = shared("eevdf-6.12-vm/nice/trace-v6.dat.xz");
-    let out = schedtrace(&["compare", &cfs, &eevdf]);
+/// The standard output of a run that must succeed.
+fn succeeds(args: &[&str]) -> String {
+    let out = schedtrace(args);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn automatic_labels_and_text_tables() {
+    let cfs = shared("cfs-6.1-vm/nice/trace-v6.dat.xz");
+    let eevdf = shared("eevdf-6.12-vm/nice/trace-v6.dat.xz");
+    let text = succeeds(&["compare", &cfs, &eevdf]);
     for want in [
         "CFS 6.1.0-57-amd64",
         "EEVDF 6.12.95+deb12-amd64",
@@ -56,7 +61,7 @@ fn automatic_labels_and_text_tables() {
         "wakeup latency p99",
         "task runtime (ms): neutral",
         "nice-n0",
-        "worst wait: nice-n5",
+        "CFS 6.1.0-57-amd64: nice-n5 (pid 273) waited",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }
@@ -82,17 +87,11 @@ fn lkml_of_the_four_nice_kernels_with_roles_workload_and_a_relative_window() {
         "--width",
         "90",
     ]);
-    let out = schedtrace(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = succeeds(&args);
     for want in [
         "Test          : task runtime share",
         "Interpretation: Neutral",
-        "bmq: worst wait: nice5 (pid 189) waited 3.003 s",
+        "bmq: nice5 (pid 189) waited 3.003 s",
         "cfs[pct imp](CV)",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
@@ -109,13 +108,7 @@ fn lkml_of_the_four_nice_kernels_with_roles_workload_and_a_relative_window() {
         "--json",
         "-",
     ]);
-    let out = schedtrace(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c: Value = serde_json::from_str(&succeeds(&args)).unwrap();
     for r in c["runs"].as_array().unwrap() {
         assert_eq!(
             r["repeats"][0]["window_ns"], 2_000_000_000u64,
@@ -204,7 +197,59 @@ fn a_json_report_from_analyze_gives_the_same_comparison() {
     assert_eq!(repeat["from_json_report"], true);
     repeat["from_json_report"] = false.into();
     repeat["path"] = trace.clone().into();
+    // The trace's percentile rows also carry the pooled value of its samples (the same
+    // number with one repeat); a JSON report has no samples to pool.
+    // A task role of several pids (trace-cmd's two here) read back from JSON has only each
+    // pid's percentiles: the role's is their largest, an upper bound of the exact one, and
+    // the comparison says so.
+    assert_eq!(from_trace["significance"]["percentiles_exact"], true);
+    assert_eq!(from_report["significance"]["percentiles_exact"], false);
+    let mut from_trace = from_trace;
+    for (t, r) in task_percentiles(&mut from_trace)
+        .into_iter()
+        .zip(task_percentiles(&mut from_report))
+    {
+        for (a, b) in t.iter().zip(r.iter()) {
+            assert!(b["value"].as_f64() >= a["value"].as_f64(), "{a} vs {b}");
+        }
+        t.clear();
+        r.clear();
+    }
+    for c in [&mut from_trace, &mut from_report] {
+        clear_pooled(c);
+        c["significance"]["percentiles_exact"] = true.into();
+    }
     assert_eq!(from_trace, from_report);
+}
+
+/// The cells of every task row that shows a percentile.
+fn task_percentiles(c: &mut Value) -> Vec<&mut Vec<Value>> {
+    let mut out = Vec::new();
+    for task in c["tasks"]["tasks"].as_array_mut().unwrap() {
+        for row in task["metrics"].as_array_mut().unwrap() {
+            if row["key"]
+                .as_str()
+                .is_some_and(|k| k.ends_with("-p50") || k.ends_with("-p99"))
+            {
+                out.push(row["cells"].as_array_mut().unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Sets every cell's `pooled` to null.
+fn clear_pooled(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if map.contains_key("pooled") {
+                map["pooled"] = Value::Null;
+            }
+            map.values_mut().for_each(clear_pooled);
+        }
+        Value::Array(items) => items.iter_mut().for_each(clear_pooled),
+        _ => {}
+    }
 }
 
 #[test]

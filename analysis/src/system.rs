@@ -70,6 +70,19 @@ pub struct Wait {
     pub share_of_window: f64,
 }
 
+impl Wait {
+    /// (length in s, % of the window, start in s, end in s): the numbers a sentence about
+    /// the wait shows.
+    pub fn in_seconds(&self) -> (f64, f64, f64, f64) {
+        (
+            self.len_ns as f64 / 1e9,
+            self.share_of_window * 100.0,
+            self.start_ns as f64 / 1e9,
+            self.end_ns as f64 / 1e9,
+        )
+    }
+}
+
 /// The worst waits of `tasks` over `window`.
 pub(crate) fn worst_wait(tasks: &[TaskRow], window: Window) -> WorstWait {
     let len = window.len_ns();

@@ -296,3 +296,41 @@ fn lkml_layout_of_mi_parses_back_to_the_json_numbers() {
         assert!(text.contains("threshold-only"));
     }
 }
+
+#[test]
+fn markdown_and_wide_text_show_the_same_blocks() {
+    let c = mi_comparison(true);
+    let md = analysis::compare::markdown::render(&c, &Default::default());
+    // One table per block, one row per role: the header, the rule, then the four roles.
+    let block = md
+        .split("### task runtime share")
+        .nth(1)
+        .expect("a runtime share block");
+    let rows: Vec<&str> = block
+        .lines()
+        .skip_while(|l| !l.starts_with("| case |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(rows[0], "| case | cfs | eevdf | pds |");
+    assert!(rows.iter().any(|r| r.starts_with("| mi-spin |")), "{block}");
+    // The default text leaves the --wide-only metrics out and fits 100 columns.
+    let default = analysis::compare::text::render(
+        &c,
+        &analysis::compare::text::Layout {
+            width: 100,
+            ..Default::default()
+        },
+    );
+    let wide = analysis::compare::text::render(
+        &c,
+        &analysis::compare::text::Layout {
+            wide: true,
+            ..Default::default()
+        },
+    );
+    assert!(!default.contains("task slice p99") && wide.contains("task slice p99"));
+    assert!(
+        default.lines().all(|l| l.chars().count() <= 100),
+        "{default}"
+    );
+}

@@ -67,16 +67,11 @@ fn worst_wait(w: &analysis::system::WorstWait, out: &mut String) {
     let Some(longest) = &w.longest else {
         return;
     };
+    let (len, pct, start, end) = longest.in_seconds();
     let _ = writeln!(
         out,
-        "worst wait: {} (pid {}) waited {:.3} s ({:.1} % of the window) from {:.2} to {:.2} s ({})",
-        longest.comm,
-        longest.pid,
-        longest.len_ns as f64 / 1e9,
-        longest.share_of_window * 100.0,
-        longest.start_ns as f64 / 1e9,
-        longest.end_ns as f64 / 1e9,
-        longest.kind
+        "worst wait: {} (pid {}) waited {len:.3} s ({pct:.1} % of the window) from {start:.2} to {end:.2} s ({})",
+        longest.comm, longest.pid, longest.kind
     );
     let others: Vec<String> = w
         .starved

@@ -345,14 +345,11 @@ fn worst_wait(w: &crate::system::WorstWait) -> String {
         return "no task waited".into();
     };
     let others = w.starved.iter().filter(|s| s.pid != l.pid).count();
+    let (len, pct, start, end) = l.in_seconds();
     format!(
-        "{} (pid {}) waited {:.3} s = {:.1} % of the window, {:.2}..{:.2} s ({}){}",
+        "{} (pid {}) waited {len:.3} s = {pct:.1} % of the window, {start:.2}..{end:.2} s ({}){}",
         l.comm,
         l.pid,
-        l.len_ns as f64 / 1e9,
-        l.share_of_window * 100.0,
-        l.start_ns as f64 / 1e9,
-        l.end_ns as f64 / 1e9,
         l.kind,
         match others {
             0 => String::new(),
