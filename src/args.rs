@@ -286,7 +286,8 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "KEY", default_value = "runtime", value_parser = sort_key_parser())]
     pub sort: analysis::SortKey,
 
-    /// Show only the first N rows of the task table
+    /// Show only the first N rows of the task table in the text report (the JSON report keeps
+    /// every row, in --sort order)
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
 
@@ -337,6 +338,22 @@ pub struct AnalyzeArgs {
     /// schema: schemas/report.schema.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Also build the timeline store (every running, runnable, sleeping, blocked and unknown
+    /// interval of every task, as the TUI uses it) and print its size on stderr
+    #[arg(long)]
+    pub timeline: bool,
+
+    /// Add per-window time series to the JSON report (`series`): per CPU busy time, runqueue depth,
+    /// switches, wakeup preemptions, lost events; wakeup latency histograms, Jain's index and the
+    /// competing tasks' lag per window. DURATION like 10ms, 500us, 1s
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub series: Option<u64>,
+
+    /// Memory limit of the timeline store in MiB; past it the store is dropped and --timeline
+    /// fails with a message saying so (exit status 2)
+    #[arg(long, value_name = "MIB", default_value_t = analysis::timeline_store::DEFAULT_MEM_LIMIT >> 20)]
+    pub timeline_mem: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -350,12 +367,23 @@ impl AnalyzeArgs {
     /// What the analysis computes: the time window and CPUs restrict the timelines
     /// themselves; the topology and fair set feed the §6–7 metrics.
     pub fn analysis_config(&self) -> Result<analysis::Config, String> {
-        analysis_config(
+        let mut config = analysis_config(
             self.time,
             self.topology.as_deref(),
             self.fair_set.as_deref(),
             self.cpus.clone().map(|list| list.0),
-        )
+        )?;
+        // The series keep the store during the pass: under --timeline-mem as well.
+        config.timeline = (self.timeline || self.series.is_some()).then(|| self.timeline_options());
+        config.series = self.series;
+        Ok(config)
+    }
+
+    /// `--timeline-mem`.
+    fn timeline_options(&self) -> analysis::TimelineOptions {
+        analysis::TimelineOptions {
+            mem_limit_bytes: self.timeline_mem.saturating_mul(1 << 20),
+        }
     }
 
     /// How the report is shaped for display: filters, grouping, order, length.
@@ -445,6 +473,7 @@ fn analysis_config(
         cpus,
         topology,
         fair_set,
+        ..Default::default()
     })
 }
 
@@ -472,6 +501,33 @@ impl TimeRange {
             }
         )
     }
+}
+
+/// A duration with its unit: `10ms`, `500us`, `2s`, `1000ns`; at least 1 us.
+fn parse_duration(s: &str) -> Result<u64, String> {
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => {
+            return Err(format!(
+                "`{s}`: expected a number and a unit (ns, us, ms, s), e.g. 10ms"
+            ))
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{s}`: `{number}` is not a number"))?;
+    let ns = (value * scale).round();
+    if !(1e3..=1e13).contains(&ns) {
+        return Err(format!("`{s}`: a window from 1us to 10000s"));
+    }
+    Ok(ns as u64)
 }
 
 fn parse_time_range(s: &str) -> Result<TimeRange, String> {
@@ -548,6 +604,14 @@ mod tests {
             c.kernel_release_for(None).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10ms"), Ok(10_000_000));
+        assert_eq!(parse_duration("2.5s"), Ok(2_500_000_000));
+        assert_eq!(parse_duration("500us"), Ok(500_000));
+        assert!(parse_duration("10").is_err() && parse_duration("1ns").is_err());
     }
 
     #[test]

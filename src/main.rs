@@ -51,16 +51,36 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
-    let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
-    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
-    ingested.meta = sink.complete(&ingested.meta);
-    let report = analyzer.finish(&ingested, &a.file.display().to_string());
-    let shaped = report.select(&a.selection().map_err(Failure::Message)?);
+    let options = analysis::pipeline::Options {
+        config: a.analysis_config().map_err(Failure::Message)?,
+        kernel_release: a.kernel_release.clone(),
+    };
+    let (report, timeline) = analysis::pipeline::analyze_with_timeline(&a.file, &options)?;
+    if let Some(timeline) = timeline {
+        // The store is for the TUI and exports; here it is built (for --timeline and for the
+        // series) and, with --timeline, sized.
+        let t = timeline.map_err(|e| Failure::Message(e.to_string()))?;
+        if a.timeline {
+            let intervals: usize = t.tasks().iter().map(|task| task.len()).sum();
+            eprintln!(
+                "schedtrace: timeline: {intervals} intervals of {} tasks on {} CPUs, {:.1} MiB",
+                t.tasks().len(),
+                t.cpu_count(),
+                t.memory_bytes() as f64 / (1 << 20) as f64
+            );
+        }
+    }
+    let selection = a.selection().map_err(Failure::Message)?;
+    let shaped = report.select(&selection);
 
     if let Some(path) = &a.json {
+        // `--top` shortens the text table only: the JSON keeps every (filtered, grouped) row.
+        let all_rows = report.select(&analysis::Selection {
+            top: None,
+            ..selection.clone()
+        });
         let json =
-            serde_json::to_string_pretty(&shaped).map_err(|e| Failure::Message(e.to_string()))?;
+            serde_json::to_string_pretty(&all_rows).map_err(|e| Failure::Message(e.to_string()))?;
         if path.as_os_str() == "-" {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{json}")?;
@@ -117,16 +137,19 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     // Every input in one parallel batch, then regrouped per run argument. A run's
     // `--kernel-release LABEL=` default is known from its own label or its --label name.
     let mut names = c.labels.iter();
-    let inputs: Vec<(std::path::PathBuf, Option<String>)> = c
+    let inputs: Vec<(std::path::PathBuf, analysis::pipeline::Options)> = c
         .runs
         .iter()
         .flat_map(|r| {
             let label = r.label.clone().or_else(|| names.next().cloned());
-            let release = c.kernel_release_for(label.as_deref());
-            r.paths.iter().map(move |p| (p.clone(), release.clone()))
+            let options = analysis::pipeline::Options {
+                config: config.clone(),
+                kernel_release: c.kernel_release_for(label.as_deref()),
+            };
+            r.paths.iter().map(move |p| (p.clone(), options.clone()))
         })
         .collect();
-    let mut loaded = compare::load::load_all(&inputs, &config).into_iter();
+    let mut loaded = compare::load::load_all(&inputs).into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();

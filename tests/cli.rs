@@ -72,7 +72,7 @@ fn text_report_has_header_tasks_and_cpus() {
 #[test]
 fn json_report_carries_the_kernel_counters() {
     let report = json_report(&[]);
-    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["schema_version"], 2);
     assert_eq!(report["source"]["format"], "trace.dat");
     assert_eq!(report["source"]["kernel_release"], "6.18.44-fc-v657");
     assert_eq!(report["quality"]["wakeup_event"], "sched_waking");
@@ -106,16 +106,28 @@ fn pid_filter_sort_and_top() {
     assert_eq!(tasks.len(), 1);
     assert_eq!(tasks[0]["pid"], pid);
 
+    // `--top` cuts the text table, not the JSON: every row, in `--sort` order.
+    let all = json_report(&[]);
     let report = json_report(&["--sort", "switches", "--top", "3"]);
     let tasks = report["tasks"].as_array().unwrap();
-    assert_eq!(tasks.len(), 3);
+    assert!(tasks.len() > 3);
+    assert_eq!(tasks.len(), all["tasks"].as_array().unwrap().len());
     let switches = |t: &Value| {
         t["switches"]["voluntary"].as_i64().unwrap()
             + t["switches"]["involuntary"].as_i64().unwrap()
     };
-    assert!(
-        switches(&tasks[0]) >= switches(&tasks[1]) && switches(&tasks[1]) >= switches(&tasks[2])
-    );
+    assert!(tasks.windows(2).all(|w| switches(&w[0]) >= switches(&w[1])));
+    let out = schedtrace(&["analyze", FIXTURE, "--sort", "switches", "--top", "3"]);
+    let text = stdout(&out);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("task:pid"))
+        .skip(2)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    let first = format!("{}:{}", tasks[0]["comm"].as_str().unwrap(), tasks[0]["pid"]);
+    assert!(rows[0].contains(&first), "{first} first in:\n{text}");
 }
 
 #[test]
@@ -201,7 +213,7 @@ fn json_to_file_and_text_to_stdout() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("pp-a"));
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(written["schema_version"], 1);
+    assert_eq!(written["schema_version"], 2);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -6,15 +6,17 @@
 //! table; lost events are applied lazily (a task remembers the CPU and lost count of its
 //! last transition, and is brought up to date the next time an event names it).
 
-use crate::affinity::CpuMap;
 use crate::cpu::{Cpu, Lost, Occupant};
-use crate::fairness::{Fairness, PrioScale};
-use crate::runqueue::Runqueues;
+use crate::metrics::fairness::{Fairness, PrioScale};
+use crate::metrics::placement::CpuMap;
+use crate::metrics::preemption::Triples;
+use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
-use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
+use crate::series::{Count, SeriesCounts};
+use crate::timeline::{State, SwitchReason, Task, Wait, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
-use ingest::{Comm, Event, EventKind, EventSink, TaskRef, TraceMeta};
+use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -45,13 +47,15 @@ pub struct Analyzer {
     pub(crate) fairness: Fairness,
     /// Topology in use and where it came from (trace, file, host).
     pub(crate) topology: Option<(Topology, String)>,
-    /// Wakeup preemptions by (waker, wakee, victim) name.
-    /// Wakeup preemptions per (waker, wakee, victim): touched on every wakeup preemption, so
-    /// hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
-    pub(crate) triples: FxHashMap<(Comm, Comm, Comm), u64>,
+    /// Wakeup preemptions per (waker, wakee, victim) name.
+    pub(crate) triples: Triples,
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
+    /// The timeline store's bookkeeping when `Config::timeline` asks for it.
+    pub(crate) store: Option<crate::timeline_store::StoreState>,
+    /// `--series` counts per window.
+    pub(crate) series: Option<Box<SeriesCounts>>,
 }
 
 impl Analyzer {
@@ -70,6 +74,16 @@ impl Analyzer {
 
     pub fn new(config: Config) -> Analyzer {
         let scope = Scope::new(config.time_window, config.cpus.as_deref());
+        // The series take their durations from the store: on with them, at its default limit.
+        let store = config
+            .timeline
+            .or(config.series.map(|_| Default::default()))
+            .map(crate::timeline_store::StoreState::new);
+        let series = config.series.map(|len| Box::new(SeriesCounts::new(len)));
+        let mut fairness = Fairness::new();
+        if let Some(len) = config.series {
+            fairness.record_windows(len.max(1));
+        }
         Analyzer {
             config,
             scope,
@@ -85,10 +99,12 @@ impl Analyzer {
             rejected: BTreeMap::new(),
             now: 0,
             runqueues: Runqueues::default(),
-            fairness: Fairness::new(),
+            fairness,
             topology: None,
-            triples: FxHashMap::default(),
+            triples: Triples::default(),
             weights_unsettled: false,
+            store,
+            series,
         }
         .with_topology()
     }
@@ -108,16 +124,12 @@ impl Analyzer {
         self.topology = Some((t, source));
     }
 
-    pub(crate) fn find_task(&self, pid: i32) -> Option<usize> {
-        self.find(pid)
-    }
-
     fn reject(&mut self, reason: &'static str) {
         *self.rejected.entry(reason).or_insert(0) += 1;
     }
 
     /// The slot of `pid`'s current task, if it has one.
-    fn find(&self, pid: i32) -> Option<usize> {
+    pub(crate) fn find(&self, pid: i32) -> Option<usize> {
         let slot = if (pid as usize) < DENSE_PIDS {
             *self.dense_slots.get(pid as usize)?
         } else {
@@ -129,7 +141,9 @@ impl Analyzer {
     /// Makes `pid` name a new task (first sight, or pid reuse after fork).
     fn new_task(&mut self, pid: i32) -> usize {
         let slot = self.tasks.len();
-        self.tasks.push(Task::new(pid));
+        let mut task = Task::new(pid);
+        task.log = self.new_log();
+        self.tasks.push(task);
         if (pid as usize) < DENSE_PIDS {
             let idx = pid as usize;
             if idx >= self.dense_slots.len() {
@@ -211,6 +225,7 @@ impl Analyzer {
         let ci = cpu as usize;
         if self.scope.counts(ts, cpu) {
             self.cpus[ci].switches += 1;
+            self.count_in_series(Count::Switch, ts, cpu);
         }
         let prev_slot = (prev.pid > 0).then(|| self.task(prev));
         let next_slot = (next.pid > 0).then(|| self.task(next));
@@ -268,6 +283,18 @@ impl Analyzer {
             self.observe(p);
         }
         if let Some(n) = next_slot {
+            let t = &self.tasks[n];
+            // As `Task::switch_in` counts a wakeup ended here as local.
+            let woken = matches!(
+                t.state,
+                State::Runnable {
+                    wait: Wait::Wakeup | Wait::Untimed,
+                    ..
+                }
+            );
+            if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
+                self.cpus[ci].local_wakeups += 1;
+            }
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);
         }
@@ -326,18 +353,27 @@ impl Analyzer {
         let c = &mut self.cpus[cpu as usize];
         let from = c.last_event.unwrap_or(ts);
         c.lost.push(Lost { ts, count, from });
+        if self.scope.counts(ts, cpu) {
+            self.count_in_series(Count::Lost, ts, cpu);
+        }
+        let c = &mut self.cpus[cpu as usize];
         if c.occupant != Occupant::Unknown {
             c.lose_track(from, &self.scope);
         }
         self.observe_cpu(cpu);
     }
 
-    fn count_kind(&mut self, kind: &EventKind) {
-        self.kind_counts[kind.index()] += 1;
+    /// A counted event for `--series`, when it is on.
+    #[inline]
+    pub(crate) fn count_in_series(&mut self, what: Count, ts: u64, cpu: u32) {
+        if let Some(s) = &mut self.series {
+            let origin = self.first_ts.unwrap_or(ts).max(self.scope.start);
+            s.count(what, ts, origin, cpu);
+        }
     }
 
-    pub fn config(&self) -> &Config {
-        &self.config
+    fn count_kind(&mut self, kind: &EventKind) {
+        self.kind_counts[kind.index()] += 1;
     }
 }
 
@@ -396,8 +432,12 @@ impl EventSink for Analyzer {
         };
         self.last_ts = ts;
         self.now = ts;
+        if self.store.is_some() {
+            self.check_store();
+        }
         let origin = first.max(self.scope.start);
-        self.fairness.tick(ts, origin, &mut self.tasks, &self.scope);
+        self.fairness
+            .tick(ts, origin, self.tasks.as_mut_slice(), &self.scope);
         if cpu as usize >= self.cpus.len() {
             self.cpus.resize_with(cpu as usize + 1, Cpu::new);
         }

@@ -133,7 +133,11 @@ pub struct Column<Row: 'static> {
 impl<Row> Column<Row> {
     /// The cell of `row`, formatted and right-aligned to the column's width.
     pub fn cell(&self, row: &Row) -> String {
-        format!("{:>w$}", self.unit.format((self.value)(row)), w = self.width)
+        format!(
+            "{:>w$}",
+            self.unit.format((self.value)(row)),
+            w = self.width
+        )
     }
 
     /// The header, right-aligned to the column's width.
@@ -175,26 +179,26 @@ pub static TASK_COLUMNS: &[Column<TaskRow>] = &[
     col!("switches.voluntary", "vol", N, 7, Neutral, "slices ended by blocking (sleep, I/O, lock)", |t| t.switches.voluntary.into()),
     col!("switches.involuntary", "invol", N, 7, Neutral, "slices ended while still runnable (preempted)", |t| t.switches.involuntary.into()),
     col!("wakeups", "wakeups", N, 7, Neutral, "times the task was woken", |t| t.wakeups.into()),
-    col!("wakeup_latency.mean_ns", "lat avg us", US, 10, Lower, "mean wakeup latency: wakeup to running", |t| t.wakeup_latency.mean_ns.into()),
-    col!("wakeup_latency.p99_ns", "lat p99 us", US, 10, Lower, "99th percentile of wakeup latency (nearest rank)", |t| t.wakeup_latency.p99_ns.into()),
-    col!("wakeup_latency.max_ns", "lat max us", US, 10, Lower, "largest wakeup latency", |t| t.wakeup_latency.max_ns.into()),
-    col!("wakeup_latency.max_at_ns", "lat max at s", Unit::Timestamp, 17, Neutral, "when the largest wakeup latency ended (the switch-in)", |t| if t.wakeup_latency.count > 0 { t.wakeup_latency.max_at_ns.into() } else { Value::Missing }),
-    col!("sched_delay.mean_ns", "dly avg us", US, 10, Lower, "mean sched delay: every wait runnable to running (wakeups and preemptions)", |t| t.sched_delay.mean_ns.into()),
-    col!("sched_delay.max_ns", "dly max us", US, 10, Lower, "largest sched delay (perf sched latency's max delay)", |t| t.sched_delay.max_ns.into()),
+    col!("wakeup_latency.mean_ns", "lat avg us", US, 10, Lower, "mean wakeup latency: wakeup to running", |t| t.wakeup_latency.mean().into()),
+    col!("wakeup_latency.p99_ns", "lat p99 us", US, 10, Lower, "99th percentile of wakeup latency (nearest rank)", |t| t.wakeup_latency.p99().into()),
+    col!("wakeup_latency.max_ns", "lat max us", US, 10, Lower, "largest wakeup latency", |t| t.wakeup_latency.max().into()),
+    col!("wakeup_latency.max_at_ns", "lat max at s", Unit::Timestamp, 17, Neutral, "when the largest wakeup latency ended (the switch-in)", |t| t.wakeup_latency.max_at().into()),
+    col!("sched_delay.mean_ns", "dly avg us", US, 10, Lower, "mean sched delay: every wait runnable to running (wakeups and preemptions)", |t| t.sched_delay.mean().into()),
+    col!("sched_delay.max_ns", "dly max us", US, 10, Lower, "largest sched delay (perf sched latency's max delay)", |t| t.sched_delay.max().into()),
     col!("migrations", "migr", N, 6, Neutral, "switch-ins on another CPU than the previous slice's", |t| t.migrations.into()),
     // Fairness (metrics.md §7).
     col!("fairness.weight", "weight", N, 6, Neutral, "nice weight it competed with (1024 at nice 0)", |t| t.fairness.map(|f| f.weight).into()),
     col!("fairness.runtime_ns", "runtime ms", MS, 12, Neutral, "runtime while competing", |t| t.fairness.map(|f| f.runtime_ns).into()),
     col!("fairness.entitlement_ns", "entitled ms", MS, 12, Neutral, "fluid-share entitlement: what its weight earned while it competed", |t| t.fairness.map(|f| f.entitlement_ns).into()),
-    col!("fairness.ratio", "ratio", Unit::Number { decimals: 3 }, 7, Neutral, "runtime / entitlement (1 = fair)", |t| t.fairness.map(|f| f.ratio).into()),
+    col!("fairness.ratio", "ratio", Unit::Number { decimals: 3 }, 7, Neutral, "runtime / entitlement (1 = fair)", |t| t.fairness.and_then(|f| f.ratio).into()),
     col!("fairness.max_abs_lag_ns", "max lag ms", MS, 11, Lower, "largest |entitlement - runtime| at any moment", |t| t.fairness.map(|f| f.max_abs_lag_ns).into()),
     col!("preemption.caused", "caused", N, 7, Neutral, "wakeup preemptions it caused (as the woken task)", |t| t.preemption.caused.into()),
     col!("preemption.suffered", "suffer", N, 7, Lower, "wakeup preemptions it suffered (as the task switched out)", |t| t.preemption.suffered.into()),
     // Cache affinity and placement (§6).
     col!("affinity.wakeups_local", "local", N, 7, Neutral, "wakeups that ran on the waker's CPU", |t| t.affinity.wakeups_local.into()),
     col!("affinity.wakeups_remote", "remote", N, 7, Neutral, "wakeups that ran on another CPU than the waker's", |t| t.affinity.wakeups_remote.into()),
-    col!("affinity.wakeup_latency_local.mean_ns", "lat loc us", US, 11, Lower, "mean wakeup latency of local wakeups", |t| t.affinity.wakeup_latency_local.mean_ns.into()),
-    col!("affinity.wakeup_latency_remote.mean_ns", "lat rem us", US, 11, Lower, "mean wakeup latency of remote wakeups", |t| t.affinity.wakeup_latency_remote.mean_ns.into()),
+    col!("affinity.wakeup_latency_local.mean_ns", "lat loc us", US, 11, Lower, "mean wakeup latency of local wakeups", |t| t.affinity.wakeup_latency_local.mean().into()),
+    col!("affinity.wakeup_latency_remote.mean_ns", "lat rem us", US, 11, Lower, "mean wakeup latency of remote wakeups", |t| t.affinity.wakeup_latency_remote.mean().into()),
     col!("affinity.placement.same_cpu", "cpu", N, 6, Neutral, "wakeups placed on the CPU of the previous slice", |t| t.affinity.placement.same_cpu.into()),
     col!("affinity.placement.same_llc", "llc", N, 6, Neutral, "wakeups placed on another CPU sharing the previous slice's LLC (SMT siblings included)", |t| (t.affinity.placement.same_core + t.affinity.placement.same_llc).into()),
     col!("affinity.placement.cross_llc", "xllc", N, 6, Lower, "wakeups placed across an LLC boundary (same or remote node)", |t| (t.affinity.placement.same_node + t.affinity.placement.remote_node).into()),
@@ -227,10 +231,10 @@ pub static SYSTEM_COLUMNS: &[Column<Report>] = &[
     col!("context_switches_per_sec", "context switches", Unit::PerSec, 12, Neutral, "context switches per second of window", |r| r.system.context_switches_per_sec.into()),
     col!("wakeup_preemptions_per_sec", "wakeup preemptions", Unit::PerSec, 12, Lower, "wakeup preemptions per second of window", |r| r.system.wakeup_preemption.per_sec.into()),
     col!("voluntary_involuntary_ratio", "vol/invol switches", Unit::Number { decimals: 3 }, 12, Neutral, "voluntary / involuntary switches", |r| { let s = r.system.switches; (s.involuntary > 0).then(|| s.voluntary as f64 / s.involuntary as f64).into() }),
-    col!("wakeup_latency.p50_ns", "wakeup latency p50", US, 12, Lower, "median wakeup latency over every task", |r| r.system.wakeup_latency.p50_ns.into()),
-    col!("wakeup_latency.p99_ns", "wakeup latency p99", US, 12, Lower, "99th percentile of wakeup latency over every task", |r| r.system.wakeup_latency.p99_ns.into()),
-    col!("wakeup_latency.max_ns", "wakeup latency max", US, 12, Lower, "largest wakeup latency", |r| r.system.wakeup_latency.max_ns.into()),
-    col!("preemption_wait.p99_ns", "preemption wait p99", US, 12, Lower, "99th percentile of the waits of preempted tasks", |r| r.system.preemption_wait.p99_ns.into()),
+    col!("wakeup_latency.p50_ns", "wakeup latency p50", US, 12, Lower, "median wakeup latency over every task", |r| r.system.wakeup_latency.p50().into()),
+    col!("wakeup_latency.p99_ns", "wakeup latency p99", US, 12, Lower, "99th percentile of wakeup latency over every task", |r| r.system.wakeup_latency.p99().into()),
+    col!("wakeup_latency.max_ns", "wakeup latency max", US, 12, Lower, "largest wakeup latency", |r| r.system.wakeup_latency.max().into()),
+    col!("preemption_wait.p99_ns", "preemption wait p99", US, 12, Lower, "99th percentile of the waits of preempted tasks", |r| r.system.preemption_wait.p99().into()),
     col!("migrations_per_sec", "migrations", Unit::PerSec, 12, Lower, "migrations per second of window", |r| r.system.migrations_per_sec.into()),
     col!("affinity.cross_llc_share", "cross-LLC migrations", Unit::Percent { decimals: 1 }, 12, Lower, "migrations across an LLC boundary / all migrations", |r| r.system.affinity.cross_llc_share.into()),
     col!("utilization", "utilization", Unit::Percent { decimals: 1 }, 12, Neutral, "busy time / (window x CPUs)", |r| r.system.utilization.into()),
@@ -275,8 +279,14 @@ mod tests {
             Unit::Timestamp.format(Value::Int(63_476_219_123)),
             "63.476219"
         );
-        assert_eq!(Unit::Percent { decimals: 1 }.format(Value::Real(0.5)), "50.0");
+        assert_eq!(
+            Unit::Percent { decimals: 1 }.format(Value::Real(0.5)),
+            "50.0"
+        );
         assert_eq!(Unit::Count.format(Value::Missing), "-");
-        assert_eq!(Unit::Number { decimals: 4 }.format(Value::Real(0.99893)), "0.9989");
+        assert_eq!(
+            Unit::Number { decimals: 4 }.format(Value::Real(0.99893)),
+            "0.9989"
+        );
     }
 }

@@ -59,6 +59,9 @@ pub struct Cpu {
     pub lost: Vec<Lost>,
     /// Wakeup preemptions on this CPU (§5).
     pub wakeup_preemptions: u64,
+    /// Wakeups whose wakee ran here, where its waker ran (the diagonal of the waker CPU ×
+    /// wakee CPU matrix; the rest is in the tasks' CPU pairs).
+    pub local_wakeups: u64,
 }
 
 impl Default for Cpu {
@@ -81,6 +84,7 @@ impl Cpu {
             bugs: 0,
             lost: Vec::new(),
             wakeup_preemptions: 0,
+            local_wakeups: 0,
         }
     }
 

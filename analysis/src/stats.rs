@@ -73,6 +73,22 @@ impl Samples {
         all
     }
 
+    /// How many samples fall in each log2 bucket: bucket 0 holds 0 ns, bucket b > 0 holds
+    /// [2^(b-1), 2^b) ns (64 buckets in all); trailing empty buckets are left out.
+    pub fn log2_histogram(&self) -> Vec<u64> {
+        let mut buckets = vec![0u64; 64];
+        let bucket = |v: u64| (64 - v.leading_zeros() as usize).min(63);
+        for &v in &self.short {
+            buckets[bucket(u64::from(v))] += 1;
+        }
+        for &v in &self.long {
+            buckets[bucket(v)] += 1;
+        }
+        let used = buckets.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
+        buckets.truncate(used);
+        buckets
+    }
+
     /// The summary of these samples. Reorders them (selection, not a full sort: the four
     /// ranks cost O(n) where sorting tens of millions of samples cost most of `finish`).
     pub fn stats(&mut self) -> Stats {
@@ -140,7 +156,12 @@ impl<'a, T: Ord + Copy> OrderStatistics<'a, T> {
 
 /// Summary of a set of durations (JSON `STATS`). All times in ns; `max_at_ns` is the
 /// time at which the longest one ended (switch-in for waits, switch-out for slices).
+///
+/// In memory a summary of no samples is all zeros; in JSON (schema 2) its mean,
+/// percentiles, max and max_at are `null`, so that a reader can tell "no samples" from a
+/// real 0 ([`StatsJson`]). Version-1 reports (zeros) read back the same.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "StatsJson", from = "StatsJson")]
 pub struct Stats {
     pub count: u64,
     pub sum_ns: u64,
@@ -154,7 +175,92 @@ pub struct Stats {
     pub max_at_ns: u64,
 }
 
+/// The JSON form of [`Stats`]: what is undefined over no samples is `None` (`null`).
+#[derive(Serialize, Deserialize)]
+struct StatsJson {
+    count: u64,
+    sum_ns: u64,
+    mean_ns: Option<u64>,
+    p50_ns: Option<u64>,
+    p90_ns: Option<u64>,
+    p99_ns: Option<u64>,
+    p999_ns: Option<u64>,
+    max_ns: Option<u64>,
+    max_at_ns: Option<u64>,
+    /// When the longest one started (`max_at_ns - max_ns`): a wait's wakeup or switch-out,
+    /// a slice's switch-in. Written for readers; derived again when read.
+    #[serde(default)]
+    max_start_ns: Option<u64>,
+}
+
+impl From<Stats> for StatsJson {
+    fn from(s: Stats) -> StatsJson {
+        StatsJson {
+            count: s.count,
+            sum_ns: s.sum_ns,
+            mean_ns: s.mean(),
+            p50_ns: s.p50(),
+            p90_ns: s.p90(),
+            p99_ns: s.p99(),
+            p999_ns: s.p999(),
+            max_ns: s.max(),
+            max_at_ns: s.max_at(),
+            max_start_ns: s.max_at().map(|at| at.saturating_sub(s.max_ns)),
+        }
+    }
+}
+
+impl From<StatsJson> for Stats {
+    fn from(j: StatsJson) -> Stats {
+        Stats {
+            count: j.count,
+            sum_ns: j.sum_ns,
+            mean_ns: j.mean_ns.unwrap_or(0),
+            p50_ns: j.p50_ns.unwrap_or(0),
+            p90_ns: j.p90_ns.unwrap_or(0),
+            p99_ns: j.p99_ns.unwrap_or(0),
+            p999_ns: j.p999_ns.unwrap_or(0),
+            max_ns: j.max_ns.unwrap_or(0),
+            max_at_ns: j.max_at_ns.unwrap_or(0),
+        }
+    }
+}
+
 impl Stats {
+    /// `value` (one of this summary's fields) when there were samples: over none it is
+    /// undefined, not 0.
+    fn defined(&self, value: u64) -> Option<u64> {
+        (self.count > 0).then_some(value)
+    }
+
+    pub fn mean(&self) -> Option<u64> {
+        self.defined(self.mean_ns)
+    }
+
+    pub fn p50(&self) -> Option<u64> {
+        self.defined(self.p50_ns)
+    }
+
+    pub fn p90(&self) -> Option<u64> {
+        self.defined(self.p90_ns)
+    }
+
+    pub fn p99(&self) -> Option<u64> {
+        self.defined(self.p99_ns)
+    }
+
+    pub fn p999(&self) -> Option<u64> {
+        self.defined(self.p999_ns)
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        self.defined(self.max_ns)
+    }
+
+    pub fn max_at(&self) -> Option<u64> {
+        self.defined(self.max_at_ns)
+    }
+
     /// Combines summaries whose samples are not available (reports read back from JSON):
     /// count, sum, mean, max and its time stay exact; each percentile becomes the largest
     /// of the members' (an upper bound), which the caller must flag as inexact.
@@ -228,6 +334,8 @@ mod tests {
         for (i, v) in [50, 10, 40, 20, 30, 100, 90, 60, 80, 70].iter().enumerate() {
             s.push(*v, i as u64);
         }
+        // 10 in [8, 16), 20 30 in [16, 32), 40 50 60 in [32, 64), the rest in [64, 128).
+        assert_eq!(s.log2_histogram(), [0, 0, 0, 0, 1, 2, 3, 4]);
         let st = s.stats();
         assert_eq!(st.count, 10);
         assert_eq!(st.sum_ns, 550);
@@ -249,6 +357,47 @@ mod tests {
         assert_eq!(
             (st.p50_ns, st.p999_ns, st.max_ns, st.max_at_ns),
             (7, 7, 7, 3)
+        );
+    }
+
+    /// Schema 2: no samples give nulls (not zeros) in JSON; both forms read back.
+    #[test]
+    fn no_samples_are_null_in_json_and_version_1_zeros_still_read() {
+        let json = serde_json::to_value(Stats::default()).unwrap();
+        assert_eq!(json["count"], 0);
+        assert_eq!(json["sum_ns"], 0);
+        for k in [
+            "mean_ns",
+            "p50_ns",
+            "p90_ns",
+            "p99_ns",
+            "p999_ns",
+            "max_ns",
+            "max_at_ns",
+            "max_start_ns",
+        ] {
+            assert!(json[k].is_null(), "{k}: {json}");
+        }
+        let back: Stats = serde_json::from_value(json).unwrap();
+        assert_eq!(back, Stats::default());
+        let v1 = r#"{"count":0,"sum_ns":0,"mean_ns":0,"p50_ns":0,"p90_ns":0,"p99_ns":0,
+                     "p999_ns":0,"max_ns":0,"max_at_ns":0}"#;
+        assert_eq!(serde_json::from_str::<Stats>(v1).unwrap(), Stats::default());
+        let mut one = Samples::default();
+        one.push(0, 5);
+        assert_eq!(one.log2_histogram(), [1]);
+        let mut wait = Samples::default();
+        wait.push(30, 1000);
+        let json = serde_json::to_value(wait.stats()).unwrap();
+        assert_eq!(
+            (json["max_start_ns"].as_u64(), json["max_at_ns"].as_u64()),
+            (Some(970), Some(1000))
+        );
+        let json = serde_json::to_value(one.stats()).unwrap();
+        // A real zero-length sample is 0, not null.
+        assert_eq!(
+            (json["max_ns"].as_u64(), json["max_at_ns"].as_u64()),
+            (Some(0), Some(5))
         );
     }
 

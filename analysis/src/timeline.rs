@@ -6,10 +6,11 @@
 //! Cross-CPU consistency (context-switch bugs, lost events) is decided by the
 //! analyzer, which then calls [`Task::lose_track`] here.
 
-use crate::affinity::{PairKind, TaskAffinity};
-use crate::fairness::FairTask;
+use crate::metrics::fairness::{FairSlots, FairTask, Presence};
+use crate::metrics::placement::{PairKind, TaskAffinity};
 use crate::scope::Scope;
 use crate::stats::Samples;
+use crate::timeline_store::{EndReason, Fields, TaskLog, ThreadState};
 use ingest::{Comm, PrevState};
 
 /// Why a slice ended (metrics.md §3 "switch-out reason").
@@ -69,21 +70,6 @@ pub enum State {
     Unknown,
 }
 
-/// Where a task is on the CPUs, as the §4 runqueue and §7 fairness accounting see it:
-/// running on `cpu`, or runnable on runqueue `cpu`, or neither (`cpu` -1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Presence {
-    pub cpu: i32,
-    pub running: bool,
-}
-
-impl Presence {
-    pub const NONE: Presence = Presence {
-        cpu: -1,
-        running: false,
-    };
-}
-
 /// Which wakeup event this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeKind {
@@ -119,6 +105,9 @@ pub struct Task {
     pub state: State,
     /// When the current state began.
     pub since: u64,
+    /// The timeline store's intervals of this task (`Config::timeline`), else None: one
+    /// untaken branch per transition when the store is off.
+    pub(crate) log: Option<Box<TaskLog>>,
     /// CPU and per-CPU lost-event count at the last transition (lazy lost handling).
     pub trans_cpu: u32,
     pub trans_epoch: u32,
@@ -178,6 +167,7 @@ impl Task {
             prio: -1,
             state: State::Unseen,
             since: 0,
+            log: None,
             trans_cpu: u32::MAX,
             trans_epoch: 0,
             last_run_cpu: None,
@@ -245,8 +235,14 @@ impl Task {
         self.state != State::Unseen
     }
 
-    /// Ends the current state's interval at `now`, adding it to the matching total.
-    fn close_interval(&mut self, now: u64, scope: &Scope) {
+    /// Ends the current state's interval at `now`, adding it to the matching total (and
+    /// to the timeline store, when it is on, with what ended it).
+    fn close_interval(&mut self, now: u64, scope: &Scope, end: EndReason) {
+        if let Some(log) = &mut self.log {
+            if let Some(fields) = interval_fields(self.state, self.waker, end) {
+                log.close(self.since, now, fields);
+            }
+        }
         let len = scope.clip(self.since, now);
         match self.state {
             State::Running { cpu } if scope.cpu(cpu) => {
@@ -275,7 +271,7 @@ impl Task {
             return;
         }
         let at = at.max(self.since);
-        self.close_interval(at, scope);
+        self.close_interval(at, scope, EndReason::LostTrack);
         self.pending_waking = false;
         self.enter(State::Unknown, at, cpu, epoch);
     }
@@ -305,11 +301,11 @@ impl Task {
             // transition the task ran, waited or slept in an unknown mix.
             _ => self.state = State::Unknown,
         }
-        self.close_interval(now, scope);
         let reason = match SwitchReason::of(prev_state) {
             SwitchReason::Preempt if wakeup_preempt => SwitchReason::WakeupPreempt,
             r => r,
         };
+        self.close_interval(now, scope, EndReason::SwitchedOut(reason));
         if counted {
             self.reasons[reason.index()] += 1;
         }
@@ -370,7 +366,7 @@ impl Task {
                 }
             }
         }
-        self.close_interval(now, scope);
+        self.close_interval(now, scope, EndReason::SwitchedIn);
         self.pending_waking = false;
         self.last_run_cpu = Some(cpu);
         self.enter(State::Running { cpu }, now, cpu, epoch);
@@ -438,7 +434,7 @@ impl Task {
                     WakeKind::Waking | WakeKind::WakeupNew => true,
                     WakeKind::Wakeup => !waking_trace,
                 };
-                self.close_interval(now, scope);
+                self.close_interval(now, scope, EndReason::Woken);
                 if scope.contains(now) {
                     self.wakeups += 1;
                 }
@@ -478,7 +474,100 @@ impl Task {
 
     /// Closes the open interval at the end of the trace window.
     pub fn finish(&mut self, end: u64, scope: &Scope) {
-        self.close_interval(end, scope);
+        self.close_interval(end, scope, EndReason::TraceEnd);
         self.since = end;
+    }
+}
+
+/// The task table gives the fairness windows each task's fairness state by slot.
+impl FairSlots for [Task] {
+    fn fair(&self, slot: u32) -> &FairTask {
+        &self[slot as usize].fair
+    }
+
+    fn fair_mut(&mut self, slot: u32) -> &mut FairTask {
+        &mut self[slot as usize].fair
+    }
+}
+
+/// How the timeline store records an interval of `state` (`None`: not an interval, the
+/// time before a task's first transition).
+fn interval_fields(state: State, waker: i32, end: EndReason) -> Option<Fields> {
+    let (state, cpu, waker, untimed) = match state {
+        State::Unseen => return None,
+        State::Running { cpu } => (Some(ThreadState::Running), Some(cpu), None, false),
+        State::Runnable { rq_cpu, wait } => {
+            let cpu = u32::try_from(rq_cpu).ok();
+            match wait {
+                Wait::Preempt => (Some(ThreadState::RunnablePreempted), cpu, None, false),
+                Wait::Wakeup | Wait::Untimed => (
+                    Some(ThreadState::RunnableWakeup),
+                    cpu,
+                    (waker >= 0).then_some(waker),
+                    wait == Wait::Untimed,
+                ),
+            }
+        }
+        State::Sleeping => (Some(ThreadState::Sleeping), None, None, false),
+        State::Blocked => (Some(ThreadState::Blocked), None, None, false),
+        State::Unknown => (Some(ThreadState::Unknown), None, None, false),
+        State::Dead => (None, None, None, false),
+    };
+    Some(Fields {
+        state,
+        end,
+        cpu,
+        waker,
+        untimed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::stream::{lost, other, switch, waking};
+    use ingest::PrevState::{Runnable, Sleeping};
+
+    /// Task 1 runs 100–300, sleeps to 400, waits 400–450 after its waking, runs to 700,
+    /// is preempted and waits 700–760, runs to the end at 900.
+    #[test]
+    fn one_tasks_timeline() {
+        let r = crate::analyze_stream(
+            &[
+                switch(100, 0, 0, Runnable, 1),
+                switch(300, 0, 1, Sleeping, 0),
+                waking(400, 0, 0, 1, 0),
+                switch(450, 0, 0, Runnable, 1),
+                switch(700, 0, 1, Runnable, 2),
+                switch(760, 0, 2, Sleeping, 1),
+                other(900, 0, 1),
+            ],
+            crate::Config::default(),
+        );
+        let t = r.tasks.iter().find(|t| t.pid == 1).unwrap();
+        assert_eq!((t.runtime_ns, t.sleep_ns), (200 + 250 + 140, 100));
+        // Complete slices only: the open one at the end counts in runtime, not in slices.
+        assert_eq!((t.slices.count, t.slices.sum_ns), (2, 450));
+        assert_eq!((t.switches.voluntary, t.switches.involuntary), (1, 1));
+        assert_eq!((t.wakeup_latency.count, t.wakeup_latency.max_ns), (1, 50));
+        assert_eq!((t.preemption_wait.count, t.preemption_wait.max_ns), (1, 60));
+        assert_eq!(t.sched_delay.sum_ns, 110);
+    }
+
+    /// After lost events on its CPU the task is unknown until its next switch (§2).
+    #[test]
+    fn lost_events_make_the_running_task_unknown() {
+        let r = crate::analyze_stream(
+            &[
+                switch(100, 0, 0, Runnable, 1),
+                other(200, 0, 1),
+                lost(300, 0, Some(4)),
+                switch(500, 0, 1, Sleeping, 0),
+            ],
+            crate::Config::default(),
+        );
+        let t = r.tasks.iter().find(|t| t.pid == 1).unwrap();
+        // Known to run until its last event before the loss (200), unknown from there.
+        assert_eq!((t.runtime_ns, t.unknown_ns), (100, 300));
+        assert_eq!(t.slices.count, 0);
     }
 }

@@ -62,7 +62,7 @@ fn two_tasks_round_robin() {
     assert_eq!((fa.weight, fb.weight), (1024, 1024));
     assert!(close(fa.entitlement_ns, 2050.0) && close(fb.entitlement_ns, 2050.0));
     assert_eq!((fa.runtime_ns, fb.runtime_ns), (2000, 2000));
-    assert!(close(fa.ratio, 2000.0 / 2050.0));
+    assert!(close(fa.ratio.unwrap(), 2000.0 / 2050.0));
     // Lag of A: +50 at 100, -450 at 1100 and 3100; of B: +550 at 1100 and 3100.
     assert!(close(fa.max_abs_lag_ns, 450.0), "{}", fa.max_abs_lag_ns);
     assert!(close(fb.max_abs_lag_ns, 550.0), "{}", fb.max_abs_lag_ns);
@@ -177,11 +177,11 @@ fn nice0_vs_nice5_entitlement() {
     let ent_a = 4100.0 * 1024.0 / 1359.0;
     let ent_b = 4100.0 * 335.0 / 1359.0;
     assert!(close(fa.entitlement_ns, ent_a) && close(fb.entitlement_ns, ent_b));
-    assert!(close(fa.ratio, 3000.0 / ent_a) && close(fb.ratio, 1000.0 / ent_b));
+    assert!(close(fa.ratio.unwrap(), 3000.0 / ent_a) && close(fb.ratio.unwrap(), 1000.0 / ent_b));
     // A's lag is lowest at 3100 (3100*1024/1359 - 3000); B's highest at 3100 (not run yet).
     assert!(close(fa.max_abs_lag_ns, 3000.0 - 3100.0 * 1024.0 / 1359.0));
     assert!(close(fb.max_abs_lag_ns, 3100.0 * 335.0 / 1359.0));
-    let (x, y) = (fa.ratio, fb.ratio);
+    let (x, y) = (fa.ratio.unwrap(), fb.ratio.unwrap());
     assert!(close(
         r.system.fairness.jain.unwrap(),
         (x + y).powi(2) / (2.0 * (x * x + y * y))

@@ -12,7 +12,14 @@ fn shared(rel: &str) -> String {
 }
 
 fn analyze(rel: &str, config: Config) -> Report {
-    analysis::analyze_path(shared(rel).as_ref(), config).unwrap()
+    analysis::pipeline::analyze(
+        shared(rel).as_ref(),
+        &analysis::pipeline::Options {
+            config,
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 fn fair_set(re: &str) -> Config {
@@ -62,17 +69,17 @@ fn nice_ratio_is_kernel_share_over_weight_share() {
             let t = r.tasks.iter().find(|t| t.pid == pid).unwrap();
             let f = t.fairness.unwrap();
             assert_eq!(f.weight as f64, weight, "{kernel} {pid}");
-            let err = (f.ratio - expected).abs() / expected;
+            let err = (f.ratio.unwrap() - expected).abs() / expected;
             eprintln!(
                 "{kernel} nice {nice}: ratio {:.4}, kernel share/weight share {expected:.4}",
-                f.ratio
+                f.ratio.unwrap()
             );
             assert!(
                 err < 0.05,
                 "{kernel} nice {nice}: ratio {} vs {expected}",
-                f.ratio
+                f.ratio.unwrap()
             );
-            measured.push((kernel, nice, f.ratio));
+            measured.push((kernel, nice, f.ratio.unwrap()));
         }
     }
     // About 1 on CFS and EEVDF; PDS gives nice 0 about 0.82 of the CPU, not 0.754.
@@ -115,25 +122,26 @@ fn bmq_nice_starvation() {
 }
 
 /// `mi`: 3 interactive tasks (8 ms run, 1 ms sleep) and a spinner on one CPU. Measured
-/// on these traces (fair set = the four workload tasks):
+/// on these traces (fair set = the four workload tasks; short-term values since the fix
+/// that keeps a task off the CPUs at a window boundary in later windows, issue #10):
 ///
 /// | kernel | Jain | spinner ratio | workers' ratios | short-term Jain 10 ms / 100 ms mean |
 /// |---|---|---|---|---|
-/// | CFS 6.1   | 0.99893 | 0.9447 | 1.0295 1.0131 1.0139 | 0.4632 / 0.9744 |
-/// | EEVDF 6.12| 0.99990 | 0.9819 | 1.0084 0.9926 0.9870 | 0.5550 / 0.9868 |
-/// | PDS 6.1   | 0.99737 | 0.9148 | 1.0482 1.0282 1.0136 | 0.6762 / 0.9780 |
+/// | CFS 6.1   | 0.99893 | 0.9447 | 1.0295 1.0131 1.0139 | 0.4418 / 0.9781 |
+/// | EEVDF 6.12| 0.99990 | 0.9819 | 1.0084 0.9926 0.9870 | 0.5020 / 0.9865 |
+/// | PDS 6.1   | 0.99737 | 0.9148 | 1.0482 1.0282 1.0136 | 0.6882 / 0.9783 |
 #[test]
 fn mi_fairness_across_kernels() {
     let cases = [
-        ("cfs-6.1-vm", "^mi-", 248, 0.99893, 0.9447, 0.4632, 0.9744),
+        ("cfs-6.1-vm", "^mi-", 248, 0.99893, 0.9447, 0.4418, 0.9781),
         (
             "eevdf-6.12-vm",
             "^mi-",
             290,
             0.99990,
             0.9819,
-            0.5550,
-            0.9868,
+            0.5020,
+            0.9865,
         ),
         (
             "pds-6.1-vm",
@@ -141,8 +149,8 @@ fn mi_fairness_across_kernels() {
             173,
             0.99737,
             0.9148,
-            0.6762,
-            0.9780,
+            0.6882,
+            0.9783,
         ),
     ];
     for (kernel, set, spinner, jain, spin_ratio, st10, st100) in cases {
@@ -163,9 +171,9 @@ fn mi_fairness_across_kernels() {
             .fairness
             .unwrap();
         assert!(
-            close(spin.ratio, spin_ratio, 1e-4),
+            close(spin.ratio.unwrap(), spin_ratio, 1e-4),
             "{kernel}: spinner {}",
-            spin.ratio
+            spin.ratio.unwrap()
         );
         assert!(
             close(f.short_term[0].mean.unwrap(), st10, 1e-4),
@@ -178,7 +186,7 @@ fn mi_fairness_across_kernels() {
             f.short_term
         );
         // The spinner never gets more than its share: the interactive tasks are favoured.
-        assert!(spin.ratio < 1.0, "{kernel}");
+        assert!(spin.ratio.unwrap() < 1.0, "{kernel}");
     }
 }
 

@@ -63,7 +63,7 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
 
 /// `worst wait: nice5 (pid 312) waited 3.003 s (49.8 % of the window) from 115.39 to
 /// 118.39 s (wakeup latency)`, then the other tasks starved past the threshold.
-fn worst_wait(w: &analysis::system::WorstWait, out: &mut String) {
+fn worst_wait(w: &analysis::worst_wait::WorstWait, out: &mut String) {
     let Some(longest) = &w.longest else {
         return;
     };

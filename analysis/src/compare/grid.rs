@@ -340,7 +340,7 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
 
 /// `nice5 (pid 189) waited 3.003 s = 49.5 % of the window, 25.21..28.22 s (wakeup
 /// latency)`, plus how many other tasks starved.
-fn worst_wait(w: &crate::system::WorstWait) -> String {
+fn worst_wait(w: &crate::worst_wait::WorstWait) -> String {
     let Some(l) = &w.longest else {
         return "no task waited".into();
     };

@@ -5,7 +5,7 @@
 //! number); `null` means not available (a metric missing from a report, a task missing
 //! from a run, a CV with one repeat, a normalization by a zero baseline).
 
-use crate::system::WorstWait;
+use crate::worst_wait::WorstWait;
 use serde::{Deserialize, Serialize};
 
 pub const COMPARE_SCHEMA_VERSION: u32 = 2;

@@ -17,7 +17,32 @@
 //! Records with time 0 are the exception perf itself makes: it writes some at the end of a
 //! session (LOST_SAMPLES read from the counters, one per event); they are not late.
 
-use super::scan::Key;
+/// Sort key of one event-bearing record. Ordering by (ts, loc) keeps records with equal
+/// timestamps in stream order, which is what perf's own ordered-events queue does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key {
+    pub ts: u64,
+    /// segment (bit 63) | byte offset (bits 16..63) | attr index (bits 0..16).
+    pub loc: u64,
+}
+
+impl Key {
+    pub(super) fn new(ts: u64, seg: u64, offset: usize, attr: u16) -> Key {
+        Key {
+            ts,
+            loc: seg << 63 | (offset as u64) << 16 | attr as u64,
+        }
+    }
+    pub fn segment(&self) -> u64 {
+        self.loc >> 63
+    }
+    pub fn offset(&self) -> usize {
+        ((self.loc >> 16) & ((1 << 47) - 1)) as usize
+    }
+    pub fn attr(&self) -> usize {
+        (self.loc & 0xffff) as usize
+    }
+}
 
 /// Keys waiting for their round, and where the markers fall among them.
 #[derive(Debug, Default)]

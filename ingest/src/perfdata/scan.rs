@@ -10,7 +10,7 @@ use super::features::Features;
 use super::header::{Header, Mode, Section};
 use super::ids::IdMap;
 use super::records::{self, Record};
-use super::rounds::RoundQueue;
+use super::rounds::{Key, RoundQueue};
 use super::sample::SampleFormat;
 use crate::{Error, IngestStats, Result};
 
@@ -26,33 +26,6 @@ pub struct AttrEntry {
 /// Which buffer a key points into.
 pub const SEG_INPUT: u64 = 0;
 pub const SEG_UNPACKED: u64 = 1;
-
-/// Sort key of one event-bearing record. Ordering by (ts, loc) keeps records with equal
-/// timestamps in stream order, which is what perf's own ordered-events queue does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key {
-    pub ts: u64,
-    /// segment (bit 63) | byte offset (bits 16..63) | attr index (bits 0..16).
-    pub loc: u64,
-}
-
-impl Key {
-    fn new(ts: u64, seg: u64, offset: usize, attr: u16) -> Key {
-        Key {
-            ts,
-            loc: seg << 63 | (offset as u64) << 16 | attr as u64,
-        }
-    }
-    pub fn segment(&self) -> u64 {
-        self.loc >> 63
-    }
-    pub fn offset(&self) -> usize {
-        ((self.loc >> 16) & ((1 << 47) - 1)) as usize
-    }
-    pub fn attr(&self) -> usize {
-        (self.loc & 0xffff) as usize
-    }
-}
 
 pub struct Scan {
     pub endian: Endian,

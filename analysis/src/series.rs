@@ -1,0 +1,295 @@
+//! Time series (opt-in, `Config::series`, `analyze --series 10ms`): the window cut into
+//! equal windows from its start, and per window and CPU the busy time, runqueue depth
+//! (mean, max), switches, wakeup preemptions and lost-event records; for the system the
+//! mean number of waiting tasks, a log2 histogram of wakeup latency, Jain's index and the
+//! lag of the competing tasks at each window's end.
+//!
+//! Counts are taken in the pass ([`SeriesCounts`], O(1) per counted event); the
+//! durations come from the timeline store at the end (the series turns it on), so they
+//! are exactly the report's: a CPU's busy time summed over the windows is its `busy_ns`.
+//! Jain's index and the lags come from the fairness windows (`fairness::ShortTerm`) of
+//! the same length and origin, so for 10 ms their mean is the report's short-term mean.
+//! The runqueue depth counts a waiting task on the runqueue it was switched in from.
+
+use crate::metrics::fairness::WindowRecord;
+use crate::report::Window;
+use crate::scope::Scope;
+use crate::timeline::Task;
+use crate::timeline_store::{EndReason, ThreadState, Timeline};
+use serde::{Deserialize, Serialize};
+
+/// Tasks whose lag is given when no `--fair-set` names them: the top ones by runtime.
+pub const LAG_TASKS: usize = 8;
+/// Buckets of the wakeup latency histograms: bucket b > 0 holds [2^(b-1), 2^b) ns.
+pub const LOG2_BUCKETS: usize = 64;
+
+/// What the pass counts per window, CPU and kind.
+#[derive(Debug, Clone)]
+pub(crate) struct SeriesCounts {
+    pub window_ns: u64,
+    /// Per CPU, per window: switches, wakeup preemptions, lost-event records.
+    counts: Vec<Vec<[u32; 3]>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Count {
+    Switch = 0,
+    WakeupPreemption = 1,
+    Lost = 2,
+}
+
+impl SeriesCounts {
+    pub fn new(window_ns: u64) -> SeriesCounts {
+        SeriesCounts {
+            window_ns: window_ns.max(1),
+            counts: Vec::new(),
+        }
+    }
+
+    /// One `what` at `ts` on `cpu` (a counted event: in the scope); `origin` is the
+    /// report window's start.
+    pub fn count(&mut self, what: Count, ts: u64, origin: u64, cpu: u32) {
+        let w = (ts.saturating_sub(origin) / self.window_ns) as usize;
+        let c = cpu as usize;
+        if self.counts.len() <= c {
+            self.counts.resize_with(c + 1, Vec::new);
+        }
+        let per = &mut self.counts[c];
+        if per.len() <= w {
+            per.resize(w + 1, [0; 3]);
+        }
+        per[w][what as usize] += 1;
+    }
+}
+
+/// JSON `series`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    pub window_ns: u64,
+    /// Start of the first window (the report window's start).
+    pub start_ns: u64,
+    /// Windows; the last may be partial (it ends with the report window).
+    pub windows: u64,
+    pub cpus: Vec<CpuSeries>,
+    /// Mean number of tasks waiting on any runqueue.
+    pub runnable_tasks_mean: Vec<f64>,
+    /// Per window, wakeup latencies (of the switch-ins in it) per log2 bucket: bucket 0 is
+    /// 0 ns, bucket b holds [2^(b-1), 2^b) ns; buckets past the last non-empty one are left out.
+    pub wakeup_latency_log2: Vec<Vec<u64>>,
+    /// Jain's index of the competing tasks' fairness ratios per window; null when the
+    /// window is incomplete or had fewer than two competitors.
+    pub jain: Vec<Option<f64>>,
+    /// Lag (entitlement − runtime) at every window end of the `--fair-set` tasks, else of
+    /// the top competing tasks by runtime.
+    pub lag: Vec<TaskLag>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CpuSeries {
+    pub cpu: u32,
+    pub busy_ns: Vec<u64>,
+    pub runqueue_depth_mean: Vec<f64>,
+    pub runqueue_depth_max: Vec<u32>,
+    pub switches: Vec<u64>,
+    pub wakeup_preemptions: Vec<u64>,
+    pub lost_events: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct TaskLag {
+    pub pid: i32,
+    pub comm: String,
+    /// At each window's end; null while the task did not compete.
+    pub lag_ns: Vec<Option<f64>>,
+}
+
+/// Everything the series is built from.
+pub(crate) struct Inputs<'a> {
+    pub counts: &'a SeriesCounts,
+    pub timeline: &'a Timeline,
+    pub records: &'a [WindowRecord],
+    pub tasks: &'a [Task],
+    /// Slots of the tasks in `--fair-set`, if one was given.
+    pub fair_set: Option<Vec<usize>>,
+    pub scope: &'a Scope,
+    pub window: Window,
+    pub cpus: &'a [u32],
+}
+
+/// Adds `[a, b)` (clipped to the windows) to the windows it overlaps via `add(window, ns)`.
+fn split(origin: u64, len: u64, n: usize, a: u64, b: u64, mut add: impl FnMut(usize, u64)) {
+    let end = origin + len * n as u64;
+    let (mut t, b) = (a.max(origin), b.min(end));
+    while t < b {
+        let w = ((t - origin) / len) as usize;
+        let next = (origin + (w as u64 + 1) * len).min(b);
+        add(w, next - t);
+        t = next;
+    }
+}
+
+fn log2_bucket(ns: u64) -> usize {
+    (64 - ns.leading_zeros() as usize).min(LOG2_BUCKETS - 1)
+}
+
+pub(crate) fn build(inp: Inputs) -> Series {
+    let len = inp.counts.window_ns;
+    let origin = inp.window.start_ns;
+    // Time past the window end is never counted: clip to it as to `--time`.
+    let (lo, hi) = (origin, inp.window.end_ns);
+    let n = inp.window.len_ns().div_ceil(len).max(1) as usize;
+    let clip = |a: u64, b: u64| (a.max(lo).max(inp.scope.start), b.min(hi).min(inp.scope.end));
+    let mut cpus: Vec<CpuSeries> = inp
+        .cpus
+        .iter()
+        .map(|&cpu| {
+            let counts = inp.counts.counts.get(cpu as usize);
+            let count = |k: usize| -> Vec<u64> {
+                (0..n)
+                    .map(|w| counts.and_then(|c| c.get(w)).map_or(0, |x| u64::from(x[k])))
+                    .collect()
+            };
+            CpuSeries {
+                cpu,
+                busy_ns: vec![0; n],
+                runqueue_depth_mean: vec![0.0; n],
+                runqueue_depth_max: vec![0; n],
+                switches: count(Count::Switch as usize),
+                wakeup_preemptions: count(Count::WakeupPreemption as usize),
+                lost_events: count(Count::Lost as usize),
+            }
+        })
+        .collect();
+    let row_of = |cpu: u32| inp.cpus.iter().position(|&c| c == cpu);
+    let mut queue_edges: Vec<Vec<(u64, i32)>> = vec![Vec::new(); cpus.len()];
+    let mut runnable = vec![0u64; n];
+    let mut hist = vec![vec![0u64; LOG2_BUCKETS]; n];
+    for task in inp.timeline.tasks() {
+        for v in task.intervals() {
+            let (a, b) = clip(v.start_ns, v.end_ns());
+            match v.state {
+                ThreadState::Running => {
+                    if let Some(r) = v.cpu.filter(|&c| inp.scope.cpu(c)).and_then(row_of) {
+                        split(origin, len, n, a, b, |w, ns| cpus[r].busy_ns[w] += ns);
+                    }
+                }
+                ThreadState::RunnableWakeup | ThreadState::RunnablePreempted => {
+                    split(origin, len, n, a, b, |w, ns| runnable[w] += ns);
+                    if let Some(r) = v.cpu.and_then(row_of) {
+                        if a < b {
+                            queue_edges[r].push((a, 1));
+                            queue_edges[r].push((b, -1));
+                        }
+                    }
+                    let end = v.end_ns();
+                    let counted = v.cpu.is_some_and(|c| inp.scope.counts(end, c));
+                    if v.state == ThreadState::RunnableWakeup
+                        && v.latency_timed
+                        && v.end == EndReason::SwitchedIn
+                        && counted
+                        && end >= origin
+                    {
+                        let w = (((end - origin) / len) as usize).min(n - 1);
+                        hist[w][log2_bucket(v.dur_ns)] += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (r, edges) in queue_edges.iter_mut().enumerate() {
+        sweep_depth(edges, origin, len, n, &mut cpus[r]);
+    }
+    for h in &mut hist {
+        let used = h.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+        h.truncate(used);
+    }
+    let window_len = |w: usize| {
+        let a = origin + w as u64 * len;
+        (a + len).min(hi).saturating_sub(a).max(1) as f64
+    };
+    let mut jain = vec![None; n];
+    let index = |end: u64| ((end.saturating_sub(origin) / len) as usize).checked_sub(1);
+    for rec in inp.records {
+        if let Some(w) = index(rec.end_ns).filter(|&w| w < n) {
+            jain[w] = rec.jain;
+        }
+    }
+    Series {
+        window_ns: len,
+        start_ns: origin,
+        windows: n as u64,
+        runnable_tasks_mean: (0..n).map(|w| runnable[w] as f64 / window_len(w)).collect(),
+        wakeup_latency_log2: hist,
+        jain,
+        lag: lags(&inp, n, index),
+        cpus: cpus
+            .into_iter()
+            .map(|mut c| {
+                for w in 0..n {
+                    c.runqueue_depth_mean[w] /= window_len(w);
+                }
+                c
+            })
+            .collect(),
+    }
+}
+
+/// Time-weighted depth (as ns × depth, divided later) and max depth per window from a
+/// CPU's +1 / -1 edges.
+fn sweep_depth(edges: &mut [(u64, i32)], origin: u64, len: u64, n: usize, out: &mut CpuSeries) {
+    // At equal times the -1 first: a task leaving as another arrives is no deeper queue.
+    edges.sort_unstable();
+    let mut depth: i64 = 0;
+    let mut last = origin;
+    for &(t, d) in edges.iter() {
+        if depth > 0 {
+            split(origin, len, n, last, t, |w, ns| {
+                out.runqueue_depth_mean[w] += (depth as u64 * ns) as f64
+            });
+        }
+        depth += i64::from(d);
+        last = t;
+        if depth > 0 && t >= origin {
+            let w = ((t - origin) / len) as usize;
+            if w < n {
+                out.runqueue_depth_max[w] = out.runqueue_depth_max[w].max(depth as u32);
+            }
+        }
+    }
+}
+
+/// The lag rows: the `--fair-set` tasks, else the top [`LAG_TASKS`] competing tasks by
+/// runtime while competing.
+fn lags(inp: &Inputs, n: usize, index: impl Fn(u64) -> Option<usize>) -> Vec<TaskLag> {
+    let slots: Vec<usize> = match &inp.fair_set {
+        Some(set) => set.clone(),
+        None => {
+            let mut competing: Vec<usize> = (0..inp.tasks.len())
+                .filter(|&s| inp.tasks[s].fair.ent_ns > 0.0)
+                .collect();
+            competing.sort_by_key(|&s| (std::cmp::Reverse(inp.tasks[s].fair.run_ns), s));
+            competing.truncate(LAG_TASKS);
+            competing
+        }
+    };
+    let mut rows: Vec<TaskLag> = slots
+        .iter()
+        .map(|&s| TaskLag {
+            pid: inp.tasks[s].pid,
+            comm: inp.tasks[s].comm.to_string_lossy(),
+            lag_ns: vec![None; n],
+        })
+        .collect();
+    for rec in inp.records {
+        let Some(w) = index(rec.end_ns).filter(|&w| w < n) else {
+            continue;
+        };
+        for &(slot, lag) in &rec.lags {
+            if let Some(i) = slots.iter().position(|&s| s == slot as usize) {
+                rows[i].lag_ns[w] = Some(lag);
+            }
+        }
+    }
+    rows
+}
