@@ -63,11 +63,15 @@ pub enum Command {
                       several repeats of it; a JSON report written by `analyze --json` can stand in for a \
                       trace (detected by content), so a large trace is analysed once and compared many \
                       times. Every trace gets the same analysis as `analyze`.\n\n\
-                      For every metric and run: the mean over repeats, the CV in % (sample stddev / mean; \
-                      `-` with one repeat), the mean normalized to the baseline, and the change in % signed \
-                      so that positive is better. A change is flagged `*` (regression) or `^` \
-                      (improvement) when it exceeds both --threshold and twice the larger CV of the two \
-                      runs. Tasks are matched across runs by name with trailing digits folded.\n\n\
+                      For every metric and run: the mean over repeats (percentiles: of the pooled samples), the \
+                      CV in % (sample stddev / mean; `-` with one repeat), the value normalized to the baseline, \
+                      and the change in % signed so that positive is better (neutral metrics such as runtime \
+                      and switch rates: unsigned, never flagged). A change is flagged `*` (regression) or `^` \
+                      (improvement) when it exceeds --threshold, twice the larger CV and, with two or more \
+                      repeats per run, Welch's p < --alpha; with one repeat the flag is threshold-only. Tasks \
+                      are matched across runs by exact name (--fold, --match, --alias say otherwise); \
+                      --workload restricts the system rows to the tasks it names. The longest wait of each \
+                      run and any task starved for 100 ms or more are called out.\n\n\
                       Labels: `LABEL=FILE[,FILE...]` names a run (commas separate repeats; the same \
                       LABEL given twice adds repeats). A plain FILE is labelled from its scheduler family \
                       and kernel release (`EEVDF 6.12.95+deb12-amd64`) unless --label names it; plain \
@@ -77,7 +81,9 @@ pub enum Command {
                       schedtrace compare base=old1.dat,old2.dat,old3.dat new=new1.dat,new2.dat,new3.dat\n  \
                       schedtrace analyze huge.dat --json huge.json && schedtrace compare huge.json other.dat.xz\n  \
                       schedtrace compare a.dat b.data --label before --label after --base after --json cmp.json\n  \
-                      schedtrace compare a.dat b.dat --sort wakeup-max --top 5 --task-metrics switches,wakeup-mean"
+                      schedtrace compare a.dat b.dat --sort wakeup-max --top 5 --task-metrics switches,wakeup-mean\n  \
+                      schedtrace compare cfs=c.dat pds=p1.dat,p2.dat --match 'nice-?n?(\\d)' --workload nice --format lkml\n  \
+                      schedtrace compare cfs=c.dat pds=p.dat --alias mspin=mi-spin --time +0.5,+2.5 --format markdown"
     )]
     Compare(CompareArgs),
     /// Browse a run or compare runs interactively in the terminal
@@ -203,16 +209,76 @@ pub struct CompareArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
 
-    /// Task metric choosing and ordering the tasks (largest value in any run first): runtime, switches,
-    /// voluntary, involuntary, wakeups, migrations, wakeup-mean, wakeup-max, preemption-wait-mean,
-    /// sched-delay, sched-delay-mean, sched-delay-max
+    /// Task metric choosing and ordering the roles (largest value in any run first); any key of
+    /// --task-metrics
     #[arg(long, value_name = "METRIC", default_value = "runtime", value_parser = parse_task_metric)]
-    pub sort: &'static analysis::compare::metrics::TaskMetric,
+    pub sort: &'static analysis::compare::metrics::Metric,
 
-    /// Task metrics shown in the text output, one table each (default: the --sort metric); the
-    /// JSON output always has all of them
+    /// Task metrics shown in the text output, one table each (default: runtime, runtime-share,
+    /// weight-share, fairness, max-lag, slice-mean, wakeup-p99, preemption-wait-p99, sched-delay-max,
+    /// switches, migrations; --wide adds slice-p50, slice-p99, wakeup-mean, wakeup-p50, wakeup-max,
+    /// preemption-wait-mean, voluntary, involuntary, wakeups); the JSON output always has all
     #[arg(long, value_name = "METRIC[,METRIC...]", value_delimiter = ',', value_parser = parse_task_metric)]
-    pub task_metrics: Vec<&'static analysis::compare::metrics::TaskMetric>,
+    pub task_metrics: Vec<&'static analysis::compare::metrics::Metric>,
+
+    /// Match tasks across runs by name with trailing digits removed (`worker3` = `worker`);
+    /// default: the exact name
+    #[arg(long, conflicts_with = "match_re")]
+    pub fold: bool,
+
+    /// Match tasks across runs by the first capture group of REGEX (e.g. 'nice-?n?(\d)' makes
+    /// `nice-n0` and `nice0` role `0`); names it does not match keep their exact name
+    #[arg(long = "match", id = "match_re", value_name = "REGEX")]
+    pub match_re: Option<String>,
+
+    /// Take tasks named FROM as named TO before matching (repeatable), e.g. --alias mspin=mi-spin
+    #[arg(long = "alias", value_name = "FROM=TO")]
+    pub aliases: Vec<String>,
+
+    /// The system rows cover only tasks whose name matches PATTERN (a regular expression), not
+    /// every task; shares divide by these tasks' runtime and weight
+    #[arg(long, value_name = "PATTERN")]
+    pub workload: Option<String>,
+
+    /// Only tasks whose name matches (a regular expression) in the task table
+    #[arg(long, value_name = "PATTERN")]
+    pub comm: Option<String>,
+
+    /// Analyse every trace over this time range only: `START,END` in seconds of the trace clock,
+    /// or `+START,+END` from each trace's first event (runs start at different times)
+    #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
+    pub time: Option<TimeRange>,
+
+    /// Restrict the fairness metrics' competing set to these tasks (pids or a name regex), in
+    /// every trace
+    #[arg(long, value_name = "PID,PID|REGEX")]
+    pub fair_set: Option<String>,
+
+    /// CPU topology for traces that have none (as for analyze): `host`, a sysfs copy or a JSON file
+    #[arg(long, value_name = "host|DIR|FILE")]
+    pub topology: Option<String>,
+
+    /// Kernel release to assume for traces that record none: `LABEL=RELEASE` for one run's
+    /// traces, or `RELEASE` for all (repeatable)
+    #[arg(long, value_name = "[LABEL=]RELEASE")]
+    pub kernel_release: Vec<String>,
+
+    /// Welch p-values at or above this are not flagged (with two or more repeats per run)
+    #[arg(long, value_name = "P", default_value_t = 0.05)]
+    pub alpha: f64,
+
+    /// Output layout: `text` (fits --width), `lkml` (norm [pct imp](CV) blocks as patch mails
+    /// show them), `markdown` (GitHub / wiki tables)
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+
+    /// Show every metric and do not limit the width
+    #[arg(long)]
+    pub wide: bool,
+
+    /// Line width of the text and lkml layouts (runs are split into column groups to fit)
+    #[arg(long, value_name = "COLUMNS", default_value_t = 100)]
+    pub width: usize,
 
     /// Also write the comparison as JSON to FILE (`-` = stdout instead of the text);
     /// schema: schemas/compare.schema.json
@@ -220,11 +286,87 @@ pub struct CompareArgs {
     pub json: Option<PathBuf>,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    Text,
+    Lkml,
+    Markdown,
+}
+
+impl CompareArgs {
+    /// The analysis of every trace, and its options in words for the comparison's header.
+    pub fn analysis_config(&self) -> Result<(analysis::Config, Vec<String>), String> {
+        let mut said = Vec::new();
+        if let Some(t) = &self.time {
+            said.push(format!("--time {}", t.describe()));
+        }
+        if let Some(f) = &self.fair_set {
+            said.push(format!("--fair-set {f}"));
+        }
+        if let Some(t) = &self.topology {
+            said.push(format!("--topology {t}"));
+        }
+        for k in &self.kernel_release {
+            said.push(format!("--kernel-release {k}"));
+        }
+        let config = analysis_config(
+            self.time.clone(),
+            self.topology.as_deref(),
+            self.fair_set.as_deref(),
+            None,
+        )?;
+        Ok((config, said))
+    }
+
+    /// The `--kernel-release` default for a run labelled `label` (`None`: no label yet).
+    pub fn kernel_release_for(&self, label: Option<&str>) -> Option<String> {
+        let mut all = None;
+        for k in &self.kernel_release {
+            match k.split_once('=') {
+                Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
+                Some(_) => {}
+                None => all = Some(k.clone()),
+            }
+        }
+        all
+    }
+
+    pub fn options(&self) -> Result<analysis::compare::Options, String> {
+        use analysis::compare::matching::{MatchBy, Matching};
+        let regex = |what: &str, s: &Option<String>| -> Result<Option<regex::Regex>, String> {
+            s.as_deref()
+                .map(|p| regex::Regex::new(p).map_err(|e| format!("{what} {p:?}: {e}")))
+                .transpose()
+        };
+        let by = match (&self.match_re, self.fold) {
+            (Some(re), _) => Matching::regex(re)?,
+            (None, true) => MatchBy::Fold,
+            (None, false) => MatchBy::Exact,
+        };
+        let aliases = self
+            .aliases
+            .iter()
+            .map(|a| Matching::parse_alias(a))
+            .collect::<Result<_, _>>()?;
+        Ok(analysis::compare::Options {
+            base: self.base.clone(),
+            threshold_pct: self.threshold,
+            alpha: self.alpha,
+            top: self.top,
+            sort: self.sort,
+            matching: Matching { by, aliases },
+            comm: regex("--comm", &self.comm)?,
+            workload: regex("--workload", &self.workload)?,
+            analysis_scope: self.analysis_config()?.1,
+        })
+    }
+}
+
 fn parse_run_spec(s: &str) -> Result<analysis::compare::RunSpec, String> {
     analysis::compare::RunSpec::parse(s)
 }
 
-fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::TaskMetric, String> {
+fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::Metric, String> {
     analysis::compare::metrics::task_metric(s)
 }
 
@@ -458,6 +600,55 @@ fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
     Ok(CpuList(cpus))
 }
 
+/// What the analysis computes, for `analyze` and for every trace of `compare`: the time
+/// window and CPUs restrict the timelines themselves; the topology and fair set feed the
+/// §6–7 metrics.
+fn analysis_config(
+    time: Option<TimeRange>,
+    topology: Option<&str>,
+    fair_set: Option<&str>,
+    cpus: Option<Vec<u32>>,
+) -> Result<analysis::Config, String> {
+    let topology = match topology {
+        Some(spec) => {
+            Some(analysis::topology_load::load(spec).map_err(|e| format!("--topology {e}"))?)
+        }
+        None => None,
+    };
+    let fair_set = match fair_set {
+        Some(text) => Some(analysis::FairSet::parse(text)?),
+        None => None,
+    };
+    Ok(analysis::Config {
+        time_window: time
+            .as_ref()
+            .map(|t| (t.start.unwrap_or(0), t.end.unwrap_or(u64::MAX))),
+        time_relative: time.as_ref().is_some_and(|t| t.relative),
+        cpus,
+        topology,
+        fair_set,
+        ..Default::default()
+    })
+}
+
+impl TimeRange {
+    fn describe(&self) -> String {
+        let plus = if self.relative { "+" } else { "" };
+        let side =
+            |v: Option<u64>| v.map_or(String::new(), |v| format!("{plus}{}", v as f64 / 1e9));
+        format!(
+            "{},{}{}",
+            side(self.start),
+            side(self.end),
+            if self.relative {
+                " (from each trace's start)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
 /// A duration with its unit: `10ms`, `500us`, `2s`, `1000ns`; at least 1 us.
 fn parse_duration(s: &str) -> Result<u64, String> {
     let split = s
@@ -544,6 +735,35 @@ mod tests {
         assert_eq!(parse_cpu_list("0-3,6,2").unwrap().0, vec![0, 1, 2, 3, 6]);
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("x").is_err());
+    }
+
+    #[test]
+    fn kernel_release_per_label() {
+        let cli = Cli::parse_from([
+            "schedtrace",
+            "compare",
+            "a=x.txt",
+            "b=y.txt",
+            "--kernel-release",
+            "6.1.192-prjc-bmq",
+            "--kernel-release",
+            "a=6.1.192-prjc-pds",
+        ]);
+        let Command::Compare(c) = cli.command else {
+            panic!("not compare")
+        };
+        assert_eq!(
+            c.kernel_release_for(Some("a")).as_deref(),
+            Some("6.1.192-prjc-pds")
+        );
+        assert_eq!(
+            c.kernel_release_for(Some("b")).as_deref(),
+            Some("6.1.192-prjc-bmq")
+        );
+        assert_eq!(
+            c.kernel_release_for(None).as_deref(),
+            Some("6.1.192-prjc-bmq")
+        );
     }
 
     #[test]

@@ -149,21 +149,42 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
             c.labels.len()
         )));
     }
-    // Every input in one parallel batch, then regrouped per run argument.
-    let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
-    let mut loaded = compare::load::load_all(&paths, &Default::default()).into_iter();
+    let (config, _) = c.analysis_config().map_err(Failure::Message)?;
+    let options = c.options().map_err(Failure::Message)?;
+    // Every input in one parallel batch, then regrouped per run argument. A run's
+    // `--kernel-release LABEL=` default is known from its own label or its --label name.
+    let mut names = c.labels.iter();
+    let inputs: Vec<(std::path::PathBuf, analysis::pipeline::Options)> = c
+        .runs
+        .iter()
+        .flat_map(|r| {
+            let label = r.label.clone().or_else(|| names.next().cloned());
+            let options = analysis::pipeline::Options {
+                config: config.clone(),
+                kernel_release: c.kernel_release_for(label.as_deref()),
+            };
+            r.paths.iter().map(move |p| (p.clone(), options.clone()))
+        })
+        .collect();
+    let mut loaded = compare::load::load_all(&inputs).into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();
         repeats.push(run.map_err(Failure::Message)?);
     }
     let runs = compare::assemble(&c.runs, repeats, &c.labels);
-    let options = compare::Options {
-        base: c.base.clone(),
-        threshold_pct: c.threshold,
-        top: c.top,
-        sort: c.sort,
-    };
+    let scoped = c.time.is_some() || c.fair_set.is_some() || c.topology.is_some();
+    if let Some(json) = runs
+        .iter()
+        .flat_map(|r| &r.repeats)
+        .find(|r| scoped && r.from_json_report)
+    {
+        return Err(Failure::Message(format!(
+            "{}: a JSON report is already analysed; --time, --fair-set and --topology apply to traces only \
+             (run `analyze` on the trace with them, or give the trace)",
+            json.path
+        )));
+    }
     let comparison = compare::compare(&runs, &options).map_err(Failure::Message)?;
 
     if let Some(path) = &c.json {
@@ -180,7 +201,16 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
             ))
         })?;
     }
-    let text = compare::text::render(&comparison, &c.task_metrics);
+    let layout = compare::text::Layout {
+        task_metrics: c.task_metrics.clone(),
+        wide: c.wide,
+        width: c.width,
+    };
+    let text = match c.format {
+        args::CompareFormat::Text => compare::text::render(&comparison, &layout),
+        args::CompareFormat::Lkml => compare::lkml::render(&comparison, &layout),
+        args::CompareFormat::Markdown => compare::markdown::render(&comparison, &layout),
+    };
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }

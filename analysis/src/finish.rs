@@ -102,6 +102,7 @@ impl Analyzer {
         system.work_conservation = self
             .runqueues
             .work_conservation(window.len_ns() as f64 * cpu_count as f64, llcs);
+        system.worst_wait = crate::worst_wait::worst_wait(&tasks, window);
         let report = Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
@@ -117,6 +118,10 @@ impl Analyzer {
                     .map_or(crate::SchedulerFamily::Unknown, crate::scheduler_family)
                     .name()
                     .to_string(),
+                scheduler_name: meta
+                    .kernel_release
+                    .as_deref()
+                    .map_or_else(|| "unknown".to_string(), crate::scheduler_name),
                 extra: meta.extra.clone(),
                 topology: self.topology_info(),
             },

@@ -90,10 +90,11 @@ pub mod stats;
 mod timeline;
 pub mod timeline_store;
 pub mod topology_load;
+pub mod worst_wait;
 
 pub use analyzer::Analyzer;
 pub use report::{CpuRow, Quality, Report, Source, System, TaskRow, Window};
-pub use scheduler::{scheduler_family, SchedulerFamily};
+pub use scheduler::{scheduler_family, scheduler_name, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 /// Why a slice ended (the timeline store's `EndReason::SwitchedOut` names it).

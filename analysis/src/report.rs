@@ -55,6 +55,10 @@ pub struct Source {
     /// "BFS family" or "unknown".
     #[serde(default = "unknown")]
     pub scheduler: String,
+    /// The scheduler itself where the release says: "PDS", "BMQ", "MuQSS", "BFS",
+    /// "sched_ext", else as `scheduler` ("CFS", "EEVDF", "BFS family", "unknown").
+    #[serde(default = "unknown")]
+    pub scheduler_name: String,
     /// Other metadata the reader found (trace-cmd version, hostname, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
@@ -304,6 +308,9 @@ pub struct System {
     pub affinity: SystemAffinity,
     #[serde(default)]
     pub work_conservation: WorkConservation,
+    /// The longest wait and the tasks starved longer than a threshold.
+    #[serde(default)]
+    pub worst_wait: crate::worst_wait::WorstWait,
 }
 
 impl TaskRow {

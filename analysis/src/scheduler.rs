@@ -1,5 +1,6 @@
-//! The scheduler family of a traced kernel, guessed from its release string
-//! (`docs/metrics.md` §8): the label a run gets when the user gives none.
+//! The scheduler of a traced kernel, guessed from its release string (`docs/metrics.md`
+//! §8): its family (CFS, EEVDF, BFS family) and its name (PDS, BMQ, MuQSS, ...), the
+//! label a run gets when the user gives none.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -76,6 +77,52 @@ pub fn scheduler_family(release: &str) -> SchedulerFamily {
     }
 }
 
+/// The scheduler's own name where the release says which one it is: the BFS-family patch
+/// sets name themselves in the local version (`6.1.192-prjc-pds`, `-prjc-bmq`, `-muqss`,
+/// `-bfs512`, `-ck1` which carries MuQSS from 4.7 on and BFS before), mainline is CFS or
+/// EEVDF by version, and a sched_ext kernel says `scx` or `sched-ext`. Project C's release
+/// names PDS or BMQ; a bare `prjc` (either) and anything unknown give the family name.
+pub fn scheduler_name(release: &str) -> String {
+    let lower = release.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(|w| w.trim_end_matches(|c: char| c.is_ascii_digit()))
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let family = scheduler_family(release);
+    let name = if has("pds") {
+        "PDS"
+    } else if has("bmq") {
+        "BMQ"
+    } else if has("muqss") {
+        "MuQSS"
+    } else if has("bfs") {
+        "BFS"
+    } else if has("ck") {
+        // -ck patches carried BFS until 4.7 and MuQSS after it.
+        if ck_version_at_least_4_8(release) {
+            "MuQSS"
+        } else {
+            "BFS"
+        }
+    } else if has("scx") || lower.contains("sched-ext") || lower.contains("sched_ext") {
+        "sched_ext"
+    } else {
+        family.name()
+    };
+    name.to_string()
+}
+
+/// Whether the release's version is 4.8 or later (MuQSS replaced BFS in -ck at 4.8).
+fn ck_version_at_least_4_8(release: &str) -> bool {
+    let mut numbers = release
+        .split(|c: char| !c.is_ascii_digit())
+        .take(2)
+        .map(|s| s.parse::<u32>().unwrap_or(0));
+    let (a, b) = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
+    (a, b) >= (4, 8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +146,21 @@ mod tests {
         assert_eq!(bmq, "6.1.192-prjc-bmq");
         assert_eq!(scheduler_family(&pds), BfsFamily);
         assert_eq!(scheduler_family(&bmq), BfsFamily);
+        assert_eq!(scheduler_name(&pds), "PDS");
+        assert_eq!(scheduler_name(&bmq), "BMQ");
+        assert_eq!(scheduler_name("6.1.0-57-amd64"), "CFS");
+        assert_eq!(scheduler_name("6.12.95+deb12-amd64"), "EEVDF");
+    }
+
+    #[test]
+    fn names_of_other_patch_sets() {
+        assert_eq!(scheduler_name("4.14.5-MuQSS"), "MuQSS");
+        assert_eq!(scheduler_name("2.6.32-bfs363"), "BFS");
+        assert_eq!(scheduler_name("4.4.0-ck1"), "BFS");
+        assert_eq!(scheduler_name("5.4.0-ck1"), "MuQSS");
+        assert_eq!(scheduler_name("6.1.0-prjc"), "BFS family");
+        assert_eq!(scheduler_name("6.12.0-scx"), "sched_ext");
+        assert_eq!(scheduler_name("linux"), "unknown");
     }
 
     #[test]

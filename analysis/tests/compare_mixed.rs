@@ -30,6 +30,15 @@ fn trace_dat_and_perf_data_of_one_run_match_task_by_task() {
         assert_eq!(r.kernel_releases, ["6.18.44-fc-v657"]);
     }
 
+    // Switch rows are rates per second of each trace's window: back to counts.
+    let window_s: Vec<f64> = c
+        .runs
+        .iter()
+        .map(|r| r.repeats[0].window_ns as f64 / 1e9)
+        .collect();
+    let count = |row: &analysis::compare::model::MetricRow, i: usize| {
+        row.cells[i].mean.unwrap() * window_s[i]
+    };
     for task in ["pp-a", "pp-b"] {
         let t = c.tasks.tasks.iter().find(|t| t.name == task).unwrap();
         assert_eq!(t.present_in, ["trace-cmd", "perf"], "{task}");
@@ -37,10 +46,7 @@ fn trace_dat_and_perf_data_of_one_run_match_task_by_task() {
         // 2462 plus the final switch-out at exit); allow 0.5 % between the recorders.
         for key in ["switches", "voluntary", "involuntary"] {
             let row = task_row(&c, task, key);
-            let (a, b) = (
-                cell(row, "trace-cmd").mean.unwrap(),
-                cell(row, "perf").mean.unwrap(),
-            );
+            let (a, b) = (count(row, 0), count(row, 1));
             assert!(a > 2000.0, "{task} {key}: {a}");
             assert!(
                 (a - b).abs() <= 0.005 * a,
@@ -57,12 +63,14 @@ fn trace_dat_and_perf_data_of_one_run_match_task_by_task() {
         );
         assert!((a - b).abs() <= 0.01 * a, "{task} runtime: {a} vs {b}");
     }
-    assert_eq!(
-        cell(task_row(&c, "pp-a", "voluntary"), "trace-cmd").mean,
-        Some(2463.0)
+    assert_close(
+        "pp-a voluntary",
+        Some(count(task_row(&c, "pp-a", "voluntary"), 0)),
+        Some(2463.0),
     );
-    assert_eq!(
-        cell(task_row(&c, "pp-b", "voluntary"), "perf").mean,
-        Some(2592.0)
+    assert_close(
+        "pp-b voluntary",
+        Some(count(task_row(&c, "pp-b", "voluntary"), 1)),
+        Some(2592.0),
     );
 }

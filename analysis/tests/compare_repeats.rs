@@ -15,7 +15,14 @@ fn pds_mi_and_its_repeat_give_the_cv_of_the_two_reports() {
     let base = load("cfs-6.1-vm/mi/trace-v6.dat.xz");
     let (r1, r2, rb) = (mi.report.clone(), again.report.clone(), base.report.clone());
     let runs = vec![run("cfs", vec![base]), run("pds", vec![mi, again])];
-    let c = compare(&runs, &Options::default()).unwrap();
+    let fold = Options {
+        matching: analysis::compare::matching::Matching {
+            by: analysis::compare::matching::MatchBy::Fold,
+            aliases: vec![],
+        },
+        ..Options::default()
+    };
+    let c = compare(&runs, &fold).unwrap();
     assert_eq!(c.runs[1].repeats.len(), 2);
 
     // The three massive_intr tasks (mintr0..2) fold into one row, summed per repeat.
@@ -54,7 +61,9 @@ fn pds_mi_and_its_repeat_give_the_cv_of_the_two_reports() {
             .collect();
         assert_eq!(got.values, reread, "{}", row.key);
         let base: Vec<f64> = system_value(&rb, &row.key).into_iter().collect();
-        let want = expected(&values, &base, row.better == "higher", 5.0);
+        // Percentile rows compare the pooled samples' percentile (one CFS repeat: its own).
+        let shown = (got.pooled, cell(row, "cfs").pooled);
+        let want = expected_shown(&values, &base, &row.better, 5.0, shown);
         check_cell(&format!("pds {}", row.key), got, &want, false);
     }
     for key in [
@@ -92,7 +101,7 @@ fn system_value(r: &Value, key: &str) -> Option<f64> {
 }
 
 /// A minimal report as `analyze --json` writes it, with the given system numbers and tasks.
-fn report(switches_per_sec: f64, utilization: f64, p99_ns: f64, tasks: Vec<(&str, u64)>) -> Repeat {
+fn report(switches_per_sec: f64, jain: f64, p99_ns: f64, tasks: Vec<(&str, u64)>) -> Repeat {
     let tasks: Vec<Value> = tasks
         .into_iter()
         .enumerate()
@@ -113,10 +122,11 @@ fn report(switches_per_sec: f64, utilization: f64, p99_ns: f64, tasks: Vec<(&str
             "quality": {"events": {"sched_switch": 1000}, "lost_events": []},
             "tasks": tasks,
             "cpus": [],
-            "system": {"context_switches_per_sec": switches_per_sec, "utilization": utilization,
+            "system": {"context_switches_per_sec": switches_per_sec, "fairness": {"jain": jain},
                        "wakeup_latency": {"p99_ns": p99_ns}},
         }),
         from_json_report: true,
+        samples: None,
     }
 }
 
@@ -146,18 +156,25 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
             ),
         ],
     );
-    // Context switches +20 % (lower is better: a regression), utilization +20 %
-    // (higher is better: an improvement), wakeup p99 +3 % (inside the threshold).
+    // Context switches +20 % (neutral: no flag), Jain's index +20 % (higher is better: an
+    // improvement; not a real index above 1, but the arithmetic is the same), wakeup p99 +20 % with CV 1 % (lower is better: a regression).
     let after = run(
         "after",
         vec![
-            report(119.0, 1.19, 10_199.0, vec![("worker7", 150)]),
-            report(120.0, 1.20, 10_300.0, vec![("worker7", 150)]),
-            report(121.0, 1.21, 10_401.0, vec![("worker7", 150)]),
+            report(119.0, 1.19, 11_880.0, vec![("worker7", 150)]),
+            report(120.0, 1.20, 12_000.0, vec![("worker7", 150)]),
+            report(121.0, 1.21, 12_120.0, vec![("worker7", 150)]),
         ],
     );
     let single = run("single", vec![report(100.0, 1.0, 10_000.0, vec![])]);
-    let c = compare(&[base, after, single], &Options::default()).unwrap();
+    let fold = Options {
+        matching: analysis::compare::matching::Matching {
+            by: analysis::compare::matching::MatchBy::Fold,
+            aliases: vec![],
+        },
+        ..Options::default()
+    };
+    let c = compare(&[base, after, single], &fold).unwrap();
 
     let sw = cell(system_row(&c, "context_switches_per_sec"), "after");
     assert_close(
@@ -167,16 +184,23 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
     );
     assert_close("switches mean", sw.mean, Some(120.0));
     assert_close("switches normalized", sw.normalized, Some(1.2));
-    assert_close("switches change", sw.change_pct, Some(-20.0));
-    assert_eq!(sw.flag.as_deref(), Some("*"));
+    // Neutral: the size of the change, no sign, no flag.
+    assert_close("switches change", sw.change_pct, Some(20.0));
+    assert_eq!(
+        (sw.flag.as_deref(), sw.flag_basis.as_str()),
+        (None, "neutral")
+    );
 
-    let util = cell(system_row(&c, "utilization"), "after");
-    assert_close("utilization change", util.change_pct, Some(20.0));
-    assert_eq!(util.flag.as_deref(), Some("^"));
+    let jain = cell(system_row(&c, "jain_index"), "after");
+    assert_close("jain change", jain.change_pct, Some(20.0));
+    assert_eq!(jain.flag.as_deref(), Some("^"));
 
     let p99 = cell(system_row(&c, "wakeup_latency_p99"), "after");
-    assert_close("p99 change", p99.change_pct, Some(-3.0));
-    assert_eq!(p99.flag, None);
+    assert_close("p99 change", p99.change_pct, Some(-20.0));
+    assert_close("p99 cv", p99.cv_pct, Some(1.0));
+    assert_eq!(p99.flag.as_deref(), Some("*"));
+    assert_eq!(p99.flag_basis, "threshold, 2 x CV, p < alpha");
+    assert!(p99.p_value.unwrap() < 0.05, "{:?}", p99.p_value);
 
     // One repeat: no CV; with no noise estimate the threshold alone decides.
     let one = cell(system_row(&c, "context_switches_per_sec"), "single");
@@ -184,17 +208,18 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
     assert_eq!(one.flag, None);
 
     // A metric no report has: `-` everywhere.
-    let jain = cell(system_row(&c, "jain_index"), "after");
+    let util = cell(system_row(&c, "utilization"), "after");
     assert_eq!(
-        (jain.n, jain.mean, jain.normalized, jain.flag.as_deref()),
+        (util.n, util.mean, util.normalized, util.flag.as_deref()),
         (0, None, None, None)
     );
 
-    // worker1 + worker2 fold into `worker` (200 per repeat); worker7 too (150): -25 %.
+    // worker1 + worker2 fold into `worker` (200 per repeat); worker7 too (150): 25 %,
+    // unsigned and not flagged (runtime is neutral).
     let worker = cell(task_row(&c, "worker", "runtime"), "after");
     assert_close("worker runtime", worker.mean, Some(150.0));
-    assert_close("worker change", worker.change_pct, Some(-25.0));
-    assert_eq!(worker.flag.as_deref(), Some("*"));
+    assert_close("worker change", worker.change_pct, Some(25.0));
+    assert_eq!(worker.flag, None);
     let before = cell(task_row(&c, "worker", "runtime"), "before");
     assert_eq!(before.values, vec![Some(200.0); 3]);
 
@@ -219,9 +244,9 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
     );
 
     // The text output shows the flags and dashes.
-    let text = analysis::compare::text::render(&c, &[]);
-    assert!(text.contains("-20.0 *"), "{text}");
-    assert!(text.contains("+20.0 ^"), "{text}");
+    let text = analysis::compare::text::render(&c, &Default::default());
+    assert!(text.contains("-20.0% *"), "{text}");
+    assert!(text.contains("+20.0% ^"), "{text}");
 }
 
 #[test]
@@ -236,7 +261,10 @@ fn the_baseline_can_be_any_label() {
     assert_eq!(c.base, "b");
     let sw = cell(system_row(&c, "context_switches_per_sec"), "a");
     assert_close("normalized", sw.normalized, Some(2.0));
-    assert_close("change", sw.change_pct, Some(-100.0));
+    // Context switches are neutral: the size of the change.
+    assert_close("change", sw.change_pct, Some(100.0));
+    let jain = cell(system_row(&c, "jain_index"), "a");
+    assert_close("normalized", jain.normalized, Some(1.0));
     let bad = Options {
         base: Some("c".into()),
         ..Options::default()
@@ -271,8 +299,20 @@ fn a_json_report_compares_like_its_trace() {
         })
         .collect();
     std::fs::remove_dir_all(&dir).unwrap();
-    let a = compare(&direct, &Options::default()).unwrap();
+    let mut a = compare(&direct, &Options::default()).unwrap();
     let mut b = compare(&via_json, &Options::default()).unwrap();
+    // From the trace a percentile row also has the pooled value (the same number with one
+    // repeat); the JSON report has no samples to pool.
+    for row in a
+        .system
+        .iter_mut()
+        .chain(a.tasks.tasks.iter_mut().flat_map(|t| t.metrics.iter_mut()))
+    {
+        for cell in &mut row.cells {
+            cell.pooled = None;
+        }
+    }
+    b.significance.percentiles_exact = a.significance.percentiles_exact;
     for (ra, rb) in a.runs.iter().zip(&mut b.runs) {
         for (x, y) in ra.repeats.iter().zip(&mut rb.repeats) {
             y.path = x.path.clone();

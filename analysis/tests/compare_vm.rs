@@ -4,8 +4,7 @@
 
 mod compare_support;
 
-use analysis::compare::{assemble, compare, scheduler_of, Options, RunSpec};
-use analysis::select::fold_name;
+use analysis::compare::{assemble, compare, scheduler_name_of, scheduler_of, Options, RunSpec};
 use compare_support::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -14,7 +13,7 @@ const KERNELS: [&str; 3] = ["cfs-6.1-vm", "eevdf-6.12-vm", "pds-6.1-vm"];
 const LABELS: [&str; 3] = [
     "CFS 6.1.0-57-amd64",
     "EEVDF 6.12.95+deb12-amd64",
-    "BFS family 6.1.192-prjc-pds",
+    "PDS 6.1.192-prjc-pds",
 ];
 
 fn ptr(r: &Value, p: &str) -> Option<f64> {
@@ -23,16 +22,16 @@ fn ptr(r: &Value, p: &str) -> Option<f64> {
 
 /// The system metrics as this test reads them: (key, value in one report, higher is better).
 type Reader = fn(&Value) -> Option<f64>;
-const SYSTEM: &[(&str, Reader, bool)] = &[
+const SYSTEM: &[(&str, Reader, &str)] = &[
     (
         "context_switches_per_sec",
         |r| ptr(r, "/system/context_switches_per_sec"),
-        false,
+        "neutral",
     ),
     (
         "wakeup_preemptions_per_sec",
         |r| ptr(r, "/system/wakeup_preemption/per_sec"),
-        false,
+        "lower",
     ),
     (
         "voluntary_involuntary_ratio",
@@ -40,56 +39,57 @@ const SYSTEM: &[(&str, Reader, bool)] = &[
             let inv = ptr(r, "/system/switches/involuntary")?;
             (inv != 0.0).then(|| ptr(r, "/system/switches/voluntary").map(|v| v / inv))?
         },
-        true,
+        "neutral",
     ),
     (
         "wakeup_latency_p50",
         |r| ptr(r, "/system/wakeup_latency/p50_ns"),
-        false,
+        "lower",
     ),
     (
         "wakeup_latency_p99",
         |r| ptr(r, "/system/wakeup_latency/p99_ns"),
-        false,
+        "lower",
     ),
     (
         "wakeup_latency_max",
         |r| ptr(r, "/system/wakeup_latency/max_ns"),
-        false,
+        "lower",
     ),
     (
         "preemption_wait_p99",
         |r| ptr(r, "/system/preemption_wait/p99_ns"),
-        false,
+        "lower",
     ),
     (
         "migrations_per_sec",
         |r| ptr(r, "/system/migrations_per_sec"),
-        false,
+        "lower",
     ),
     (
         "cross_llc_share",
         |r| ptr(r, "/system/affinity/cross_llc_share"),
-        false,
+        "lower",
     ),
-    ("utilization", |r| ptr(r, "/system/utilization"), true),
+    ("utilization", |r| ptr(r, "/system/utilization"), "neutral"),
     (
         "idle_while_runnable_share",
         |r| ptr(r, "/system/work_conservation/idle_while_runnable_share"),
-        false,
+        "lower",
     ),
-    ("jain_index", |r| ptr(r, "/system/fairness/jain"), true),
+    ("jain_index", |r| ptr(r, "/system/fairness/jain"), "higher"),
 ];
 
-/// Per folded name: (runtime ns, switches, wakeup latency max ns) summed / maxed over the
-/// report's tasks, read through the typed report model.
+/// Per exact name: (runtime ns, switches per second of window, wakeup latency max ns)
+/// summed / maxed over the report's tasks, read through the typed report model.
 fn tasks_by_name(report: &Value) -> BTreeMap<String, (f64, f64, f64)> {
     let typed: analysis::Report = serde_json::from_value(report.clone()).unwrap();
     let mut by_name: BTreeMap<String, (f64, f64, f64)> = BTreeMap::new();
     for t in &typed.tasks {
-        let e = by_name.entry(fold_name(&t.comm).to_string()).or_default();
+        let secs = typed.window.len_ns() as f64 / 1e9;
+        let e = by_name.entry(t.comm.clone()).or_default();
         e.0 += t.runtime_ns as f64;
-        e.1 += (t.switches.voluntary + t.switches.involuntary) as f64;
+        e.1 += (t.switches.voluntary + t.switches.involuntary) as f64 / secs;
         e.2 = e.2.max(t.wakeup_latency.max_ns as f64);
     }
     by_name
@@ -103,6 +103,11 @@ fn check_workload(workload: &str) {
     let repeats: Vec<_> = files.iter().map(|f| load(f)).collect();
     let families: Vec<String> = repeats.iter().map(|r| scheduler_of(&r.report)).collect();
     assert_eq!(families, ["CFS", "EEVDF", "BFS family"], "{workload}");
+    let names: Vec<String> = repeats
+        .iter()
+        .map(|r| scheduler_name_of(&r.report))
+        .collect();
+    assert_eq!(names, ["CFS", "EEVDF", "PDS"], "{workload}");
     let reports: Vec<Value> = repeats.iter().map(|r| r.report.clone()).collect();
 
     let specs: Vec<RunSpec> = files
@@ -143,7 +148,7 @@ fn check_workload(workload: &str) {
         let base: Vec<f64> = read(&reports[0]).into_iter().collect();
         for (label, report) in LABELS.iter().zip(&reports) {
             let v: Vec<f64> = read(report).into_iter().collect();
-            let want = expected(&v, &base, *higher, 5.0);
+            let want = expected(&v, &base, higher, 5.0);
             check_cell(
                 &format!("{workload} {key} {label}"),
                 cell(row, label),
@@ -185,7 +190,7 @@ fn check_workload(workload: &str) {
         );
     }
 
-    // Task table: top 10 by largest runtime in any run, matched by folded name.
+    // Task table: top 10 by largest runtime in any run, matched by exact name.
     let tasks: Vec<_> = reports.iter().map(tasks_by_name).collect();
     let mut names: Vec<&String> = tasks.iter().flat_map(|t| t.keys()).collect();
     names.sort();
@@ -202,9 +207,9 @@ fn check_workload(workload: &str) {
     assert_eq!(table, names, "{workload}: task table rows");
     for name in names {
         for (key, pick, higher) in [
-            ("runtime", 0usize, true),
-            ("switches", 1, false),
-            ("wakeup-max", 2, false),
+            ("runtime", 0usize, "neutral"),
+            ("switches", 1, "neutral"),
+            ("wakeup-max", 2, "lower"),
         ] {
             let row = task_row(&c, name, key);
             let value = |t: &BTreeMap<String, (f64, f64, f64)>| -> Vec<f64> {
@@ -261,7 +266,14 @@ fn workload_tasks_match_across_cfs_and_eevdf() {
         .iter()
         .map(|k| RunSpec::parse(&format!("{k}=x")).unwrap())
         .collect();
-    let c = compare(&assemble(&specs, repeats, &[]), &Options::default()).unwrap();
+    let fold = Options {
+        matching: analysis::compare::matching::Matching {
+            by: analysis::compare::matching::MatchBy::Fold,
+            aliases: vec![],
+        },
+        ..Options::default()
+    };
+    let c = compare(&assemble(&specs, repeats, &[]), &fold).unwrap();
     let nice = c.tasks.tasks.iter().find(|t| t.name == "nice-n").unwrap();
     assert_eq!(nice.present_in, ["cfs-6.1-vm", "eevdf-6.12-vm"]);
     let runtime = task_row(&c, "nice-n", "runtime");

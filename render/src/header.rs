@@ -24,7 +24,11 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
         s.format.as_deref().unwrap_or("?"),
         s.format_version,
         s.kernel_release.as_deref().unwrap_or("unknown"),
-        s.scheduler,
+        if s.scheduler_name == s.scheduler || s.scheduler_name == "unknown" {
+            s.scheduler.clone()
+        } else {
+            format!("{}, {}", s.scheduler_name, s.scheduler)
+        },
         s.cpus.map_or("?".to_string(), |c| c.to_string()),
         s.clock.as_deref().unwrap_or("unknown"),
     );
@@ -53,6 +57,7 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
         "latency:  wakeup latency timed from {}; percentiles {}",
         q.wakeup_event, q.percentile_method
     );
+    worst_wait(&r.system.worst_wait, out);
     unknown_warning(r, opts, out);
     out.push('\n');
 }
@@ -85,6 +90,34 @@ fn damage(r: &Report, out: &mut String) {
             j.cpu,
             j.from_ns as f64 / 1e9,
             j.to_ns as f64 / 1e9,
+        );
+    }
+}
+
+/// `worst wait: nice5 (pid 312) waited 3.003 s (49.8 % of the window) from 115.39 to
+/// 118.39 s (wakeup latency)`, then the other tasks starved past the threshold.
+fn worst_wait(w: &analysis::worst_wait::WorstWait, out: &mut String) {
+    let Some(longest) = &w.longest else {
+        return;
+    };
+    let (len, pct, start, end) = longest.in_seconds();
+    let _ = writeln!(
+        out,
+        "worst wait: {} (pid {}) waited {len:.3} s ({pct:.1} % of the window) from {start:.2} to {end:.2} s ({})",
+        longest.comm, longest.pid, longest.kind
+    );
+    let others: Vec<String> = w
+        .starved
+        .iter()
+        .filter(|s| s.pid != longest.pid)
+        .map(|s| format!("{} (pid {}) {:.3} s", s.comm, s.pid, s.len_ns as f64 / 1e9))
+        .collect();
+    if !others.is_empty() {
+        let _ = writeln!(
+            out,
+            "starved:  also waited >= {} ms: {}",
+            w.threshold_ns / 1_000_000,
+            others.join(", ")
         );
     }
 }

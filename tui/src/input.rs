@@ -186,10 +186,14 @@ fn assemble(
         for (path, one) in loaded.by_ref().take(spec.paths.len()) {
             let value = serde_json::to_value(&one.report).map_err(|e| e.to_string())?;
             let shown = path.display().to_string();
+            // The exact samples stay beside the JSON, as compare's own loader keeps them.
+            let samples = (!one.from_json_report)
+                .then(|| one.report.tasks.iter().map(|t| t.samples.clone()).collect());
             run.push(compare::Repeat {
                 path: shown.clone(),
                 report: value,
                 from_json_report: one.from_json_report,
+                samples,
             });
             reports.push((shown, one));
         }

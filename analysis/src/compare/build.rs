@@ -1,14 +1,18 @@
-//! Building a [`Comparison`] from labelled reports: the run headers, one row per system
-//! metric, and the task table (tasks matched by folded name, top N by a task metric).
+//! Building a [`Comparison`] from labelled reports: the run headers, the system rows
+//! (every task, or the `--workload`), and the task table (tasks matched by role, top N by
+//! a task metric).
 
-use super::metrics::{Better, TaskMetric, SYSTEM_METRICS, TASK_METRICS};
+use super::matching::Matching;
+use super::metrics::{Better, Metric, SYSTEM_METRICS, TASK_METRICS, WORKLOAD_METRICS};
 use super::model::{
-    Cell, Comparison, MetricRow, RepeatHeader, RunHeader, TaskComparison, TaskTable,
-    COMPARE_SCHEMA_VERSION,
+    Cell, Comparison, MetricRow, RepeatHeader, RoleMembers, RunHeader, ScopeInfo, Significance,
+    TaskComparison, TaskTable, COMPARE_SCHEMA_VERSION,
 };
-use super::summary::{spread, versus};
-use super::{scheduler_of, Run};
-use crate::select::fold_name;
+use super::significance::{bootstrap_ci, welch_p, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
+use super::subject::Subject;
+use super::summary::{change_pct, spread, versus, FlagRule};
+use super::{scheduler_name_of, scheduler_of, Repeat, Run};
+use regex::Regex;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -19,10 +23,19 @@ pub struct Options {
     pub base: Option<String>,
     /// Flag threshold in % (metrics.md §8 default: 5).
     pub threshold_pct: f64,
-    /// Tasks in the task table.
+    /// Welch p-values at or above this are not flagged.
+    pub alpha: f64,
+    /// Roles in the task table.
     pub top: usize,
-    /// Task metric choosing and ordering the tasks.
-    pub sort: &'static TaskMetric,
+    /// Task metric choosing and ordering the roles.
+    pub sort: &'static Metric,
+    pub matching: Matching,
+    /// `--comm`: only tasks whose name matches are in the task table.
+    pub comm: Option<Regex>,
+    /// `--workload`: the system rows cover only these tasks.
+    pub workload: Option<Regex>,
+    /// The analysis options the traces were analysed with, in words (for the header).
+    pub analysis_scope: Vec<String>,
 }
 
 impl Default for Options {
@@ -30,8 +43,13 @@ impl Default for Options {
         Options {
             base: None,
             threshold_pct: 5.0,
+            alpha: 0.05,
             top: 10,
             sort: &TASK_METRICS[0],
+            matching: Matching::default(),
+            comm: None,
+            workload: None,
+            analysis_scope: Vec::new(),
         }
     }
 }
@@ -60,82 +78,230 @@ pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
             opts.threshold_pct
         ));
     }
+    if !(opts.alpha > 0.0 && opts.alpha <= 1.0) {
+        return Err(format!("--alpha {} is not in (0, 1]", opts.alpha));
+    }
+    let sets = TaskSets::new(runs, opts);
     let table = RowBuilder {
         labels: runs.iter().map(|r| r.label.clone()).collect(),
         base,
-        threshold_pct: opts.threshold_pct,
+        rule: FlagRule {
+            threshold_pct: opts.threshold_pct,
+            alpha: opts.alpha,
+        },
     };
-    let system = SYSTEM_METRICS
+    let (metrics, cover) = match &opts.workload {
+        Some(re) => (
+            WORKLOAD_METRICS,
+            format!("the workload: tasks named /{}/", re.as_str()),
+        ),
+        None => (SYSTEM_METRICS, "every task of each trace".to_string()),
+    };
+    let mut exact = true;
+    let system = metrics
         .iter()
         .map(|m| {
-            let values = runs
-                .iter()
-                .map(|run| {
-                    run.repeats
-                        .iter()
-                        .map(|r| m.extract.read(&r.report))
-                        .collect()
-                })
-                .collect();
-            table.row(
-                m.key,
-                m.name,
-                m.unit.stored(),
-                m.better,
-                m.extract.describe(),
-                values,
-            )
+            let (row, e) = table.row(m, runs, |run, rep| sets.system(run, rep));
+            exact &= e;
+            row
         })
         .collect();
+    let tasks = tasks(runs, &sets, &table, opts, &mut exact);
     Ok(Comparison {
         schema_version: COMPARE_SCHEMA_VERSION,
         base: runs[base].label.clone(),
         threshold_pct: opts.threshold_pct,
+        alpha: opts.alpha,
         stddev: "sample (n - 1)".into(),
+        significance: Significance {
+            test: "Welch's t-test (two-sided) of the per-repeat values against the baseline's".into(),
+            confidence_interval: "95 % percentile bootstrap of the change, repeats resampled with replacement".into(),
+            bootstrap_resamples: BOOTSTRAP_RESAMPLES,
+            bootstrap_seed: BOOTSTRAP_SEED,
+            percentiles: "of every sample of every repeat (pooled); CV and p from the per-repeat values".into(),
+            percentiles_exact: exact,
+        },
+        scope: ScopeInfo {
+            analysis: opts.analysis_scope.clone(),
+            comm: opts.comm.as_ref().map(|r| r.as_str().to_string()),
+            workload: opts.workload.as_ref().map(|r| r.as_str().to_string()),
+            system_rows_cover: cover,
+            idle_while_runnable: "CPU time idle while any task waited on another CPU, over all CPUs (the report does not split it per task)".into(),
+            shares_of: sets.shares_of.clone(),
+        },
         runs: runs.iter().map(header).collect(),
         system,
-        tasks: tasks(runs, &table, opts),
+        tasks,
     })
+}
+
+/// The task sets of every repeat: the workload, and the tasks of each role.
+struct TaskSets {
+    /// `[run][repeat]`: indices into the report's `tasks`.
+    workload: Vec<Vec<Vec<usize>>>,
+    /// `[run][repeat]`: role -> indices.
+    roles: Vec<Vec<BTreeMap<String, Vec<usize>>>>,
+    system_is_workload: bool,
+    shares_of: String,
+}
+
+/// `f` of every repeat, `[run][repeat]`.
+fn per_repeat<T>(runs: &[Run], f: impl Fn(&Repeat) -> T) -> Vec<Vec<T>> {
+    runs.iter()
+        .map(|r| r.repeats.iter().map(&f).collect())
+        .collect()
+}
+
+fn comms(report: &Value) -> Vec<&str> {
+    report["tasks"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| t["comm"].as_str().unwrap_or(""))
+        .collect()
+}
+
+impl TaskSets {
+    fn new(runs: &[Run], opts: &Options) -> TaskSets {
+        let m = &opts.matching;
+        let (in_workload, shares_of): (Box<dyn Fn(&str) -> bool>, String) =
+            match (&opts.workload, &m.by) {
+                (Some(re), _) => (
+                    Box::new(move |c| re.is_match(c)),
+                    format!("the --workload tasks /{}/", re.as_str()),
+                ),
+                (None, super::matching::MatchBy::Regex(re)) => (
+                    Box::new(move |c| m.matched(c)),
+                    format!("the tasks --match /{}/ names", re.as_str()),
+                ),
+                (None, _) => (Box::new(|_| true), "every task".into()),
+            };
+        let workload = per_repeat(runs, |rep: &Repeat| {
+            let c = comms(&rep.report);
+            (0..c.len())
+                .filter(|&i| in_workload(c[i]))
+                .collect::<Vec<usize>>()
+        });
+        let roles = per_repeat(runs, |rep: &Repeat| {
+            let mut by_role: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for (i, comm) in comms(&rep.report).into_iter().enumerate() {
+                if opts.comm.as_ref().is_none_or(|re| re.is_match(comm)) {
+                    by_role.entry(m.role(comm)).or_default().push(i);
+                }
+            }
+            by_role
+        });
+        TaskSets {
+            workload,
+            roles,
+            system_is_workload: opts.workload.is_some(),
+            shares_of,
+        }
+    }
+
+    fn system<'a>(&self, run: &'a Run, (r, k): (usize, usize)) -> Subject<'a> {
+        let rep = &run.repeats[k];
+        let w = &self.workload[r][k];
+        if self.system_is_workload {
+            Subject::new(rep, w, w)
+        } else {
+            let all: Vec<usize> = (0..comms(&rep.report).len()).collect();
+            Subject::new(rep, &all, w)
+        }
+    }
+
+    fn role<'a>(&self, run: &'a Run, (r, k): (usize, usize), role: &str) -> Subject<'a> {
+        let members = self.roles[r][k]
+            .get(role)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        Subject::new(&run.repeats[k], members, &self.workload[r][k])
+    }
 }
 
 /// Builds metric rows for a fixed set of labels.
 struct RowBuilder {
     labels: Vec<String>,
     base: usize,
-    threshold_pct: f64,
+    rule: FlagRule,
+}
+
+/// One label's numbers of one metric.
+struct Measured {
+    values: Vec<Option<f64>>,
+    pooled: Option<f64>,
 }
 
 impl RowBuilder {
-    /// `values[label][repeat]`.
-    fn row(
+    /// The row of `metric`; `subject(run, (run index, repeat index))` gives what it
+    /// measures in each repeat. The flag says whether every value was exact.
+    fn row<'a>(
         &self,
-        key: &str,
-        name: &str,
-        unit: &str,
-        better: Better,
-        source: String,
-        values: Vec<Vec<Option<f64>>>,
-    ) -> MetricRow {
-        let spreads: Vec<_> = values
+        metric: &Metric,
+        runs: &'a [Run],
+        subject: impl Fn(&'a Run, (usize, usize)) -> Subject<'a>,
+    ) -> (MetricRow, bool) {
+        let mut exact = true;
+        let measured: Vec<Measured> = runs
             .iter()
-            .map(|v| spread(&v.iter().flatten().copied().collect::<Vec<f64>>()))
-            .collect();
-        let base = spreads[self.base];
-        let cells = values
-            .into_iter()
-            .zip(&spreads)
             .enumerate()
-            .map(|(i, (values, s))| {
-                let vs = match (s, base) {
-                    (Some(s), Some(b)) => Some(versus(s, &b, better, self.threshold_pct)),
+            .map(|(r, run)| {
+                let subjects: Vec<Subject> = (0..run.repeats.len())
+                    .map(|k| subject(run, (r, k)))
+                    .collect();
+                let values = subjects
+                    .iter()
+                    .map(|s| {
+                        let (v, e) = metric.read.read(s);
+                        exact &= e || v.is_none();
+                        v
+                    })
+                    .collect();
+                Measured {
+                    values,
+                    pooled: metric.read.pooled(&subjects),
+                }
+            })
+            .collect();
+        (self.cells(metric, measured), exact)
+    }
+
+    fn cells(&self, metric: &Metric, measured: Vec<Measured>) -> MetricRow {
+        let present = |m: &Measured| m.values.iter().flatten().copied().collect::<Vec<f64>>();
+        let base_values = present(&measured[self.base]);
+        let base_spread = spread(&base_values);
+        let base_value = measured[self.base].pooled.or(base_spread.map(|s| s.mean));
+        let better = metric.better;
+        let cells = measured
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let values = present(&m);
+                let s = spread(&values);
+                let value = m.pooled.or(s.map(|s| s.mean));
+                let is_base = i == self.base;
+                let p = (!is_base).then(|| welch_p(&values, &base_values)).flatten();
+                let vs = match (value, s, base_value, base_spread) {
+                    (Some(v), Some(s), Some(bv), Some(bs)) => {
+                        Some(versus((v, &s), (bv, &bs), better, p, self.rule))
+                    }
                     _ => None,
                 };
-                let is_base = i == self.base;
+                let ci = (!is_base && better != Better::Neutral)
+                    .then(|| {
+                        bootstrap_ci(&values, &base_values, |a, b| {
+                            change_pct(a, b, better).unwrap_or(f64::NAN)
+                        })
+                    })
+                    .flatten();
                 Cell {
                     label: self.labels[i].clone(),
-                    values,
+                    values: m.values,
                     n: s.map_or(0, |s| s.n),
                     mean: s.map(|s| s.mean),
+                    pooled: m.pooled,
+                    value,
                     stddev: s.and_then(|s| s.stddev),
                     cv_pct: s.and_then(|s| s.cv_pct),
                     normalized: vs.and_then(|v| v.normalized),
@@ -143,19 +309,22 @@ impl RowBuilder {
                     change_pct: vs
                         .and_then(|v| v.change_pct)
                         .map(|c| if is_base { 0.0 } else { c }),
+                    p_value: p,
+                    ci_pct: ci,
                     flag: vs
                         .and_then(|v| v.flag)
                         .filter(|_| !is_base)
                         .map(|f| f.symbol().to_string()),
+                    flag_basis: vs.map_or("-", |v| v.basis.name()).to_string(),
                 }
             })
             .collect();
         MetricRow {
-            key: key.into(),
-            name: name.into(),
-            unit: unit.into(),
+            key: metric.key.into(),
+            name: metric.name.into(),
+            unit: metric.unit.stored().into(),
             better: better.name().into(),
-            source,
+            source: metric.read.describe(),
             cells,
         }
     }
@@ -178,7 +347,9 @@ fn header(run: &Run) -> RunHeader {
                 format: str_at(v, "/source/format"),
                 from_json_report: r.from_json_report,
                 kernel_release: str_at(v, "/source/kernel_release"),
-                scheduler: scheduler_of(v),
+                scheduler: scheduler_name_of(v),
+                family: scheduler_of(v),
+                window_start_ns: u64_at("/window/start_ns"),
                 window_ns: u64_at("/window/end_ns").saturating_sub(u64_at("/window/start_ns")),
                 events: sum_object(v.pointer("/quality/events")),
                 lost_events: lost.iter().filter_map(|l| l["count"].as_u64()).sum(),
@@ -187,25 +358,27 @@ fn header(run: &Run) -> RunHeader {
                     .pointer("/quality/context_switch_bugs")
                     .and_then(Value::as_array)
                     .map_or(0, |a| a.iter().filter_map(|c| c["count"].as_u64()).sum()),
+                worst_wait: v
+                    .pointer("/system/worst_wait")
+                    .and_then(|w| serde_json::from_value(w.clone()).ok())
+                    .unwrap_or_default(),
             }
         })
         .collect();
-    let mut schedulers: Vec<String> = Vec::new();
-    let mut kernels: Vec<String> = Vec::new();
-    for r in &repeats {
-        if !schedulers.contains(&r.scheduler) {
-            schedulers.push(r.scheduler.clone());
-        }
-        if let Some(k) = &r.kernel_release {
-            if !kernels.contains(k) {
-                kernels.push(k.clone());
+    let distinct = |f: &dyn Fn(&RepeatHeader) -> Option<String>| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for v in repeats.iter().filter_map(f) {
+            if !out.contains(&v) {
+                out.push(v);
             }
         }
-    }
+        out
+    };
     RunHeader {
         label: run.label.clone(),
-        scheduler: schedulers.join(" / "),
-        kernel_releases: kernels,
+        scheduler: distinct(&|r| Some(r.scheduler.clone())).join(" / "),
+        family: distinct(&|r| Some(r.family.clone())).join(" / "),
+        kernel_releases: distinct(&|r| r.kernel_release.clone()),
         repeats,
     }
 }
@@ -221,91 +394,87 @@ fn sum_object(v: Option<&Value>) -> u64 {
         .map_or(0, |o| o.values().filter_map(Value::as_u64).sum())
 }
 
-/// The task rows of one report, grouped by folded name.
-fn tasks_by_name(report: &Value) -> BTreeMap<String, Vec<&Value>> {
-    let mut by_name: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
-    for t in report["tasks"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
-        if let Some(comm) = t["comm"].as_str() {
-            by_name
-                .entry(fold_name(comm).to_string())
-                .or_default()
-                .push(t);
-        }
-    }
-    by_name
-}
-
-fn tasks(runs: &[Run], table: &RowBuilder, opts: &Options) -> TaskTable {
-    // grouped[label][repeat]: name -> member rows.
-    let grouped: Vec<Vec<BTreeMap<String, Vec<&Value>>>> = runs
-        .iter()
-        .map(|run| {
-            run.repeats
-                .iter()
-                .map(|r| tasks_by_name(&r.report))
-                .collect()
-        })
-        .collect();
-    let mut names: Vec<&String> = grouped.iter().flatten().flat_map(|g| g.keys()).collect();
+fn tasks(
+    runs: &[Run],
+    sets: &TaskSets,
+    table: &RowBuilder,
+    opts: &Options,
+    exact: &mut bool,
+) -> TaskTable {
+    let mut names: Vec<&String> = sets.roles.iter().flatten().flat_map(|g| g.keys()).collect();
     names.sort();
     names.dedup();
-
-    let compare_task = |name: &str, metric: &TaskMetric| -> MetricRow {
-        let values = grouped
-            .iter()
-            .map(|repeats| {
-                repeats
-                    .iter()
-                    .map(|g| g.get(name).and_then(|m| metric.combine.read(m)))
-                    .collect()
-            })
-            .collect();
-        table.row(
-            metric.key,
-            metric.name,
-            metric.unit.stored(),
-            metric.better,
-            metric.combine.describe(),
-            values,
-        )
-    };
-
-    // Order: the sort metric's largest mean in any run, so that a task that is heavy in
+    let row =
+        |name: &str, metric: &Metric| table.row(metric, runs, |run, at| sets.role(run, at, name));
+    // Order: the sort metric's largest value in any run, so that a task that is heavy in
     // only one run (a new kernel thread, a renamed program) is not cut away.
     let mut ranked: Vec<(f64, &String)> = names
         .into_iter()
         .map(|name| {
-            let row = compare_task(name, opts.sort);
-            let best = row
+            let best = row(name, opts.sort)
+                .0
                 .cells
                 .iter()
-                .filter_map(|c| c.mean)
+                .filter_map(|c| c.value)
                 .fold(f64::NEG_INFINITY, f64::max);
             (best, name)
         })
         .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     ranked.truncate(opts.top);
-
     let tasks = ranked
         .into_iter()
-        .map(|(_, name)| TaskComparison {
-            name: name.clone(),
-            present_in: runs
+        .map(|(_, name)| {
+            let members: Vec<RoleMembers> = runs
                 .iter()
-                .zip(&grouped)
-                .filter(|(_, g)| g.iter().any(|g| g.contains_key(name)))
-                .map(|(run, _)| run.label.clone())
-                .collect(),
-            metrics: TASK_METRICS.iter().map(|m| compare_task(name, m)).collect(),
+                .enumerate()
+                .map(|(r, run)| {
+                    let mut comms: Vec<String> = Vec::new();
+                    for (k, rep) in run.repeats.iter().enumerate() {
+                        let names = self::comms(&rep.report);
+                        for &i in sets.roles[r][k]
+                            .get(name.as_str())
+                            .map(Vec::as_slice)
+                            .unwrap_or_default()
+                        {
+                            if !comms.iter().any(|c| c == names[i]) {
+                                comms.push(names[i].to_string());
+                            }
+                        }
+                    }
+                    RoleMembers {
+                        label: run.label.clone(),
+                        comms,
+                    }
+                })
+                .collect();
+            TaskComparison {
+                name: name.clone(),
+                present_in: members
+                    .iter()
+                    .filter(|m| !m.comms.is_empty())
+                    .map(|m| m.label.clone())
+                    .collect(),
+                members,
+                metrics: TASK_METRICS
+                    .iter()
+                    .map(|m| {
+                        let (r, e) = row(name, m);
+                        *exact &= e;
+                        r
+                    })
+                    .collect(),
+            }
         })
         .collect();
     TaskTable {
-        matched_by: "comm with trailing digits folded".into(),
+        matched_by: opts.matching.describe(),
+        aliases: opts
+            .matching
+            .aliases
+            .iter()
+            .map(|(a, b)| [a.clone(), b.clone()])
+            .collect(),
         sort: opts.sort.key.into(),
         top: opts.top,
         tasks,

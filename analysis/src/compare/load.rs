@@ -7,31 +7,49 @@ use crate::pipeline::{self, Loaded};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// Loads one input: a JSON report, or a trace analysed with `options`.
+/// Loads one input: a JSON report, or a trace analysed with `options` (its
+/// `kernel_release` is also filled into a JSON report that has none).
 pub fn load(path: &Path, options: &pipeline::Options) -> Result<Repeat, String> {
     let shown = path.display().to_string();
-    let (report, from_json_report) = match pipeline::load(path, options)? {
-        Loaded::JsonReport(value) => (value, true),
-        Loaded::Trace(report) => (
-            serde_json::to_value(&*report).map_err(|e| format!("{shown}: {e}"))?,
-            false,
-        ),
-    };
-    Ok(Repeat {
-        path: shown,
-        report,
-        from_json_report,
-    })
+    match pipeline::load(path, options)? {
+        Loaded::JsonReport(mut report) => {
+            let release = options.kernel_release.as_deref();
+            if let (Some(release), Some(source)) = (release, report.get_mut("source")) {
+                if source["kernel_release"].is_null() {
+                    source["kernel_release"] = release.into();
+                    source["scheduler"] = crate::scheduler_family(release).name().into();
+                    source["scheduler_name"] = crate::scheduler_name(release).into();
+                }
+            }
+            Ok(Repeat {
+                path: shown,
+                report,
+                from_json_report: true,
+                samples: None,
+            })
+        }
+        Loaded::Trace(mut report) => {
+            // The exact samples stay beside the JSON: pooled percentiles, exact role merges.
+            let samples = report.tasks.iter_mut().map(|t| t.samples.take()).collect();
+            Ok(Repeat {
+                report: serde_json::to_value(&*report).map_err(|e| format!("{shown}: {e}"))?,
+                path: shown,
+                from_json_report: false,
+                samples: Some(samples),
+            })
+        }
+    }
 }
 
-/// Loads every input; the result has the order of `paths`. Runs in parallel unless the
-/// inputs look too large for the free memory (each analysis holds its decompressed
-/// input and every latency sample at once).
-pub fn load_all(paths: &[PathBuf], options: &pipeline::Options) -> Vec<Result<Repeat, String>> {
-    if paths.len() > 1 && fits_in_memory(paths) {
-        paths.par_iter().map(|p| load(p, options)).collect()
+/// Loads every input, each with its own options (a run's `--kernel-release`); the result
+/// has the order of `inputs`. Runs in parallel unless the inputs look too large for the
+/// free memory (each analysis holds its decompressed input and every latency sample).
+pub fn load_all(inputs: &[(PathBuf, pipeline::Options)]) -> Vec<Result<Repeat, String>> {
+    let paths: Vec<PathBuf> = inputs.iter().map(|(p, _)| p.clone()).collect();
+    if inputs.len() > 1 && fits_in_memory(&paths) {
+        inputs.par_iter().map(|(p, o)| load(p, o)).collect()
     } else {
-        paths.iter().map(|p| load(p, options)).collect()
+        inputs.iter().map(|(p, o)| load(p, o)).collect()
     }
 }
 

@@ -13,25 +13,34 @@
 //! # Choices where metrics.md §8 leaves room
 //!
 //! - CV uses the sample standard deviation (divisor n - 1); with one repeat it is `-`.
-//! - Change: `(mean / base mean - 1) * 100`, negated for lower-is-better metrics (so a
-//!   latency that halves is +50 %, one that doubles is -100 %).
-//! - Flag: `|change| > threshold` and `|change| > 2 * max(CV label, CV base)`, a missing
-//!   CV counting as 0.
-//! - Mean of a percentile over repeats is the mean of each repeat's percentile.
+//! - Change: `(value / base value - 1) * 100`, negated for lower-is-better metrics (so a
+//!   latency that halves is +50 %, one that doubles is -100 %); for neutral metrics the
+//!   size of the change, unsigned, never flagged.
+//! - Flag: `|change| > threshold`, `|change| > 2 * max(CV label, CV base)` and, with two or
+//!   more repeats on both sides, Welch's p < alpha; with one repeat the threshold alone
+//!   decides (the output says "threshold-only").
+//! - Percentiles are of the pooled samples of all repeats when the repeats were analysed
+//!   from traces; their CV and p-value come from the per-repeat values.
 //! - Plain files (no `LABEL=`) with the same automatic label are *not* merged as
 //!   repeats: they get ` #2`, ` #3` suffixes. Two captures from one kernel are most often
 //!   a before/after pair that must not be averaged away. Repeats are asked for
 //!   explicitly: `LABEL=a.dat,b.dat`, a plain `a.dat,b.dat`, or the same `LABEL=` twice.
-//! - Tasks are matched by `comm` with trailing digits folded; within one run the tasks of
-//!   one name are summed. Task metrics are totals per task and only those that merge
-//!   exactly from report summaries (no per-task percentiles), so comparing JSON reports
-//!   gives the same numbers as comparing the traces.
+//! - Tasks are matched by role ([`matching`]): exact name by default. Within one run the
+//!   tasks of one role are merged: sums, maxima, exact percentiles from their samples (an
+//!   upper bound when read back from JSON reports, said in `percentiles_exact`).
+//! - Totals are rates per second of window: runs need not be equally long.
 
 pub mod build;
+mod grid;
+pub mod lkml;
 pub mod load;
+pub mod markdown;
+pub mod matching;
 pub mod metrics;
 pub mod model;
 pub mod runs;
+pub mod significance;
+pub mod subject;
 pub mod summary;
 pub mod text;
 
@@ -50,6 +59,9 @@ pub struct Repeat {
     pub report: Value,
     /// True when the input was a JSON report rather than a trace.
     pub from_json_report: bool,
+    /// The exact samples of each row of `report["tasks"]` (a trace analysed here);
+    /// `None` for a JSON report.
+    pub samples: Option<Vec<Option<crate::report::TaskSamples>>>,
 }
 
 /// A label and its repeats.
@@ -57,6 +69,24 @@ pub struct Repeat {
 pub struct Run {
     pub label: String,
     pub repeats: Vec<Repeat>,
+}
+
+/// The scheduler's name (PDS, BMQ, CFS, ...) of a report: `/source/scheduler_name`, else
+/// from `/source/kernel_release`, else the family.
+pub fn scheduler_name_of(report: &Value) -> String {
+    if let Some(s) = report
+        .pointer("/source/scheduler_name")
+        .and_then(Value::as_str)
+    {
+        return s.to_string();
+    }
+    match report
+        .pointer("/source/kernel_release")
+        .and_then(Value::as_str)
+    {
+        Some(release) => crate::scheduler_name(release),
+        None => scheduler_of(report),
+    }
 }
 
 /// The scheduler family of a report: `/source/scheduler` when the report has it, else

@@ -1,7 +1,7 @@
 //! Run arguments (`LABEL=FILE[,FILE...]`, `FILE`, `FILE,FILE`) and the labels of runs:
 //! user labels, or automatic ones from scheduler family and kernel release.
 
-use super::{scheduler_of, Repeat, Run};
+use super::{scheduler_name_of, Repeat, Run};
 use std::path::{Path, PathBuf};
 
 /// One run argument of `schedtrace compare`.
@@ -44,10 +44,11 @@ impl RunSpec {
     }
 }
 
-/// The automatic label of a run: scheduler family and kernel release of its first
-/// repeat (e.g. `EEVDF 6.12.95+deb12-amd64`), or the file name when the kernel is not known.
+/// The automatic label of a run: scheduler name and kernel release of its first
+/// repeat (e.g. `EEVDF 6.12.95+deb12-amd64`, `PDS 6.1.192-prjc-pds`), or the file name
+/// when the kernel is not known.
 pub fn automatic_label(first: &Repeat) -> String {
-    let family = scheduler_of(&first.report);
+    let family = scheduler_name_of(&first.report);
     match first
         .report
         .pointer("/source/kernel_release")
@@ -113,6 +114,7 @@ mod tests {
             path: "x.dat".into(),
             report: json!({"source": {"kernel_release": kernel, "scheduler": scheduler}}),
             from_json_report: true,
+            samples: None,
         }
     }
 
@@ -136,12 +138,14 @@ mod tests {
             path: "old.json".into(),
             report: json!({"source": {"kernel_release": "6.1.192-prjc-pds"}}),
             from_json_report: true,
+            samples: None,
         };
-        assert_eq!(automatic_label(&old), "BFS family 6.1.192-prjc-pds");
+        assert_eq!(automatic_label(&old), "PDS 6.1.192-prjc-pds");
         let none = Repeat {
             path: "/x/trace.dat".into(),
             report: json!({"source": {"kernel_release": null}}),
             from_json_report: false,
+            samples: None,
         };
         assert_eq!(automatic_label(&none), "unknown trace.dat");
     }

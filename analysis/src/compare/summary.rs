@@ -57,46 +57,106 @@ impl Flag {
     }
 }
 
+/// How a flag was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// A neutral metric: never flagged.
+    Neutral,
+    /// One repeat on a side: no noise estimate, the threshold alone decides.
+    ThresholdOnly,
+    /// Threshold, twice the larger CV and the Welch p-value below alpha.
+    Significance,
+}
+
+impl Basis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::Neutral => "neutral",
+            Basis::ThresholdOnly => "threshold-only",
+            Basis::Significance => "threshold, 2 x CV, p < alpha",
+        }
+    }
+}
+
+/// The rule that flags a change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlagRule {
+    pub threshold_pct: f64,
+    /// Welch p-values at or above this are not flagged (with two or more repeats a side).
+    pub alpha: f64,
+}
+
 /// One label measured against the baseline.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Versus {
-    /// mean / baseline mean; `None` when the baseline mean is 0.
+    /// value / baseline value; `None` when the baseline is 0.
     pub normalized: Option<f64>,
-    /// (normalized - 1) * 100, negated for lower-is-better metrics, so positive is better.
+    /// (normalized - 1) * 100, negated for lower-is-better metrics, so positive is
+    /// better; for a neutral metric its size |normalized - 1| * 100, no verdict.
     pub change_pct: Option<f64>,
     pub flag: Option<Flag>,
+    pub basis: Basis,
 }
 
-/// Compares `this` with `base`. A change is flagged when |change| exceeds both
-/// `threshold_pct` and twice the larger CV of the two (a missing CV, one repeat,
-/// counts as 0: no noise estimate, so only the threshold applies).
-pub fn versus(this: &Spread, base: &Spread, better: Better, threshold_pct: f64) -> Versus {
-    if base.mean == 0.0 {
+/// The change in % of `value` against `base` (signed so that positive is better;
+/// unsigned for neutral metrics); `None` when the baseline is 0.
+pub fn change_pct(value: f64, base: f64, better: Better) -> Option<f64> {
+    if base == 0.0 {
+        return None;
+    }
+    let raw = (value / base - 1.0) * 100.0;
+    Some(match better {
+        Better::Higher => raw,
+        Better::Lower => -raw,
+        Better::Neutral => raw.abs(),
+    })
+}
+
+/// Compares `this` with `base`: `value` and `base_value` are what the row shows (the
+/// mean over repeats, or the pooled percentile), `this`/`base` their per-repeat spreads,
+/// `p` the Welch p-value of the per-repeat values. A change is flagged when |change|
+/// exceeds the threshold and twice the larger CV and, with two or more repeats on both
+/// sides, p < alpha (a missing CV or p with one repeat: threshold-only).
+pub fn versus(
+    (value, this): (f64, &Spread),
+    (base_value, base): (f64, &Spread),
+    better: Better,
+    p: Option<f64>,
+    rule: FlagRule,
+) -> Versus {
+    let repeated = this.n >= 2 && base.n >= 2;
+    let basis = match (better, repeated) {
+        (Better::Neutral, _) => Basis::Neutral,
+        (_, false) => Basis::ThresholdOnly,
+        (_, true) => Basis::Significance,
+    };
+    let Some(change) = change_pct(value, base_value, better) else {
         return Versus {
             normalized: None,
             change_pct: None,
             flag: None,
+            basis,
         };
-    }
-    let normalized = this.mean / base.mean;
-    let raw = (normalized - 1.0) * 100.0;
-    let change = match better {
-        Better::Higher => raw,
-        Better::Lower => -raw,
     };
     let noise = 2.0 * this.cv_pct.unwrap_or(0.0).max(base.cv_pct.unwrap_or(0.0));
     // "Exceeds" with a margin far below any printed digit, so that 105 vs 100 at a 5 %
     // threshold is not flagged because 1.05 is not exact in binary.
-    let limit = threshold_pct.max(noise) + 1e-9;
-    let flag = (change.abs() > limit).then_some(if change > 0.0 {
+    let limit = rule.threshold_pct.max(noise) + 1e-9;
+    let significant = match basis {
+        Basis::Neutral => false,
+        Basis::ThresholdOnly => true,
+        Basis::Significance => p.is_some_and(|p| p < rule.alpha),
+    };
+    let flag = (significant && change.abs() > limit).then_some(if change > 0.0 {
         Flag::Improvement
     } else {
         Flag::Regression
     });
     Versus {
-        normalized: Some(normalized),
+        normalized: Some(value / base_value),
         change_pct: Some(change),
         flag,
+        basis,
     }
 }
 
@@ -116,26 +176,54 @@ mod tests {
         assert!(spread(&[]).is_none());
     }
 
+    const RULE: FlagRule = FlagRule {
+        threshold_pct: 5.0,
+        alpha: 0.05,
+    };
+
+    fn vs(this: &Spread, base: &Spread, better: Better, p: Option<f64>) -> Versus {
+        versus((this.mean, this), (base.mean, base), better, p, RULE)
+    }
+
     #[test]
     fn sign_and_flags() {
         let base = spread(&[100.0]).unwrap();
         let up = spread(&[120.0]).unwrap();
-        let higher = versus(&up, &base, Better::Higher, 5.0);
+        let higher = vs(&up, &base, Better::Higher, None);
         assert!((higher.change_pct.unwrap() - 20.0).abs() < 1e-9);
         assert_eq!(higher.flag, Some(Flag::Improvement));
-        let lower = versus(&up, &base, Better::Lower, 5.0);
+        assert_eq!(higher.basis, Basis::ThresholdOnly);
+        let lower = vs(&up, &base, Better::Lower, None);
         assert!((lower.change_pct.unwrap() + 20.0).abs() < 1e-9);
         assert_eq!(lower.flag, Some(Flag::Regression));
+        // A neutral metric: the size of the change, never a flag.
+        let down = spread(&[80.0]).unwrap();
+        let neutral = vs(&down, &base, Better::Neutral, None);
+        assert!((neutral.change_pct.unwrap() - 20.0).abs() < 1e-9);
+        assert_eq!((neutral.flag, neutral.basis), (None, Basis::Neutral));
         // 20 % inside twice a 15 % CV: not flagged.
         let noisy = Spread {
             cv_pct: Some(15.0),
             ..up
         };
-        assert_eq!(versus(&noisy, &base, Better::Higher, 5.0).flag, None);
+        assert_eq!(vs(&noisy, &base, Better::Higher, None).flag, None);
         // Exactly at the threshold: not flagged ("exceeds").
         let five = spread(&[105.0]).unwrap();
-        assert_eq!(versus(&five, &base, Better::Higher, 5.0).flag, None);
+        assert_eq!(vs(&five, &base, Better::Higher, None).flag, None);
         let zero = spread(&[0.0]).unwrap();
-        assert_eq!(versus(&up, &zero, Better::Higher, 5.0).normalized, None);
+        assert_eq!(vs(&up, &zero, Better::Higher, None).normalized, None);
+    }
+
+    #[test]
+    fn repeats_need_a_small_p() {
+        let base = spread(&[100.0, 101.0, 99.0]).unwrap();
+        let up = spread(&[120.0, 121.0, 119.0]).unwrap();
+        let sure = vs(&up, &base, Better::Lower, Some(0.001));
+        assert_eq!(
+            (sure.flag, sure.basis),
+            (Some(Flag::Regression), Basis::Significance)
+        );
+        assert_eq!(vs(&up, &base, Better::Lower, Some(0.4)).flag, None);
+        assert_eq!(vs(&up, &base, Better::Lower, None).flag, None);
     }
 }

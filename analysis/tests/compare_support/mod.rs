@@ -85,23 +85,36 @@ fn mean_cv(values: &[f64]) -> (Option<f64>, Option<f64>) {
     (Some(mean), Some(var.sqrt() / mean.abs() * 100.0))
 }
 
-pub fn expected(values: &[f64], base: &[f64], higher_is_better: bool, threshold: f64) -> Expected {
+/// `better` is the row's direction (`higher`, `lower`, `neutral`); `shown` and
+/// `base_shown` are the compared values when they are not the means (pooled percentiles).
+pub fn expected(values: &[f64], base: &[f64], better: &str, threshold: f64) -> Expected {
+    expected_shown(values, base, better, threshold, (None, None))
+}
+
+pub fn expected_shown(
+    values: &[f64],
+    base: &[f64],
+    better: &str,
+    threshold: f64,
+    (shown, base_shown): (Option<f64>, Option<f64>),
+) -> Expected {
     let (mean, cv) = mean_cv(values);
     let (bmean, bcv) = mean_cv(base);
-    let normalized = match (mean, bmean) {
+    let (value, bvalue) = (shown.or(mean), base_shown.or(bmean));
+    let normalized = match (value, bvalue) {
         (Some(m), Some(b)) if b != 0.0 => Some(m / b),
         _ => None,
     };
     let change_pct = normalized.map(|r| {
         let c = (r - 1.0) * 100.0;
-        if higher_is_better {
-            c
-        } else {
-            -c
+        match better {
+            "higher" => c,
+            "lower" => -c,
+            _ => c.abs(),
         }
     });
     let noise = 2.0 * cv.unwrap_or(0.0).max(bcv.unwrap_or(0.0));
-    let flag = change_pct.and_then(|c| {
+    let flag = change_pct.filter(|_| better != "neutral").and_then(|c| {
         if c.abs() > threshold + 1e-9 && c.abs() > noise + 1e-9 {
             Some(if c > 0.0 { "^" } else { "*" })
         } else {
