@@ -194,7 +194,7 @@ fn compare_view_shows_the_changes_of_compare_json() {
     let frame = stdout(&args);
     for (key, label) in [
         ("wakeup_latency_p50", "eevdf"),
-        ("context_switches_per_sec", "pds"),
+        ("wakeup_preemptions_per_sec", "pds"),
     ] {
         let want = change(key, label);
         let line = frame
