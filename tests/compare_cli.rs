@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn shared(rel: &str) -> String {
-    format!("{}/../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
+    fixtures::trace(rel).display().to_string()
 }
 
 fn schedtrace(args: &[&str]) -> Output {
@@ -61,7 +61,7 @@ fn automatic_labels_and_text_tables() {
     }
     assert!(text
         .lines()
-        .all(|l| l.len() <= 100 || l.contains("/shared/traces/") || l.starts_with("baseline")));
+        .all(|l| l.len() <= 100 || l.contains("/fixtures/traces/") || l.starts_with("baseline")));
 }
 
 #[test]
