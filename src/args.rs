@@ -123,6 +123,10 @@ pub struct CompareArgs {
     /// schema: schemas/compare.schema.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// No progress line on stderr (it is only drawn when stderr is a terminal)
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 fn parse_run_spec(s: &str) -> Result<analysis::compare::RunSpec, String> {
@@ -195,6 +199,10 @@ pub struct AnalyzeArgs {
     /// schema: schemas/report.schema.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// No progress line on stderr (it is only drawn when stderr is a terminal)
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,11 +2,13 @@
 //! bytes -> events (`ingest`) -> timelines, metrics, report (`analysis`) -> text / JSON.
 
 mod args;
+mod progress_bar;
 
 use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Exit code for unreadable or malformed input (like grep/ripgrep's "error" code).
 const EXIT_BAD_INPUT: u8 = 2;
@@ -53,7 +55,11 @@ impl From<std::io::Error> for Failure {
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
-    let mut ingested = ingest::read_path(&a.file, &mut sink)?;
+    let progress = Arc::new(ingest::Progress::new());
+    let shown = progress_bar::show(&progress, a.quiet);
+    let read = ingest::read_path_with(&a.file, &mut sink, &progress);
+    drop(shown);
+    let mut ingested = read?;
     ingested.meta = sink.complete(&ingested.meta);
     let report = analyzer.finish(&ingested, &a.file.display().to_string());
     let shaped = report.select(&a.selection().map_err(Failure::Message)?);
@@ -114,7 +120,11 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     }
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
-    let mut loaded = compare::load::load_all(&paths, &analysis::Config::default()).into_iter();
+    let progress = Arc::new(ingest::Progress::new());
+    let shown = progress_bar::show(&progress, c.quiet);
+    let loaded = compare::load::load_all_with(&paths, &analysis::Config::default(), &progress);
+    drop(shown);
+    let mut loaded = loaded.into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();

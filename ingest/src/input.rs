@@ -4,6 +4,7 @@
 //! pages of a map that a reader has finished with ([`Release`]).
 
 use crate::error::{Error, Result};
+use crate::progress::{Progress, Tracker};
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::Read;
@@ -106,8 +107,14 @@ impl Wrapper {
 
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper.
 pub fn load(path: &Path) -> Result<InputBytes> {
+    load_with(path, &Progress::new())
+}
+
+/// [`load`], counting the decompression of a wrapped file (or the reading of standard input)
+/// in `progress`; a plain file is mapped, which takes no time worth showing.
+pub fn load_with(path: &Path, progress: &Progress) -> Result<InputBytes> {
     let raw = if path.as_os_str() == "-" {
-        return load_reader(Vec::new(), std::io::stdin().lock());
+        return load_reader_with(Vec::new(), std::io::stdin().lock(), progress);
     } else {
         let file = File::open(path)
             .map_err(|e| Error::whole(format!("cannot open: {e}")).in_file(path))?;
@@ -126,7 +133,7 @@ pub fn load(path: &Path) -> Result<InputBytes> {
             InputBytes::Mapped(map)
         }
     };
-    unwrap_compression(raw).map_err(|e| e.in_file(path))
+    unwrap_compression_with(raw, progress).map_err(|e| e.in_file(path))
 }
 
 /// Reads a live input (a pipe from `perf record -o -`) on its own thread into a queue of
@@ -214,26 +221,50 @@ pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
 
 /// The whole input of `reader` after the `prefix` already read from it, in memory, undoing a
 /// whole-file compression wrapper.
-pub fn load_reader(mut prefix: Vec<u8>, mut reader: impl Read) -> Result<InputBytes> {
-    reader
+pub fn load_reader(prefix: Vec<u8>, reader: impl Read) -> Result<InputBytes> {
+    load_reader_with(prefix, reader, &Progress::new())
+}
+
+/// [`load_reader`], counting the bytes read (a pipe: the total is known at its end).
+pub fn load_reader_with(
+    mut prefix: Vec<u8>,
+    reader: impl Read,
+    progress: &Progress,
+) -> Result<InputBytes> {
+    let tracker = Tracker::new(progress);
+    tracker.advance(prefix.len() as u64)?;
+    Counted::new(reader, &tracker)
         .read_to_end(&mut prefix)
-        .map_err(|e| Error::whole(format!("cannot read standard input: {e}")))?;
-    unwrap_compression(InputBytes::Owned(prefix))
+        .map_err(|e| read_error(e, progress, "cannot read standard input"))?;
+    tracker.finish_stream();
+    unwrap_compression_with(InputBytes::Owned(prefix), progress)
 }
 
 /// Decompresses `bytes` if they carry a whole-file compression wrapper (possibly nested once).
 pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
+    unwrap_compression_with(bytes, &Progress::new())
+}
+
+/// [`unwrap_compression`], counting the compressed bytes taken in `progress` (its total grows by
+/// the compressed size first).
+pub fn unwrap_compression_with(bytes: InputBytes, progress: &Progress) -> Result<InputBytes> {
     let Some(wrapper) = Wrapper::detect(&bytes) else {
         return Ok(bytes);
     };
+    progress.add_total(bytes.len() as u64);
+    let tracker = Tracker::new(progress);
+    let input = Counted::new(&bytes[..], &tracker);
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
     let res = match wrapper {
-        Wrapper::Xz => xz2::read::XzDecoder::new_multi_decoder(&bytes[..]).read_to_end(&mut out),
-        Wrapper::Gzip => flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out),
+        Wrapper::Xz => xz2::read::XzDecoder::new_multi_decoder(input).read_to_end(&mut out),
+        Wrapper::Gzip => flate2::read::MultiGzDecoder::new(input).read_to_end(&mut out),
         Wrapper::Zstd => {
-            zstd::stream::read::Decoder::new(&bytes[..]).and_then(|mut d| d.read_to_end(&mut out))
+            zstd::stream::read::Decoder::new(input).and_then(|mut d| d.read_to_end(&mut out))
         }
     };
+    if progress.is_cancelled() {
+        return Err(Error::cancelled());
+    }
     res.map_err(|e| {
         Error::at(
             out.len() as u64,
@@ -244,7 +275,40 @@ pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
             ),
         )
     })?;
+    tracker.finish(bytes.len() as u64);
     Ok(InputBytes::Owned(out))
+}
+
+/// A failed read of an input: the cancellation if that was the cause, else `what` and the cause.
+fn read_error(e: std::io::Error, progress: &Progress, what: &str) -> Error {
+    if progress.is_cancelled() {
+        Error::cancelled()
+    } else {
+        Error::whole(format!("{what}: {e}"))
+    }
+}
+
+/// A reader that reports what it hands out to a [`Tracker`] and fails once the read is
+/// cancelled (a decompressor pulls its input in blocks of a few KiB: one report per block).
+struct Counted<'t, R> {
+    inner: R,
+    tracker: &'t Tracker<'t>,
+}
+
+impl<'t, R: Read> Counted<'t, R> {
+    fn new(inner: R, tracker: &'t Tracker<'t>) -> Counted<'t, R> {
+        Counted { inner, tracker }
+    }
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.tracker
+            .advance(n as u64)
+            .map_err(|e| std::io::Error::other(e.cause))?;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]

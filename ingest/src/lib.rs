@@ -18,6 +18,7 @@ pub mod input;
 pub mod meta;
 pub mod perfdata;
 pub mod perfetto;
+pub mod progress;
 pub mod relay;
 pub mod text;
 pub mod topology;
@@ -26,6 +27,7 @@ pub mod tracedat;
 pub use error::{Error, Location, Result};
 pub use event::{Comm, Event, EventKind, EventSink, PrevState, TaskRef};
 pub use meta::{Format, IngestStats, Ingested, TraceMeta};
+pub use progress::Progress;
 
 use std::path::Path;
 
@@ -35,28 +37,62 @@ use std::path::Path;
 /// stream, round by round; other inputs on stdin are read whole first (trace.dat and
 /// file-mode perf.data point back and forth in the file).
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
-    if path.as_os_str() == "-" {
-        return read_stdin(sink).map_err(|e| e.in_file(path));
-    }
-    let bytes = input::load(path)?;
-    // A memory map gives consumed pages back as the readers stream through it.
-    read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
+    read_path_with(path, sink, &Progress::new())
 }
 
-fn read_stdin(sink: &mut dyn EventSink) -> Result<Ingested> {
+/// [`read_path`], moving `progress` forward as it goes and stopping with
+/// [`Error::cancelled`] once it is cancelled.
+pub fn read_path_with(
+    path: &Path,
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
+    let mut counting = progress::Counting::new(sink, progress);
+    let result = if path.as_os_str() == "-" {
+        read_stdin(&mut counting, progress)
+    } else {
+        input::load_with(path, progress).and_then(|bytes| {
+            // A memory map gives consumed pages back as the readers stream through it.
+            read_tracked(&bytes, &bytes, &mut counting, progress)
+        })
+    };
+    counting.finish();
+    result.map_err(|e| e.in_file(path))
+}
+
+fn read_stdin(sink: &mut dyn EventSink, progress: &Progress) -> Result<Ingested> {
     input::widen_stdin_pipe();
     let prefix = input::read_prefix(&mut std::io::stdin().lock(), 16)?;
     if perfdata::is_pipe_header(&prefix) {
         let stdin = input::ReadAhead::new(std::io::stdin());
-        return relay::run(|sink| perfdata::read_stream(prefix, stdin, sink), sink);
+        let tracker = progress::Tracker::new(progress);
+        let got = relay::run(
+            |sink| perfdata::read_stream_tracked(prefix, stdin, sink, &tracker),
+            sink,
+        )?;
+        tracker.finish_stream();
+        return Ok(got);
     }
-    let bytes = input::load_reader(prefix, std::io::stdin().lock())?;
-    read_bytes(&bytes, sink)
+    let bytes = input::load_reader_with(prefix, std::io::stdin().lock(), progress)?;
+    read_tracked(&bytes, &input::KeepAll, sink, progress)
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
 pub fn read_bytes(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_releasing(bytes, &input::KeepAll, sink)
+    read_bytes_with(bytes, sink, &Progress::new())
+}
+
+/// [`read_bytes`] with a [`Progress`] (see [`read_path_with`]); `bytes.len()` is added to its
+/// total.
+pub fn read_bytes_with(
+    bytes: &[u8],
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
+    let mut counting = progress::Counting::new(sink, progress);
+    let result = read_tracked(bytes, &input::KeepAll, &mut counting, progress);
+    counting.finish();
+    result
 }
 
 /// [`read_bytes`] for a reader that may tell `release` which byte ranges of `bytes` it has
@@ -66,12 +102,27 @@ pub fn read_releasing(
     release: &dyn input::Release,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
-    match Format::detect(bytes)? {
-        Format::TraceDat => tracedat::read_releasing(bytes, release, sink),
+    read_tracked(bytes, release, sink, &Progress::new())
+}
+
+/// Every reader, with this input's share of `progress` (its size added to the total first,
+/// topped up to it at the end: readers report the chunks they decode, not headers).
+fn read_tracked(
+    bytes: &[u8],
+    release: &dyn input::Release,
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
+    progress.add_total(bytes.len() as u64);
+    let tracker = progress::Tracker::new(progress);
+    let got = match Format::detect(bytes)? {
+        Format::TraceDat => tracedat::read_tracked(bytes, release, sink, &tracker),
         // Both read on a second thread while the sink works on this one (perfdata::split,
         // tracedat's merge).
-        Format::PerfData => perfdata::read_releasing(bytes, release, sink),
-        Format::Text => text::read(bytes, sink),
-        Format::Perfetto => perfetto::read(bytes, sink),
-    }
+        Format::PerfData => perfdata::read_tracked(bytes, release, sink, &tracker),
+        Format::Text => text::read_tracked(bytes, sink, &tracker),
+        Format::Perfetto => perfetto::read_tracked(bytes, sink, &tracker),
+    }?;
+    tracker.finish(bytes.len() as u64);
+    Ok(got)
 }

@@ -5,14 +5,20 @@
 
 use super::Repeat;
 use crate::{Analyzer, Config};
+use ingest::Progress;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Loads one input: a JSON report, or a trace analysed with `config`.
 pub fn load(path: &Path, config: &Config) -> Result<Repeat, String> {
+    load_with(path, config, &Progress::new())
+}
+
+/// [`load`], counting the read in `progress` (shared by all inputs of a comparison).
+pub fn load_with(path: &Path, config: &Config, progress: &Progress) -> Result<Repeat, String> {
     let shown = path.display().to_string();
-    let bytes = ingest::input::load(path).map_err(|e| e.to_string())?;
+    let bytes = ingest::input::load_with(path, progress).map_err(|e| e.to_string())?;
     if let Some(report) = json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
         return Ok(Repeat {
             path: shown,
@@ -21,8 +27,8 @@ pub fn load(path: &Path, config: &Config) -> Result<Repeat, String> {
         });
     }
     let mut analyzer = Analyzer::new(config.clone());
-    let ingested =
-        ingest::read_bytes(&bytes, &mut analyzer).map_err(|e| e.in_file(path).to_string())?;
+    let ingested = ingest::read_bytes_with(&bytes, &mut analyzer, progress)
+        .map_err(|e| e.in_file(path).to_string())?;
     drop(bytes);
     let report = analyzer.finish(&ingested, &shown);
     let report = serde_json::to_value(&report).map_err(|e| format!("{shown}: {e}"))?;
@@ -53,10 +59,25 @@ pub fn json_report(bytes: &[u8]) -> Result<Option<Value>, String> {
 /// inputs look too large for the free memory (each analysis holds its decompressed
 /// input and every latency sample at once).
 pub fn load_all(paths: &[PathBuf], config: &Config) -> Vec<Result<Repeat, String>> {
+    load_all_with(paths, config, &Progress::new())
+}
+
+/// [`load_all`], counting every read in the one `progress`.
+pub fn load_all_with(
+    paths: &[PathBuf],
+    config: &Config,
+    progress: &Progress,
+) -> Vec<Result<Repeat, String>> {
     if paths.len() > 1 && fits_in_memory(paths) {
-        paths.par_iter().map(|p| load(p, config)).collect()
+        paths
+            .par_iter()
+            .map(|p| load_with(p, config, progress))
+            .collect()
     } else {
-        paths.iter().map(|p| load(p, config)).collect()
+        paths
+            .iter()
+            .map(|p| load_with(p, config, progress))
+            .collect()
     }
 }
 

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::event::{Event, EventKind};
 use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem};
 use crate::input::Release;
+use crate::progress::Tracker;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Consumed bytes are given back in steps of this size (fewer madvise calls).
@@ -28,6 +29,8 @@ pub struct Shared<'d> {
     pub adjust: TsAdjust,
     /// Told which file ranges each CPU stream has decoded (offsets index the file bytes).
     pub release: &'d dyn Release,
+    /// Moved forward by the bytes of every fill, which also stops a cancelled read.
+    pub(crate) progress: &'d Tracker<'d>,
 }
 
 /// Per-CPU tallies, summed into `IngestStats` at the end.
@@ -119,6 +122,8 @@ pub struct CpuStream<'a> {
     pub counts: Counts,
     /// File offsets [released_from, consumed_to) are decoded but not yet given back.
     released_from: u64,
+    /// File offset up to which the decoded bytes are counted in the progress.
+    reported_to: u64,
 }
 
 impl<'a> CpuStream<'a> {
@@ -158,6 +163,7 @@ impl<'a> CpuStream<'a> {
                 ..Counts::default()
             },
             released_from: start,
+            reported_to: start,
         })
     }
 
@@ -218,6 +224,8 @@ impl<'a> CpuStream<'a> {
                 .release(self.released_from as usize..consumed as usize);
             self.released_from = consumed;
         }
-        Ok(())
+        let new = consumed.saturating_sub(self.reported_to);
+        self.reported_to = self.reported_to.max(consumed);
+        shared.progress.advance(new)
     }
 }
