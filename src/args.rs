@@ -18,7 +18,11 @@ use std::path::PathBuf;
                   -e sched:sched_process_exit -- ./benchmark\n  \
                   perf sched record -- ./benchmark\n\n\
                   Exit status: 0 on success, 2 when an input cannot be read (the message names the \
-                  file, the byte offset or line, and the cause)."
+                  file, the byte offset or line, and the cause).",
+    after_help = "Every number is defined in docs/metrics.md, every column of the output explained in \
+                  docs/guide.md, the inputs each reader accepts listed in docs/formats.md (in the \
+                  repository).\n\n\
+                  Coming: `schedtrace tui`, an interactive terminal view of a report (not built yet)."
 )]
 pub struct Cli {
     #[command(subcommand)]
