@@ -258,8 +258,8 @@ impl AnalyzeArgs {
         })
     }
 
-    pub fn text_options(&self) -> analysis::TextOptions {
-        analysis::TextOptions::default()
+    pub fn text_options(&self) -> render::TextOptions {
+        render::TextOptions::default()
     }
 }
 

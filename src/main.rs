@@ -76,7 +76,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
             Failure::Message(format!("{}: cannot write JSON report: {e}", path.display()))
         })?;
     }
-    let text = analysis::text::render(&shaped, &a.text_options());
+    let text = render::report(&shaped, &a.text_options());
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }

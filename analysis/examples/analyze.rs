@@ -21,6 +21,6 @@ fn main() {
     if args.iter().any(|a| a == "--json") {
         println!("{}", serde_json::to_string_pretty(&report).unwrap());
     } else {
-        print!("{}", analysis::text::render(&report, &Default::default()));
+        print!("{}", render::report(&report, &Default::default()));
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Data flows one way: events → task timelines ([`timeline`]) and CPU states ([`cpu`])
 //! in one pass ([`Analyzer`], an [`ingest::EventSink`]) → [`Report`] ([`report`]) →
-//! shaped for the user ([`select`]) → text ([`text`]) or JSON (serde).
+//! shaped for the user ([`select`]) → JSON (serde), or text through the `render` crate,
+//! which takes every column from the catalogue ([`columns`]).
 //!
 //! # Choices where `docs/metrics.md` leaves room
 //!
@@ -67,11 +68,12 @@
 //! let mut analyzer = analysis::Analyzer::new(analysis::Config::default());
 //! let ingested = ingest::read_path("trace.dat".as_ref(), &mut analyzer).unwrap();
 //! let report = analyzer.finish(&ingested, "trace.dat");
-//! print!("{}", analysis::text::render(&report, &analysis::text::TextOptions::default()));
+//! println!("{}", serde_json::to_string_pretty(&report).unwrap());
 //! ```
 
 pub mod affinity;
 pub mod analyzer;
+pub mod columns;
 pub mod compare;
 pub mod cpu;
 pub mod fairness;
@@ -86,8 +88,6 @@ pub mod scope;
 pub mod select;
 pub mod stats;
 pub mod system;
-pub mod text;
-pub mod text_metrics;
 pub mod timeline;
 pub mod topology_load;
 
@@ -97,7 +97,6 @@ pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 pub use system::System;
-pub use text::TextOptions;
 
 /// What to analyze.
 #[derive(Debug, Clone, Default)]

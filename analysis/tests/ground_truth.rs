@@ -386,7 +386,7 @@ fn host_trace_with_hidden_agent() {
         agent_unknown * 10 >= report.quality.unknown_ns * 9,
         "the unknown time is the agent's"
     );
-    assert!(analysis::text::render(&report, &Default::default()).contains("WARNING"));
+    assert!(render::report(&report, &Default::default()).contains("WARNING"));
 
     for k in &kernel {
         let t = row(&report, k);

@@ -3,7 +3,8 @@
 
 mod common;
 
-use analysis::{CommFilter, GroupBy, Report, Selection, SortKey, TextOptions};
+use analysis::{CommFilter, GroupBy, Report, Selection, SortKey};
+use render::TextOptions;
 use common::*;
 use ingest::EventKind;
 use ingest::PrevState::{Runnable as R, Sleeping as S};
@@ -124,7 +125,7 @@ fn grouping_merges_samples_exactly() {
 #[test]
 fn text_output_has_header_task_and_cpu_tables() {
     let r = report();
-    let text = analysis::text::render(&r, &TextOptions::default());
+    let text = render::report(&r, &TextOptions::default());
     assert!(text.contains("file:     hand-made"), "{text}");
     assert!(
         text.contains("wakeup latency timed from sched_waking"),
