@@ -3,8 +3,7 @@
 //! pipe-mode fixtures recorded for this crate. Also checks the metadata taken from the
 //! feature sections.
 
-mod perfdata_common;
-use perfdata_common::*;
+use crate::perfdata_common::*;
 use std::collections::BTreeMap;
 
 fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {

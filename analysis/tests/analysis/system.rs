@@ -1,8 +1,7 @@
 //! The system-wide summary (JSON `system`) on a hand-built stream, numbers worked out by hand.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use ingest::PrevState::{Preempted as RP, Sleeping as S};
 
 #[test]

@@ -7,9 +7,8 @@
 //! 108 FINISHED_ROUND markers; the small buffers overflowed once on CPU 1 (`perf script
 //! --show-lost-events`: `[001] 9627.235300: PERF_RECORD_LOST lost 225`).
 
-mod perfdata_common;
 use ingest::{Event, EventKind, Ingested};
-use perfdata_common::*;
+use crate::perfdata_common::*;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::io::Read;

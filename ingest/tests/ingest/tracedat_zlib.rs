@@ -1,8 +1,7 @@
 //! The zlib-compressed v7 fixture (fixtures/README.md): event counts equal the
 //! `trace-cmd report` of the v6 original, and every event equals the v6 decoding.
 
-mod tracedat_common;
-use tracedat_common::{load, read_all, report_counts, report_lines};
+use crate::tracedat_common::{load, read_all, report_counts, report_lines};
 
 #[test]
 fn zlib_v7_fixture_matches_v6_original_and_report() {

@@ -2,8 +2,7 @@
 //! equal an independent count of the lines, no rejected line, events in time order,
 //! and the sched events decoded into their own kinds.
 
-mod text_common;
-use text_common::*;
+use crate::text_common::*;
 
 /// Reads `rel`, checks counts against the independent counter and returns the result.
 fn check(rel: &str, flavour: &str, cpus: u32) -> (ingest::Ingested, Vec<ingest::Event>) {

@@ -2,8 +2,7 @@
 //! the stored `trace-cmd report` text (the independent reference), the stream is
 //! time-ordered, and the metadata is what the file says.
 
-mod tracedat_common;
-use tracedat_common::check_against_report;
+use crate::tracedat_common::check_against_report;
 
 fn vm(kernel: &str, workloads: &[&str]) {
     for w in workloads {

@@ -1,10 +1,9 @@
 //! Bad trace.dat input: every failure is an `Err` with a byte offset and a cause,
 //! never a panic; plus a bounded proptest that mutates and truncates real files.
 
-mod tracedat_common;
 use ingest::{Event, Location};
 use proptest::prelude::*;
-use tracedat_common::load;
+use crate::tracedat_common::load;
 
 fn read(bytes: &[u8]) -> ingest::Result<ingest::Ingested> {
     ingest::tracedat::read(bytes, &mut |_: &Event| {})
@@ -112,7 +111,7 @@ fn corrupt_page_commit() {
     }
     // Page header of the first page of CPU 0: commit word larger than the page.
     let mut bytes = v6();
-    let (ingested, _) = tracedat_common::read_all(&bytes);
+    let (ingested, _) = crate::tracedat_common::read_all(&bytes);
     assert!(ingested.stats.events["sched_switch"] > 0);
     // First flyrecord entry: find "flyrecord\0" and read CPU 0's offset.
     let tag = bytes.windows(10).position(|w| w == b"flyrecord\0").unwrap();

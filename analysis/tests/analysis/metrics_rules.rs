@@ -2,10 +2,9 @@
 //! fairness, cache affinity, work conservation, runqueue depth), each expected number
 //! worked out by hand next to its stream.
 
-mod common;
 
 use analysis::Config;
-use common::*;
+use crate::common::*;
 use ingest::PrevState::{Preempted as RP, Sleeping as S};
 use ingest::{Comm, Event, EventKind, TaskRef};
 

@@ -3,10 +3,9 @@
 //! between pp-a and pp-b). Both parse, the two tasks are matched by name across the
 //! formats, and their switch counts agree.
 
-mod compare_support;
 
 use analysis::compare::{compare, Options};
-use compare_support::*;
+use crate::compare_support::*;
 
 #[test]
 fn trace_dat_and_perf_data_of_one_run_match_task_by_task() {

@@ -2,9 +2,8 @@
 //! or an endless loop. Hand-made corruptions of real files, then a bounded proptest that
 //! truncates and mutates real files (file mode, pipe mode, zstd-compressed).
 
-mod perfdata_common;
 use ingest::{Error, Location};
-use perfdata_common::*;
+use crate::perfdata_common::*;
 use proptest::prelude::*;
 
 fn read(bytes: &[u8]) -> Result<ingest::Ingested, Error> {

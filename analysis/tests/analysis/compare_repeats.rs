@@ -2,10 +2,9 @@
 //! the larger CV), one repeat without CV, tasks present in only some runs, and a
 //! comparison from JSON reports equal to the one from the traces.
 
-mod compare_support;
 
 use analysis::compare::{compare, Options, Repeat, Run};
-use compare_support::*;
+use crate::compare_support::*;
 use serde_json::{json, Value};
 
 #[test]

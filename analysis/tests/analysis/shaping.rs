@@ -1,11 +1,10 @@
 //! Report shaping (filter, group, sort, top), JSON round trip and text output on a
 //! hand-built stream whose numbers are worked out by hand.
 
-mod common;
 
 use analysis::{CommFilter, GroupBy, Report, Selection, SortKey};
 use render::TextOptions;
-use common::*;
+use crate::common::*;
 use ingest::EventKind;
 use ingest::PrevState::{Runnable as R, Sleeping as S};
 

@@ -2,9 +2,8 @@
 //! fixed-seed generator) fed to the analyzer: every count it reports must equal what the
 //! generator did, and the time accounts must add up. Also prints the event rate.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use ingest::{Event, EventSink, PrevState};
 
 /// A small deterministic generator (xorshift64*), so the test needs no extra crate.

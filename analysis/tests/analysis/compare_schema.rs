@@ -1,10 +1,9 @@
 //! The comparison JSON validates against schemas/compare.schema.json (2020-12), for real
 //! traces with repeats and for hand-made reports with missing metrics and tasks.
 
-mod compare_support;
 
 use analysis::compare::{compare, Options};
-use compare_support::*;
+use crate::compare_support::*;
 use serde_json::Value;
 
 fn validator() -> jsonschema::Validator {

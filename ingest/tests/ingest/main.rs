@@ -1,0 +1,28 @@
+//! The ingest crate against real traces of every format: counts, fields, bad input, progress.
+//!
+//! One test binary for the crate (each file was a binary of its own): the files are modules
+//! here, so the dependencies are linked once instead of once per file.
+
+mod perfdata_common;
+mod text_common;
+mod tracedat_common;
+mod perfdata_bad_input;
+mod perfdata_counts;
+mod perfdata_samples;
+mod perfdata_stream;
+mod perfdata_topology;
+mod perfetto_convert;
+mod perfetto_decode;
+mod perfetto_errors;
+mod perfetto_roundtrip;
+mod perfetto_schema;
+mod progress;
+mod text_bad_input;
+mod text_fields;
+mod text_ftrace_fixture;
+mod text_real;
+mod text_speed;
+mod tracedat_bad_input;
+mod tracedat_counts;
+mod tracedat_values;
+mod tracedat_zlib;
