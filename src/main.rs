@@ -53,15 +53,16 @@ impl From<std::io::Error> for Failure {
 }
 
 fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
-    let mut analyzer = analysis::Analyzer::new(a.analysis_config().map_err(Failure::Message)?);
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, a.kernel_release.clone());
     let progress = Arc::new(ingest::Progress::new());
+    let options = analysis::pipeline::Options {
+        config: a.analysis_config().map_err(Failure::Message)?,
+        kernel_release: a.kernel_release.clone(),
+        progress: Some(Arc::clone(&progress)),
+    };
     let shown = progress_bar::show(&progress, a.quiet);
-    let read = ingest::read_path_with(&a.file, &mut sink, &progress);
+    let report = analysis::pipeline::analyze(&a.file, &options);
     drop(shown);
-    let mut ingested = read?;
-    ingested.meta = sink.complete(&ingested.meta);
-    let report = analyzer.finish(&ingested, &a.file.display().to_string());
+    let report = report?;
     let shaped = report.select(&a.selection().map_err(Failure::Message)?);
 
     if let Some(path) = &a.json {
@@ -121,8 +122,12 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     // Every input in one parallel batch, then regrouped per run argument.
     let paths: Vec<std::path::PathBuf> = c.runs.iter().flat_map(|r| r.paths.clone()).collect();
     let progress = Arc::new(ingest::Progress::new());
+    let options = analysis::pipeline::Options {
+        progress: Some(Arc::clone(&progress)),
+        ..Default::default()
+    };
     let shown = progress_bar::show(&progress, c.quiet);
-    let loaded = compare::load::load_all_with(&paths, &analysis::Config::default(), &progress);
+    let loaded = compare::load::load_all(&paths, &options);
     drop(shown);
     let mut loaded = loaded.into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());

@@ -6,15 +6,16 @@
 //! table; lost events are applied lazily (a task remembers the CPU and lost count of its
 //! last transition, and is brought up to date the next time an event names it).
 
-use crate::affinity::CpuMap;
 use crate::cpu::{Cpu, Lost, Occupant};
-use crate::fairness::{Fairness, PrioScale};
-use crate::runqueue::Runqueues;
+use crate::metrics::fairness::{Fairness, PrioScale};
+use crate::metrics::placement::CpuMap;
+use crate::metrics::preemption::Triples;
+use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::timeline::{State, SwitchReason, Task, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
-use ingest::{Comm, Event, EventKind, EventSink, TaskRef, TraceMeta};
+use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -45,10 +46,8 @@ pub struct Analyzer {
     pub(crate) fairness: Fairness,
     /// Topology in use and where it came from (trace, file, host).
     pub(crate) topology: Option<(Topology, String)>,
-    /// Wakeup preemptions by (waker, wakee, victim) name.
-    /// Wakeup preemptions per (waker, wakee, victim): touched on every wakeup preemption, so
-    /// hashed with FxHash (SipHash's flood resistance buys nothing for task names here).
-    pub(crate) triples: FxHashMap<(Comm, Comm, Comm), u64>,
+    /// Wakeup preemptions per (waker, wakee, victim) name.
+    pub(crate) triples: Triples,
     /// The prio scale changed after tasks were made: their cached fairness weights may be
     /// stale, so every task lookup re-applies them (see [`Analyzer::task`]).
     pub(crate) weights_unsettled: bool,
@@ -74,7 +73,7 @@ impl Analyzer {
             runqueues: Runqueues::default(),
             fairness: Fairness::new(),
             topology: None,
-            triples: FxHashMap::default(),
+            triples: Triples::default(),
             weights_unsettled: false,
         }
         .with_topology()
@@ -95,16 +94,12 @@ impl Analyzer {
         self.topology = Some((t, source));
     }
 
-    pub(crate) fn find_task(&self, pid: i32) -> Option<usize> {
-        self.find(pid)
-    }
-
     fn reject(&mut self, reason: &'static str) {
         *self.rejected.entry(reason).or_insert(0) += 1;
     }
 
     /// The slot of `pid`'s current task, if it has one.
-    fn find(&self, pid: i32) -> Option<usize> {
+    pub(crate) fn find(&self, pid: i32) -> Option<usize> {
         let slot = if (pid as usize) < DENSE_PIDS {
             *self.dense_slots.get(pid as usize)?
         } else {
@@ -322,10 +317,6 @@ impl Analyzer {
     fn count_kind(&mut self, kind: &EventKind) {
         self.kind_counts[kind.index()] += 1;
     }
-
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
 }
 
 impl Analyzer {
@@ -381,7 +372,8 @@ impl EventSink for Analyzer {
         self.last_ts = ts;
         self.now = ts;
         let origin = first.max(self.scope.start);
-        self.fairness.tick(ts, origin, &mut self.tasks, &self.scope);
+        self.fairness
+            .tick(ts, origin, self.tasks.as_mut_slice(), &self.scope);
         if cpu as usize >= self.cpus.len() {
             self.cpus.resize_with(cpu as usize + 1, Cpu::new);
         }

@@ -133,7 +133,11 @@ pub struct Column<Row: 'static> {
 impl<Row> Column<Row> {
     /// The cell of `row`, formatted and right-aligned to the column's width.
     pub fn cell(&self, row: &Row) -> String {
-        format!("{:>w$}", self.unit.format((self.value)(row)), w = self.width)
+        format!(
+            "{:>w$}",
+            self.unit.format((self.value)(row)),
+            w = self.width
+        )
     }
 
     /// The header, right-aligned to the column's width.
@@ -275,8 +279,14 @@ mod tests {
             Unit::Timestamp.format(Value::Int(63_476_219_123)),
             "63.476219"
         );
-        assert_eq!(Unit::Percent { decimals: 1 }.format(Value::Real(0.5)), "50.0");
+        assert_eq!(
+            Unit::Percent { decimals: 1 }.format(Value::Real(0.5)),
+            "50.0"
+        );
         assert_eq!(Unit::Count.format(Value::Missing), "-");
-        assert_eq!(Unit::Number { decimals: 4 }.format(Value::Real(0.99893)), "0.9989");
+        assert_eq!(
+            Unit::Number { decimals: 4 }.format(Value::Real(0.99893)),
+            "0.9989"
+        );
     }
 }

@@ -1,15 +1,17 @@
-//! Turning the analyzer's final state into a [`Report`]: closing the intervals still open
-//! at the end of the window, the data-quality ledger, and the per-task and per-CPU rows.
+//! Turning the engine's final state into a [`Report`]: closing the intervals still open
+//! at the end of the window, then asking each concern (`metrics/*`) for its part — the
+//! ledger, the task and CPU rows, the system summary.
 
 use crate::analyzer::Analyzer;
-use crate::finish_metrics::{system_affinity, task_metrics, TaskMetrics};
+use crate::metrics::fairness::{self, Presence};
+use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
+use crate::metrics::{latency, quality};
 use crate::report::{
-    CpuCount, CpuRow, LostRow, Quality, Report, Source, SwitchOut, Switches, TaskRow, TaskSamples,
-    Window, SCHEMA_VERSION,
+    CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
+    TopologyInfo, Window, SCHEMA_VERSION,
 };
-use crate::stats::PERCENTILE_METHOD;
 use crate::timeline::{SwitchReason, Task};
-use ingest::{EventKind, Ingested};
+use ingest::Ingested;
 
 impl Analyzer {
     /// Ends the analysis: closes every open interval at the end of the trace window and
@@ -35,32 +37,53 @@ impl Analyzer {
             }
             None => Window::default(),
         };
-        let quality = self.quality(ingested);
+        let counted = quality::Counted {
+            kinds: &self.kind_counts,
+            started_by: &self.started_by,
+            rejected: &self.rejected,
+            waking_seen: self.waking_seen,
+        };
+        let quality = quality::ledger(ingested, &self.cpus, &self.scope, counted);
         let mut cpus = self.cpu_rows(window);
         self.fill_cpu_metrics(&mut cpus, window);
         let map = self.cpu_map();
         let all_tasks = std::mem::take(&mut self.tasks);
-        let preemption = self.system_preemption(&all_tasks, window.len_ns());
-        let fairness = self.system_fairness(&all_tasks);
+        let busy_targets: u64 = all_tasks.iter().map(|t| t.busy_target_wakeups).sum();
+        let preemptions: u64 = self.cpus.iter().map(|c| c.wakeup_preemptions).sum();
+        let competing = match &self.config.fair_set {
+            Some(set) => format!("--fair-set: {}", set.describe()),
+            None => "every non-RT task".to_string(),
+        };
+        let fairness = self
+            .fairness
+            .summary(all_tasks.iter().map(|t| &t.fair), competing);
         let mut affinity_rows = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()
             .filter(|t| self.active(t))
             .map(|t| {
-                let m = task_metrics(&t, map.as_ref());
-                affinity_rows.push((m.affinity.clone(), m.migrations));
-                task_row(t, m)
+                let (affinity, migrations) = placement::task_row(&t.affinity, map.as_ref());
+                affinity_rows.push((affinity.clone(), migrations));
+                task_row(t, affinity)
             })
             .collect();
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
         let unknown_ns = tasks.iter().map(|t| t.unknown_ns).sum();
         let meta = &ingested.meta;
         let cpu_count = self.cpu_count(meta.cpus, cpus.len());
-        let mut system = crate::system::summarize(&tasks, &cpus, window, cpu_count);
-        system.wakeup_preemption = preemption;
+        let mut system = summarize(&tasks, &cpus, window, cpu_count);
+        system.wakeup_preemption = self
+            .triples
+            .summary(preemptions, busy_targets, window.len_ns());
         system.fairness = fairness;
-        system.affinity = system_affinity(&affinity_rows, map.is_some());
-        system.work_conservation = self.work_conservation(window, cpu_count);
+        system.affinity = placement::system_affinity(&affinity_rows, map.is_some());
+        let llcs = match &self.topology {
+            Some((t, _)) => t.llcs.iter().map(|g| cpulist(g)).collect(),
+            None => Vec::new(),
+        };
+        system.work_conservation = self
+            .runqueues
+            .work_conservation(window.len_ns() as f64 * cpu_count as f64, llcs);
         Report {
             schema_version: SCHEMA_VERSION,
             source: Source {
@@ -80,13 +103,60 @@ impl Analyzer {
                 topology: self.topology_info(),
             },
             window,
-            quality: Quality {
+            quality: crate::report::Quality {
                 unknown_ns,
                 ..quality
             },
             tasks,
             cpus,
             system,
+        }
+    }
+
+    /// Ends the §4–7 accounting at `end`: closes the last complete short-term windows,
+    /// takes every task out of the runqueues and fairness clocks, closes the integrals.
+    fn settle_metrics(&mut self, end: u64) {
+        self.now = end;
+        let origin = self.first_ts.unwrap_or(end).max(self.scope.start);
+        self.fairness
+            .tick(end, origin, self.tasks.as_mut_slice(), &self.scope);
+        for slot in 0..self.tasks.len() {
+            self.observe(slot);
+            let t = &mut self.tasks[slot];
+            self.fairness.change(
+                slot as u32,
+                &mut t.fair,
+                Presence::NONE,
+                0,
+                end,
+                &self.scope,
+            );
+        }
+        self.runqueues.finish(end, &self.scope);
+    }
+
+    fn cpu_map(&self) -> Option<CpuMap> {
+        self.topology.as_ref().map(|(t, _)| CpuMap::new(t))
+    }
+
+    fn topology_info(&self) -> Option<TopologyInfo> {
+        self.topology.as_ref().map(|(t, source)| TopologyInfo {
+            source: source.clone(),
+            cores: t.cores.iter().map(|g| cpulist(g)).collect(),
+            llcs: t.llcs.iter().map(|g| cpulist(g)).collect(),
+            nodes: t.nodes.iter().map(|(_, g)| cpulist(g)).collect(),
+        })
+    }
+
+    /// Per-CPU runqueue depth, wakeup preemptions and Jain's index of the tasks that
+    /// competed there.
+    fn fill_cpu_metrics(&self, rows: &mut [CpuRow], window: Window) {
+        let jain = fairness::jain_per_cpu(self.tasks.iter().map(|t| &t.fair), self.cpus.len());
+        for row in rows {
+            let c = row.cpu;
+            row.runqueue = self.runqueues.row(c, window.len_ns());
+            row.wakeup_preemptions = self.cpus[c as usize].wakeup_preemptions;
+            row.fairness_jain = jain[c as usize];
         }
     }
 
@@ -109,69 +179,6 @@ impl Analyzer {
             || !t.preemption_wait.is_empty();
         on_cpus
             || (!self.scope.filters_cpus() && (t.sleep_ns > 0 || t.unknown_ns > 0 || t.wakeups > 0))
-    }
-
-    fn quality(&self, ingested: &Ingested) -> Quality {
-        let stats = &ingested.stats;
-        let mut events = stats.events.clone();
-        if events.is_empty() {
-            for (name, &n) in EventKind::NAMES.iter().zip(&self.kind_counts) {
-                if n > 0 {
-                    events.insert(name.to_string(), n);
-                }
-            }
-        }
-        let mut rejected = stats.rejected.clone();
-        for (reason, &n) in &self.rejected {
-            *rejected.entry(format!("analysis: {reason}")).or_insert(0) += n;
-        }
-        let mut lost_events = Vec::new();
-        let mut context_switch_bugs = Vec::new();
-        for (i, c) in self.cpus.iter().enumerate() {
-            let cpu = i as u32;
-            if !self.scope.cpu(cpu) {
-                continue;
-            }
-            for l in c.lost.iter().filter(|l| self.scope.contains(l.ts)) {
-                lost_events.push(LostRow {
-                    cpu,
-                    ts_ns: l.ts,
-                    count: l.count,
-                });
-            }
-            if c.bugs > 0 {
-                context_switch_bugs.push(CpuCount { cpu, count: c.bugs });
-            }
-        }
-        lost_events.sort_by_key(|l| (l.ts_ns, l.cpu));
-        let names = [
-            "sched_waking",
-            "sched_wakeup",
-            "sched_wakeup_new",
-            "untimed",
-        ];
-        let wakeup_latency_started_by = names
-            .iter()
-            .zip(&self.started_by)
-            .map(|(n, &c)| (n.to_string(), c))
-            .collect();
-        Quality {
-            events,
-            lost_events,
-            out_of_order: stats.out_of_order,
-            unknown_ns: 0,
-            wakeup_event: if self.waking_seen {
-                "sched_waking"
-            } else {
-                "sched_wakeup"
-            }
-            .to_string(),
-            rejected,
-            reject_examples: stats.reject_examples.clone(),
-            context_switch_bugs,
-            wakeup_latency_started_by,
-            percentile_method: PERCENTILE_METHOD.to_string(),
-        }
     }
 
     fn cpu_rows(&self, window: Window) -> Vec<CpuRow> {
@@ -200,7 +207,7 @@ impl Analyzer {
 }
 
 /// A finished task's row, with its samples kept for grouping.
-fn task_row(t: Task, m: TaskMetrics) -> TaskRow {
+fn task_row(t: Task, affinity: TaskAffinityRow) -> TaskRow {
     let reason = |r: SwitchReason| t.reasons[r.index()];
     let mut samples = TaskSamples {
         slices: t.slices,
@@ -233,15 +240,62 @@ fn task_row(t: Task, m: TaskMetrics) -> TaskRow {
         wakeup_latency: Default::default(),
         preemption_wait: Default::default(),
         sched_delay: Default::default(),
-        preemption: m.preemption,
-        fairness: m.fairness,
-        affinity: m.affinity,
+        preemption: Preemption {
+            caused: t.preempt_caused,
+            suffered: t.preempt_suffered,
+        },
+        fairness: fairness::task_row(&t.fair),
+        affinity,
         group: None,
         members: Vec::new(),
         percentiles_exact: true,
         samples: None,
     };
-    samples.fill(&mut row);
+    row.fill_waits(&mut samples);
     row.samples = Some(samples);
     row
+}
+
+/// Builds the system summary from the finished task and CPU rows. `cpu_count` is the
+/// number of CPUs the window covers.
+pub(crate) fn summarize(
+    tasks: &[TaskRow],
+    cpus: &[CpuRow],
+    window: Window,
+    cpu_count: u32,
+) -> System {
+    let waits = latency::system(tasks.iter().filter_map(|t| t.samples.as_ref()));
+    let len = window.len_ns();
+    let per_sec = |n: u64| {
+        if len > 0 {
+            n as f64 * 1e9 / len as f64
+        } else {
+            0.0
+        }
+    };
+    let busy: u64 = cpus.iter().map(|c| c.busy_ns).sum();
+    let context_switches = cpus.iter().map(|c| c.switches).sum();
+    let migrations = tasks.iter().map(|t| t.migrations).sum();
+    let capacity = len as f64 * cpu_count as f64;
+    System {
+        wakeup_latency: waits.wakeup_latency,
+        preemption_wait: waits.preemption_wait,
+        sched_delay: waits.sched_delay,
+        switches: Switches {
+            voluntary: tasks.iter().map(|t| t.switches.voluntary).sum(),
+            involuntary: tasks.iter().map(|t| t.switches.involuntary).sum(),
+        },
+        context_switches,
+        context_switches_per_sec: per_sec(context_switches),
+        migrations,
+        migrations_per_sec: per_sec(migrations),
+        utilization: if capacity > 0.0 {
+            busy as f64 / capacity
+        } else {
+            0.0
+        },
+        cpus: cpu_count,
+        wakeups: tasks.iter().map(|t| t.wakeups).sum(),
+        ..System::default()
+    }
 }

@@ -1,10 +1,11 @@
-//! Keeps the §4–7 accumulators (runqueue depth, work conservation, fairness) in step
-//! with the task and CPU state changes the analyzer makes, and detects wakeup
-//! preemptions (§5) at each switch. Every function here is O(1) per call.
+//! Keeps the §4–7 accumulators (runqueue depth, work conservation, fairness, wakeup
+//! preemption) in step with the task and CPU state changes the analyzer makes. The engine
+//! calls these after every change; each is O(1) and delegates to the concern's module.
 
 use crate::analyzer::{Analyzer, MAX_CPUS};
 use crate::cpu::Occupant;
-use crate::timeline::{Presence, State, Wait};
+use crate::metrics::fairness::Presence;
+use crate::metrics::preemption;
 use crate::FairSet;
 use ingest::Comm;
 
@@ -64,25 +65,14 @@ impl Analyzer {
         self.runqueues.set_idle(cpu, idle, self.now, &self.scope);
     }
 
-    /// Whether switching `prev_slot` out (in R/R+) for `next_slot` on `cpu` is a wakeup
-    /// preemption (§5): next's wait started with a wakeup onto `cpu` that happened while
-    /// prev was already running there.
+    /// Whether switching `prev_slot` out for `next_slot` on `cpu` is a wakeup preemption.
     pub(crate) fn is_wakeup_preemption(
         &self,
         cpu: u32,
         prev_slot: usize,
         next_slot: usize,
     ) -> bool {
-        let next = &self.tasks[next_slot];
-        let prev = &self.tasks[prev_slot];
-        let woken = matches!(
-            next.state,
-            State::Runnable {
-                wait: Wait::Wakeup | Wait::Untimed,
-                ..
-            }
-        ) && next.wake_cpu == cpu as i32;
-        woken && prev.state == (State::Running { cpu }) && prev.since <= next.wake_ts
+        preemption::is_wakeup_preemption(cpu, &self.tasks[prev_slot], &self.tasks[next_slot])
     }
 
     /// Counts a wakeup preemption for the wakee, the victim, the CPU and the triple.
@@ -90,37 +80,25 @@ impl Analyzer {
         self.tasks[wakee].preempt_caused += 1;
         self.tasks[victim].preempt_suffered += 1;
         self.cpus[cpu as usize].wakeup_preemptions += 1;
-        let waker = self.tasks[wakee].waker;
-        let waker_comm = match waker {
+        let waker_comm = match self.tasks[wakee].waker {
             0 => Some(Comm::from("<idle>")),
-            p if p > 0 => self.find_task(p).map(|s| self.tasks[s].comm),
+            p if p > 0 => self.find(p).map(|s| self.tasks[s].comm),
             _ => None,
         };
         if let Some(w) = waker_comm {
-            let key = (w, self.tasks[wakee].comm, self.tasks[victim].comm);
-            *self.triples.entry(key).or_insert(0) += 1;
+            self.triples
+                .add(w, self.tasks[wakee].comm, self.tasks[victim].comm);
         }
     }
 
-    /// After a wakeup event set task `slot`'s runqueue CPU at `now`: was that CPU running
-    /// another task (the denominator of the §5 ratio)?
+    /// After a wakeup event set task `slot`'s runqueue CPU: notes whether that CPU was busy.
     pub(crate) fn note_target(&mut self, slot: usize) {
-        let now = self.now;
-        let t = &self.tasks[slot];
-        let waiting = matches!(
-            t.state,
-            State::Runnable {
-                wait: Wait::Wakeup | Wait::Untimed,
-                ..
-            }
-        );
-        if !waiting || t.wake_ts != now || t.wake_cpu < 0 {
-            return;
+        let cpus = &self.cpus;
+        let busy = preemption::target_busy(&self.tasks[slot], self.now, |c| {
+            cpus.get(c).map(|c| c.occupant)
+        });
+        if let Some(busy) = busy {
+            self.tasks[slot].target_busy = busy;
         }
-        let busy = match self.cpus.get(t.wake_cpu as usize).map(|c| c.occupant) {
-            Some(Occupant::Task(p)) => p != t.pid,
-            _ => false,
-        };
-        self.tasks[slot].target_busy = busy;
     }
 }

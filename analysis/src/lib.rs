@@ -1,7 +1,8 @@
 //! Scheduler metrics from the normalized event stream (`docs/metrics.md` §1–4, §9).
 //!
-//! Data flows one way: events → task timelines ([`timeline`]) and CPU states ([`cpu`])
-//! in one pass ([`Analyzer`], an [`ingest::EventSink`]) → [`Report`] ([`report`]) →
+//! Data flows one way: events → task timelines (`timeline`) and CPU states (`cpu`) in
+//! one pass ([`Analyzer`], an [`ingest::EventSink`], which keeps one module per concern in
+//! step: `metrics/`) → [`Report`] ([`report`]) →
 //! shaped for the user ([`select`]) → JSON (serde), or text through the `render` crate,
 //! which takes every column from the catalogue ([`columns`]).
 //!
@@ -41,7 +42,8 @@
 //! ## §4–7 (wakeup preemption, fairness, affinity, work conservation)
 //!
 //! All computed in the same pass (the `hooks` module keeps them in step with every state change,
-//! O(1) per change); CPU pairs are classified with the topology at [`Analyzer::finish`].
+//! O(1) per change; each concern lives in its own `metrics/` module); CPU pairs are
+//! classified with the topology at [`Analyzer::finish`].
 //!
 //! - Wakeup preemption: a wait started by an untimed wakeup counts as a wakeup; the
 //!   runqueue CPU "at that wakeup" is the `target_cpu` of the last `sched_wakeup` (else
@@ -50,7 +52,7 @@
 //! - Local / remote wakeups: the waker's CPU is the CPU where the event that started the
 //!   wait fired (`sched_waking`, else `sched_wakeup`/`_new`). Untimed wakeups are counted
 //!   local/remote but give no latency sample.
-//! - Fairness: weights from `prio` per the kernel's scale ([`fairness::PrioScale`]:
+//! - Fairness: weights from `prio` per the kernel's scale (`PrioScale`:
 //!   mainline, PDS, BMQ with its untraced boost assumed +7). A task's runtime in the ratio
 //!   is its running time while competing. Entitlement and runtime are clipped to `--time`
 //!   and `-C`. Short-term windows start at the window start; only complete windows with at
@@ -71,32 +73,27 @@
 //! println!("{}", serde_json::to_string_pretty(&report).unwrap());
 //! ```
 
-pub mod affinity;
-pub mod analyzer;
+mod analyzer;
 pub mod columns;
 pub mod compare;
-pub mod cpu;
-pub mod fairness;
+mod cpu;
 mod finish;
-mod finish_metrics;
 mod hooks;
+mod metrics;
+pub mod pipeline;
 pub mod report;
-pub mod report_metrics;
-pub mod runqueue;
-pub mod scheduler;
-pub mod scope;
+mod scheduler;
+mod scope;
 pub mod select;
 pub mod stats;
-pub mod system;
-pub mod timeline;
+mod timeline;
 pub mod topology_load;
 
 pub use analyzer::Analyzer;
-pub use report::{CpuRow, Quality, Report, Source, TaskRow, Window};
+pub use report::{CpuRow, Quality, Report, Source, System, TaskRow, Window};
 pub use scheduler::{scheduler_family, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
-pub use system::System;
 
 /// What to analyze.
 #[derive(Debug, Clone, Default)]
@@ -144,10 +141,17 @@ impl FairSet {
     }
 }
 
-/// Reads the trace at `path` and analyzes it: the whole path from a file to a [`Report`]
-/// (the report names the file as given).
-pub fn analyze_path(path: &std::path::Path, config: Config) -> Result<Report, ingest::Error> {
+#[cfg(test)]
+mod stream;
+
+/// Runs the whole one-pass analysis over a hand-made stream (the unit tests beside each
+/// concern check their rules through it, as a trace would exercise them).
+#[cfg(test)]
+fn analyze_stream(events: &[ingest::Event], config: Config) -> Report {
+    use ingest::EventSink;
     let mut analyzer = Analyzer::new(config);
-    let ingested = ingest::read_path(path, &mut analyzer)?;
-    Ok(analyzer.finish(&ingested, &path.display().to_string()))
+    for e in events {
+        analyzer.event(e);
+    }
+    analyzer.finish(&ingest::Ingested::default(), "hand-made")
 }

@@ -3,8 +3,17 @@
 //!
 //! Field names are a contract: add fields, never rename. Times are ns.
 
-use crate::report_metrics::{Preemption, Runqueue, TaskAffinityRow, TaskFairness, TopologyInfo};
-use crate::stats::{Samples, Stats};
+use crate::stats::Stats;
+
+// Each concern's report fields are defined beside the code that computes them
+// (`metrics/*`); the model gathers them here.
+pub use crate::metrics::fairness::{ShortTermFairness, SystemFairness, TaskFairness};
+pub use crate::metrics::latency::TaskSamples;
+pub use crate::metrics::placement::{
+    cpulist, MigrationClasses, Placement, SystemAffinity, TaskAffinityRow, TopologyInfo,
+};
+pub use crate::metrics::preemption::{Preemption, SystemPreemption, Triple};
+pub use crate::metrics::runqueue::{LlcLoss, Runqueue, WorkConservation};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -20,7 +29,7 @@ pub struct Report {
     pub cpus: Vec<CpuRow>,
     /// System-wide totals and statistics (absent from reports written before it existed).
     #[serde(default)]
-    pub system: crate::system::System,
+    pub system: System,
 }
 
 /// Where the trace came from.
@@ -194,50 +203,6 @@ fn yes() -> bool {
     true
 }
 
-/// Exact durations of one task, kept in memory next to its row.
-#[derive(Debug, Clone, Default)]
-pub struct TaskSamples {
-    pub slices: Samples,
-    pub preemption_wait: Samples,
-    /// The wakeup latencies, split by whether the wakee ran on the waker's CPU; together
-    /// they are all of them (see [`TaskSamples::wakeup_latency`]).
-    pub latency_local: Samples,
-    pub latency_remote: Samples,
-}
-
-impl TaskSamples {
-    /// Sched delay = every wait episode, wakeup or preemption (metrics.md §3).
-    pub fn sched_delay(&self) -> Samples {
-        Samples::union(&[
-            &self.latency_local,
-            &self.latency_remote,
-            &self.preemption_wait,
-        ])
-    }
-
-    /// Every wakeup latency, local and remote.
-    pub fn wakeup_latency(&self) -> Samples {
-        Samples::union(&[&self.latency_local, &self.latency_remote])
-    }
-
-    pub fn merge(&mut self, other: &TaskSamples) {
-        self.slices.merge(&other.slices);
-        self.preemption_wait.merge(&other.preemption_wait);
-        self.latency_local.merge(&other.latency_local);
-        self.latency_remote.merge(&other.latency_remote);
-    }
-
-    /// Recomputes the four statistics of `row` from these samples.
-    pub fn fill(&mut self, row: &mut TaskRow) {
-        row.slices = self.slices.stats();
-        row.wakeup_latency = self.wakeup_latency().stats();
-        row.preemption_wait = self.preemption_wait.stats();
-        row.sched_delay = self.sched_delay().stats();
-        row.affinity.wakeup_latency_local = self.latency_local.stats();
-        row.affinity.wakeup_latency_remote = self.latency_remote.stats();
-    }
-}
-
 /// One CPU (metrics.md §4).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CpuRow {
@@ -266,4 +231,47 @@ pub struct CpuRow {
     /// Jain's index of the fairness ratios of the tasks that competed on this CPU.
     #[serde(default)]
     pub fairness_jain: Option<f64>,
+}
+
+/// The system-wide summary (JSON `system`): latency statistics over every task's exact
+/// samples, switch, migration and wakeup totals, and the system-wide parts of §4–7.
+/// Field names are a contract with `compare` (JSON pointers): add, never rename.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct System {
+    /// Over all tasks' samples (nearest-rank on the exact merged values).
+    pub wakeup_latency: Stats,
+    pub preemption_wait: Stats,
+    pub sched_delay: Stats,
+    pub switches: Switches,
+    /// `switch` events: the sum of `cpus[].switches`.
+    pub context_switches: u64,
+    pub context_switches_per_sec: f64,
+    pub migrations: u64,
+    pub migrations_per_sec: f64,
+    /// Sum of busy time / (window × CPUs).
+    pub utilization: f64,
+    /// CPUs counted in `utilization` (the trace's CPU count, or the `-C` selection).
+    pub cpus: u32,
+    pub wakeups: u64,
+    #[serde(default)]
+    pub wakeup_preemption: SystemPreemption,
+    #[serde(default)]
+    pub fairness: SystemFairness,
+    #[serde(default)]
+    pub affinity: SystemAffinity,
+    #[serde(default)]
+    pub work_conservation: WorkConservation,
+}
+
+impl TaskRow {
+    /// Recomputes the row's wait and slice statistics from `samples`.
+    pub(crate) fn fill_waits(&mut self, samples: &mut TaskSamples) {
+        let s = samples.stats();
+        self.slices = s.slices;
+        self.wakeup_latency = s.wakeup_latency;
+        self.preemption_wait = s.preemption_wait;
+        self.sched_delay = s.sched_delay;
+        self.affinity.wakeup_latency_local = s.wakeup_latency_local;
+        self.affinity.wakeup_latency_remote = s.wakeup_latency_remote;
+    }
 }

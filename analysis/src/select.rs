@@ -209,33 +209,13 @@ impl Report {
     }
 }
 
-/// Adds member `m`'s §5–7 counts to the grouped `row`. Fairness of a group: total
-/// runtime over total entitlement, the largest lag; the weight is the first member's.
-/// Runtime shares on the top CPU / LLC cannot be merged from rows: null for groups.
+/// Adds member `m`'s §5–7 fields to the grouped `row`, each by its concern's merge rule.
 fn merge_metrics(row: &mut TaskRow, m: &TaskRow) {
-    row.preemption.caused += m.preemption.caused;
-    row.preemption.suffered += m.preemption.suffered;
+    crate::metrics::preemption::merge(&mut row.preemption, &m.preemption);
     if let Some(f) = &m.fairness {
-        let g = row
-            .fairness
-            .get_or_insert(crate::report_metrics::TaskFairness {
-                weight: f.weight,
-                ..Default::default()
-            });
-        g.entitlement_ns += f.entitlement_ns;
-        g.runtime_ns += f.runtime_ns;
-        g.ratio = g.runtime_ns as f64 / g.entitlement_ns;
-        g.max_abs_lag_ns = g.max_abs_lag_ns.max(f.max_abs_lag_ns);
+        crate::metrics::fairness::merge(&mut row.fairness, f);
     }
-    let (a, b) = (&mut row.affinity, &m.affinity);
-    a.wakeups_local += b.wakeups_local;
-    a.wakeups_remote += b.wakeups_remote;
-    a.placement += &b.placement;
-    a.restarts += b.restarts;
-    a.warm_restarts += b.warm_restarts;
-    a.warm_restart_share = (a.restarts > 0).then(|| a.warm_restarts as f64 / a.restarts as f64);
-    a.top_cpu_share = None;
-    a.top_llc_share = None;
+    crate::metrics::placement::merge(&mut row.affinity, &m.affinity);
 }
 
 /// Merges rows with the same key into one row per key.
@@ -346,7 +326,7 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         }
     }
     if have_samples {
-        samples.fill(&mut row);
+        row.fill_waits(&mut samples);
         row.samples = Some(samples);
     }
     row

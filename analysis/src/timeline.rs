@@ -6,8 +6,8 @@
 //! Cross-CPU consistency (context-switch bugs, lost events) is decided by the
 //! analyzer, which then calls [`Task::lose_track`] here.
 
-use crate::affinity::{PairKind, TaskAffinity};
-use crate::fairness::FairTask;
+use crate::metrics::fairness::{FairSlots, FairTask, Presence};
+use crate::metrics::placement::{PairKind, TaskAffinity};
 use crate::scope::Scope;
 use crate::stats::Samples;
 use ingest::{Comm, PrevState};
@@ -67,21 +67,6 @@ pub enum State {
     Blocked,
     Dead,
     Unknown,
-}
-
-/// Where a task is on the CPUs, as the §4 runqueue and §7 fairness accounting see it:
-/// running on `cpu`, or runnable on runqueue `cpu`, or neither (`cpu` -1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Presence {
-    pub cpu: i32,
-    pub running: bool,
-}
-
-impl Presence {
-    pub const NONE: Presence = Presence {
-        cpu: -1,
-        running: false,
-    };
 }
 
 /// Which wakeup event this is.
@@ -480,5 +465,66 @@ impl Task {
     pub fn finish(&mut self, end: u64, scope: &Scope) {
         self.close_interval(end, scope);
         self.since = end;
+    }
+}
+
+/// The task table gives the fairness windows each task's fairness state by slot.
+impl FairSlots for [Task] {
+    fn fair(&self, slot: u32) -> &FairTask {
+        &self[slot as usize].fair
+    }
+
+    fn fair_mut(&mut self, slot: u32) -> &mut FairTask {
+        &mut self[slot as usize].fair
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::stream::{lost, other, switch, waking};
+    use ingest::PrevState::{Runnable, Sleeping};
+
+    /// Task 1 runs 100–300, sleeps to 400, waits 400–450 after its waking, runs to 700,
+    /// is preempted and waits 700–760, runs to the end at 900.
+    #[test]
+    fn one_tasks_timeline() {
+        let r = crate::analyze_stream(
+            &[
+                switch(100, 0, 0, Runnable, 1),
+                switch(300, 0, 1, Sleeping, 0),
+                waking(400, 0, 0, 1, 0),
+                switch(450, 0, 0, Runnable, 1),
+                switch(700, 0, 1, Runnable, 2),
+                switch(760, 0, 2, Sleeping, 1),
+                other(900, 0, 1),
+            ],
+            crate::Config::default(),
+        );
+        let t = r.tasks.iter().find(|t| t.pid == 1).unwrap();
+        assert_eq!((t.runtime_ns, t.sleep_ns), (200 + 250 + 140, 100));
+        // Complete slices only: the open one at the end counts in runtime, not in slices.
+        assert_eq!((t.slices.count, t.slices.sum_ns), (2, 450));
+        assert_eq!((t.switches.voluntary, t.switches.involuntary), (1, 1));
+        assert_eq!((t.wakeup_latency.count, t.wakeup_latency.max_ns), (1, 50));
+        assert_eq!((t.preemption_wait.count, t.preemption_wait.max_ns), (1, 60));
+        assert_eq!(t.sched_delay.sum_ns, 110);
+    }
+
+    /// After lost events on its CPU the task is unknown until its next switch (§2).
+    #[test]
+    fn lost_events_make_the_running_task_unknown() {
+        let r = crate::analyze_stream(
+            &[
+                switch(100, 0, 0, Runnable, 1),
+                other(200, 0, 1),
+                lost(300, 0, Some(4)),
+                switch(500, 0, 1, Sleeping, 0),
+            ],
+            crate::Config::default(),
+        );
+        let t = r.tasks.iter().find(|t| t.pid == 1).unwrap();
+        // Known to run until its last event before the loss (200), unknown from there.
+        assert_eq!((t.runtime_ns, t.unknown_ns), (100, 300));
+        assert_eq!(t.slices.count, 0);
     }
 }

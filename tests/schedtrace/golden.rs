@@ -58,7 +58,9 @@ fn run(path: &str, args: &[String], json: bool) -> String {
         cmd.args(["--json", "-"]);
     }
     let out = cmd.output().unwrap();
-    String::from_utf8(out.stdout).unwrap().replace(path, "<TRACE>")
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(path, "<TRACE>")
 }
 
 fn expected(name: &str, json: bool) -> String {

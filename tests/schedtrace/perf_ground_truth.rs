@@ -7,7 +7,7 @@
 //! This machine's tracer never records one hidden agent's switch-outs (metrics.md §9): the
 //! workload tasks are not affected, other tasks get `unknown_ns`.
 
-use analysis::{Config, GroupBy, Report, Selection, TaskRow};
+use analysis::{GroupBy, Report, Selection, TaskRow};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,8 @@ fn host(rel: &str) -> PathBuf {
 }
 
 fn analyze(path: &Path) -> Report {
-    analysis::analyze_path(path, Config::default()).unwrap_or_else(|e| panic!("{e}"))
+    analysis::pipeline::analyze(path, &analysis::pipeline::Options::default())
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn json(path: &Path) -> Value {

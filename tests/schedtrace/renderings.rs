@@ -15,7 +15,14 @@ fn analyze(path: &Path, time_window: Option<(u64, u64)>) -> Report {
         time_window,
         ..Config::default()
     };
-    analysis::analyze_path(path, config).unwrap_or_else(|e| panic!("{e}"))
+    analysis::pipeline::analyze(
+        path,
+        &analysis::pipeline::Options {
+            config,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn shared(rel: &str) -> PathBuf {

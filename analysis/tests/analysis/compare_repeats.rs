@@ -264,8 +264,7 @@ fn a_json_report_compares_like_its_trace() {
                 .select(&analysis::Selection::default());
             let file = dir.join(format!("{i}.json"));
             std::fs::write(&file, serde_json::to_string_pretty(&report).unwrap()).unwrap();
-            let repeat =
-                analysis::compare::load::load(&file, &analysis::Config::default()).unwrap();
+            let repeat = analysis::compare::load::load(&file, &Default::default()).unwrap();
             assert!(repeat.from_json_report);
             run(t, vec![repeat])
         })

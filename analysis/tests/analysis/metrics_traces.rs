@@ -12,7 +12,14 @@ fn shared(rel: &str) -> std::path::PathBuf {
 }
 
 fn analyze(rel: &str, config: Config) -> Report {
-    analysis::analyze_path(&shared(rel), config).unwrap()
+    analysis::pipeline::analyze(
+        shared(rel).as_ref(),
+        &analysis::pipeline::Options {
+            config,
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 fn fair_set(re: &str) -> Config {

@@ -3,10 +3,10 @@
 
 
 use analysis::{CommFilter, GroupBy, Report, Selection, SortKey};
-use render::TextOptions;
 use crate::common::*;
 use ingest::EventKind;
 use ingest::PrevState::{Runnable as R, Sleeping as S};
+use render::TextOptions;
 
 /// Three workers on cpu0, two of one process: worker1 (pid 11, tgid 11), worker2 (12,
 /// tgid 11) and other3 (13, tgid 13). Each is woken once and waits 100, 200, 300 ns.

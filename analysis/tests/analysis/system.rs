@@ -59,7 +59,11 @@ fn shared(rel: &str) -> std::path::PathBuf {
 }
 
 fn analyze_file(rel: &str) -> analysis::Report {
-    analysis::analyze_path(&shared(rel), analysis::Config::default()).unwrap()
+    analysis::pipeline::analyze(
+        shared(rel).as_ref(),
+        &analysis::pipeline::Options::default(),
+    )
+    .unwrap()
 }
 
 /// The scheduler family comes from the trace's own kernel release; the system latency

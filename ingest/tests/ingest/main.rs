@@ -3,10 +3,8 @@
 //! One test binary for the crate (each file was a binary of its own): the files are modules
 //! here, so the dependencies are linked once instead of once per file.
 
-mod perfdata_common;
-mod text_common;
-mod tracedat_common;
 mod perfdata_bad_input;
+mod perfdata_common;
 mod perfdata_counts;
 mod perfdata_samples;
 mod perfdata_stream;
@@ -18,11 +16,13 @@ mod perfetto_roundtrip;
 mod perfetto_schema;
 mod progress;
 mod text_bad_input;
+mod text_common;
 mod text_fields;
 mod text_ftrace_fixture;
 mod text_real;
 mod text_speed;
 mod tracedat_bad_input;
+mod tracedat_common;
 mod tracedat_counts;
 mod tracedat_values;
 mod tracedat_zlib;

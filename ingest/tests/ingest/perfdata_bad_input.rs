@@ -2,8 +2,8 @@
 //! or an endless loop. Hand-made corruptions of real files, then a bounded proptest that
 //! truncates and mutates real files (file mode, pipe mode, zstd-compressed).
 
-use ingest::{Error, Location};
 use crate::perfdata_common::*;
+use ingest::{Error, Location};
 use proptest::prelude::*;
 
 fn read(bytes: &[u8]) -> Result<ingest::Ingested, Error> {

@@ -3,8 +3,8 @@
 //! time truncated to µs (perf truncates), current pid, prev/next pid, comm and prio, and the
 //! prev_state class. Also checks the other sched events' task fields against the text.
 
-use ingest::{EventKind, PrevState};
 use crate::perfdata_common::*;
+use ingest::{EventKind, PrevState};
 
 /// One `sched:sched_switch:` line of perf script.
 #[derive(Debug, PartialEq)]

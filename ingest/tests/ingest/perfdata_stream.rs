@@ -7,8 +7,8 @@
 //! 108 FINISHED_ROUND markers; the small buffers overflowed once on CPU 1 (`perf script
 //! --show-lost-events`: `[001] 9627.235300: PERF_RECORD_LOST lost 225`).
 
-use ingest::{Event, EventKind, Ingested};
 use crate::perfdata_common::*;
+use ingest::{Event, EventKind, Ingested};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -2,8 +2,8 @@
 //! `perf report --header-only -I` printed for the same files (public/expected/*.header.txt):
 //! sibling threads (cores), sockets, per-CPU core/socket ids, L3 maps (LLCs), node cpu lists.
 
-use ingest::topology::{parse_cpulist, Topology};
 use crate::perfdata_common::*;
+use ingest::topology::{parse_cpulist, Topology};
 
 /// The parts of a perf header dump that describe the topology.
 struct HeaderDump {

@@ -1,10 +1,10 @@
 //! Bad input: errors carry the line and the cause, bad lines among good ones are counted
 //! (never fatal, never silent), and mutated real lines never panic.
 
+use crate::text_common::*;
 use ingest::error::Location;
 use ingest::Event;
 use proptest::prelude::*;
-use crate::text_common::*;
 
 fn read_err(bytes: &[u8]) -> ingest::Error {
     ingest::text::read(bytes, &mut |_: &Event| {}).expect_err("must fail")

@@ -1,8 +1,8 @@
 //! Field spot checks: for one file of each text rendering, specific lines decoded into
 //! exactly the values printed on them (pid, comm with spaces, prio, CPUs, state, ns).
 
-use ingest::{Comm, Event, EventKind, PrevState, TaskRef};
 use crate::text_common::*;
+use ingest::{Comm, Event, EventKind, PrevState, TaskRef};
 
 /// The single event at `ts` on `cpu` for which `pick` holds.
 fn at(events: &[Event], ts: u64, cpu: u32, pick: impl Fn(&EventKind) -> bool) -> Event {

@@ -2,9 +2,9 @@
 //! fixtures/capture-ftrace-text.sh (pipe ping-pong, five sched events): default columns,
 //! record-tgid, latency-format, no irq-info, and a trace_pipe read with lost events.
 
+use crate::text_common::*;
 use ingest::{Comm, EventKind, PrevState};
 use std::collections::BTreeMap;
-use crate::text_common::*;
 
 /// Independent count for the latency format: the word after the `<µs>us<mark>:` column.
 fn count_latency(text: &[u8]) -> BTreeMap<String, u64> {

@@ -1,9 +1,9 @@
 //! Throughput of the text reader (ignored by default; run in release):
 //! `cargo test --release -p schedtrace-ingest --test ingest text_speed -- --ignored --nocapture`
 
+use crate::text_common::*;
 use ingest::Event;
 use std::time::Instant;
-use crate::text_common::*;
 
 #[test]
 #[ignore]

@@ -1,9 +1,9 @@
 //! Bad trace.dat input: every failure is an `Err` with a byte offset and a cause,
 //! never a panic; plus a bounded proptest that mutates and truncates real files.
 
+use crate::tracedat_common::load;
 use ingest::{Event, Location};
 use proptest::prelude::*;
-use crate::tracedat_common::load;
 
 fn read(bytes: &[u8]) -> ingest::Result<ingest::Ingested> {
     ingest::tracedat::read(bytes, &mut |_: &Event| {})

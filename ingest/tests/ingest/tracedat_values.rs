@@ -2,8 +2,8 @@
 //! trace (6.1, char[16] comms) and of the 6.18 host trace (`__data_loc` comms):
 //! same order, CPU, timestamp (µs), running pid, and the sched fields of each line.
 
-use ingest::{Event, EventKind, PrevState};
 use crate::tracedat_common::{check_against_report, load, report_lines, ReportLine};
+use ingest::{Event, EventKind, PrevState};
 
 /// Values of `key=` fields in a body like `comm=opt cgu.0 pid=17910 prio=120` (values may contain spaces).
 fn kv<'a>(body: &'a str, keys: &[&str]) -> Vec<&'a str> {

@@ -5,7 +5,6 @@
 
 use analysis::compare::model::{Cell, Comparison, MetricRow};
 use analysis::compare::{Repeat, Run};
-use analysis::Config;
 use std::path::PathBuf;
 
 pub fn shared(rel: &str) -> PathBuf {
@@ -13,7 +12,7 @@ pub fn shared(rel: &str) -> PathBuf {
 }
 
 pub fn load(rel: &str) -> Repeat {
-    analysis::compare::load::load(&shared(rel), &Config::default())
+    analysis::compare::load::load(&shared(rel), &Default::default())
         .unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 

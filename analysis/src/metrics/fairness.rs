@@ -12,7 +12,30 @@
 //! extremes are found by checking it at those transitions.
 
 use crate::scope::Scope;
-use crate::timeline::{Presence, Task};
+use serde::{Deserialize, Serialize};
+
+/// Where a task is, for the runqueue and fairness accounting: running on `cpu`, or
+/// runnable on runqueue `cpu`, or neither (`cpu` -1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Presence {
+    pub cpu: i32,
+    pub running: bool,
+}
+
+impl Presence {
+    pub const NONE: Presence = Presence {
+        cpu: -1,
+        running: false,
+    };
+}
+
+/// The tasks' fairness state by slot. A trait rather than the task table itself, so that
+/// this module does not depend on the task state machine that embeds its per-task part
+/// (for cache locality, the hot fields of a task sit together).
+pub(crate) trait FairSlots {
+    fn fair(&self, slot: u32) -> &FairTask;
+    fn fair_mut(&mut self, slot: u32) -> &mut FairTask;
+}
 
 /// The kernel's nice-to-weight table, `sched_prio_to_weight[]` in kernel/sched/core.c:
 /// nice -20 .. 19, 1024 at nice 0, each step about 1.25×.
@@ -324,7 +347,13 @@ impl Fairness {
 
     /// Closes every short-term window that ended at or before `now` (call before
     /// processing an event at `now`). The first window starts at `origin`.
-    pub fn tick(&mut self, now: u64, origin: u64, tasks: &mut [Task], scope: &Scope) {
+    pub fn tick(
+        &mut self,
+        now: u64,
+        origin: u64,
+        tasks: &mut (impl FairSlots + ?Sized),
+        scope: &Scope,
+    ) {
         if now < self.next_end {
             return;
         }
@@ -350,21 +379,21 @@ impl Fairness {
         self.next_end = self.short.iter().map(|st| st.end).min().unwrap_or(u64::MAX);
     }
 
-    fn close_window(&mut self, k: usize, tasks: &mut [Task], scope: &Scope) {
+    fn close_window(&mut self, k: usize, tasks: &mut (impl FairSlots + ?Sized), scope: &Scope) {
         let boundary = self.short[k].end;
         let members = std::mem::take(&mut self.short[k].members);
         let next_id = self.short[k].id.wrapping_add(1);
         let mut ratios = Vec::with_capacity(members.len());
         let mut kept = Vec::with_capacity(members.len());
         for slot in members {
-            let f = &tasks[slot as usize].fair;
+            let f = tasks.fair(slot);
             let (run, ent) = self.current(f, boundary, scope);
             let (_, run0, ent0) = f.win[k];
             let d_ent = ent - ent0;
             if d_ent > 0.0 {
                 ratios.push((run - run0) as f64 / d_ent);
             }
-            let f = &mut tasks[slot as usize].fair;
+            let f = tasks.fair_mut(slot);
             f.win[k] = (next_id, run, ent);
             if f.cpu >= 0 {
                 kept.push(slot);
@@ -382,5 +411,210 @@ impl Fairness {
                 st.min = st.min.min(j);
             }
         }
+    }
+}
+
+// ---- The report's fairness fields, built once the pass is over, and their merge rule.
+
+/// Per task fairness (§7); absent for tasks that never competed (RT, outside `--fair-set`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct TaskFairness {
+    /// Weight from the nice-to-weight table (the last one it competed with).
+    pub weight: u32,
+    /// Fluid-share service it was entitled to.
+    pub entitlement_ns: f64,
+    /// Running time while competing.
+    pub runtime_ns: u64,
+    /// runtime / entitlement (1.0 = fair).
+    pub ratio: f64,
+    pub max_abs_lag_ns: f64,
+}
+
+/// Short-term Jain's index over consecutive windows of `window_ns`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct ShortTermFairness {
+    pub window_ns: u64,
+    /// Complete windows with at least two competing tasks.
+    pub windows: u64,
+    pub mean: Option<f64>,
+    pub min: Option<f64>,
+}
+
+/// System-wide fairness (§7).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SystemFairness {
+    /// Which tasks compete: every non-RT task, or the `--fair-set`.
+    pub competing: String,
+    /// How prio maps to nice for this kernel.
+    pub prio_scale: String,
+    /// Tasks with an entitlement.
+    pub tasks: u64,
+    /// Jain's index of the fairness ratios of all competing tasks.
+    pub jain: Option<f64>,
+    pub short_term: Vec<ShortTermFairness>,
+    pub max_abs_lag_ns: f64,
+}
+
+/// A task's fairness row; `None` when it never competed (RT, outside `--fair-set`).
+pub(crate) fn task_row(f: &FairTask) -> Option<TaskFairness> {
+    (f.ent_ns > 0.0).then(|| TaskFairness {
+        weight: f.last_weight,
+        entitlement_ns: f.ent_ns,
+        runtime_ns: f.run_ns,
+        ratio: f.run_ns as f64 / f.ent_ns,
+        max_abs_lag_ns: f.max_abs_lag_ns,
+    })
+}
+
+/// Adds member `m` to a grouped row's fairness: total runtime over total entitlement, the
+/// largest lag; the weight is the first member's.
+pub(crate) fn merge(group: &mut Option<TaskFairness>, m: &TaskFairness) {
+    let g = group.get_or_insert(TaskFairness {
+        weight: m.weight,
+        ..Default::default()
+    });
+    g.entitlement_ns += m.entitlement_ns;
+    g.runtime_ns += m.runtime_ns;
+    g.ratio = g.runtime_ns as f64 / g.entitlement_ns;
+    g.max_abs_lag_ns = g.max_abs_lag_ns.max(m.max_abs_lag_ns);
+}
+
+impl Fairness {
+    /// The system-wide fairness of the competing tasks `fair`; `competing` says who competes.
+    pub(crate) fn summary<'a>(
+        &self,
+        fair: impl Iterator<Item = &'a FairTask> + Clone,
+        competing: String,
+    ) -> SystemFairness {
+        let ratios: Vec<f64> = fair
+            .clone()
+            .filter(|f| f.ent_ns > 0.0)
+            .map(|f| f.run_ns as f64 / f.ent_ns)
+            .collect();
+        let max_lag = fair.map(|f| f.max_abs_lag_ns).fold(0.0, f64::max);
+        SystemFairness {
+            competing,
+            prio_scale: self.scale.name().to_string(),
+            tasks: ratios.len() as u64,
+            jain: jain(&ratios),
+            short_term: self
+                .short
+                .iter()
+                .map(|st| ShortTermFairness {
+                    window_ns: st.len_ns,
+                    windows: st.count,
+                    mean: (st.count > 0).then(|| st.sum / st.count as f64),
+                    min: (st.count > 0).then_some(st.min),
+                })
+                .collect(),
+            max_abs_lag_ns: max_lag,
+        }
+    }
+}
+
+/// Per CPU, Jain's index of the ratios of the tasks that competed there (their ratios on
+/// that CPU); `cpus` entries.
+pub(crate) fn jain_per_cpu<'a>(
+    fair: impl Iterator<Item = &'a FairTask>,
+    cpus: usize,
+) -> Vec<Option<f64>> {
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); cpus];
+    for f in fair {
+        for &(cpu, run, ent) in &f.per_cpu {
+            if ent > 0.0 && (cpu as usize) < ratios.len() {
+                ratios[cpu as usize].push(run as f64 / ent);
+            }
+        }
+    }
+    ratios.iter().map(|r| jain(r)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{ev, named, other, switch_named};
+    use ingest::{EventKind, PrevState, TaskRef};
+
+    #[test]
+    fn weights_follow_each_kernels_prio_scale() {
+        assert_eq!(PrioScale::Mainline.weight(120), Some(1024));
+        assert_eq!(PrioScale::Mainline.weight(125), Some(335));
+        assert_eq!(PrioScale::Mainline.weight(99), None, "real-time");
+        assert_eq!(PrioScale::Pds.weight(172), Some(1024));
+        assert_eq!(PrioScale::Bmq.weight(127), Some(1024), "boost +7 assumed");
+        assert_eq!(
+            PrioScale::of_release(Some("6.1.192-prjc-pds")),
+            PrioScale::Pds
+        );
+    }
+
+    #[test]
+    fn jain_of_equal_shares_is_one_and_falls_with_spread() {
+        assert_eq!(jain(&[1.0, 1.0, 1.0]), Some(1.0));
+        // (1 + 3)^2 / (2 × (1 + 9)) = 16 / 20
+        assert_eq!(jain(&[1.0, 3.0]), Some(0.8));
+        assert_eq!(jain(&[]), None);
+    }
+
+    /// A nice 0 and a nice 5 task share CPU 0 for 20 ms, 10 ms each: the fluid share
+    /// entitles them to 20 × 1024/1359 and 20 × 335/1359 ms.
+    #[test]
+    fn entitlement_follows_the_weights() {
+        let t0 = 1_000;
+        let ms = 1_000_000;
+        let a = named(10, "nice0");
+        let b = TaskRef {
+            prio: 125,
+            ..named(11, "nice5")
+        };
+        let idle = named(0, "swapper");
+        let events = [
+            switch_named(t0, 0, idle, PrevState::Runnable, a),
+            ev(
+                t0,
+                0,
+                10,
+                EventKind::Waking {
+                    task: b,
+                    target_cpu: 0,
+                },
+            ),
+            switch_named(t0 + 10 * ms, 0, a, PrevState::Runnable, b),
+            other(t0 + 20 * ms, 0, 11),
+        ];
+        let r = crate::analyze_stream(&events, crate::Config::default());
+        let row = |pid| r.tasks.iter().find(|t| t.pid == pid).unwrap();
+        let fa = row(10).fairness.unwrap();
+        let fb = row(11).fairness.unwrap();
+        assert_eq!((fa.weight, fb.weight), (1024, 335));
+        assert!((fa.entitlement_ns - 20e6 * 1024.0 / 1359.0).abs() < 1e-3);
+        assert!((fb.entitlement_ns - 20e6 * 335.0 / 1359.0).abs() < 1e-3);
+        assert!((fa.ratio - 1359.0 / 2048.0).abs() < 1e-12);
+        assert!((fb.ratio - 1359.0 / 670.0).abs() < 1e-12);
+        // The lag is largest at the end: A is owed 15.07 - 10 ms, B over-served by as much.
+        let lag = 20e6 * 1024.0 / 1359.0 - 10e6;
+        assert!((fa.max_abs_lag_ns - lag).abs() < 1e-3);
+        assert!((r.system.fairness.max_abs_lag_ns - lag).abs() < 1e-3);
+        let j = jain(&[1359.0 / 2048.0, 1359.0 / 670.0]).unwrap();
+        assert!((r.system.fairness.jain.unwrap() - j).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_group_is_its_total_runtime_over_its_total_entitlement() {
+        let mut g = None;
+        let member = |run: u64, ent: f64, lag: f64| TaskFairness {
+            weight: 1024,
+            entitlement_ns: ent,
+            runtime_ns: run,
+            ratio: run as f64 / ent,
+            max_abs_lag_ns: lag,
+        };
+        merge(&mut g, &member(30, 40.0, 5.0));
+        merge(&mut g, &member(50, 40.0, 9.0));
+        let g = g.unwrap();
+        assert_eq!(
+            (g.runtime_ns, g.entitlement_ns, g.ratio, g.max_abs_lag_ns),
+            (80, 80.0, 1.0, 9.0)
+        );
     }
 }

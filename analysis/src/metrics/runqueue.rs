@@ -8,6 +8,7 @@
 //! idle CPUs do, except the single non-empty CPU when it holds every waiting task.
 
 use crate::scope::Scope;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default)]
 struct Group {
@@ -169,5 +170,129 @@ impl Runqueues {
 
     pub fn area(&self, cpu: u32) -> u128 {
         self.area.get(cpu as usize).copied().unwrap_or(0)
+    }
+}
+
+// ---- The report's runqueue and work-conservation fields.
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LlcLoss {
+    /// The LLC's CPUs (cpulist).
+    pub cpus: String,
+    pub idle_while_runnable_ns: u64,
+}
+
+/// Work conservation (§4): CPU time idle while a task waited elsewhere.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct WorkConservation {
+    /// CPU-ns a CPU was idle while a task waited on another CPU (anywhere).
+    pub idle_while_runnable_ns: u64,
+    /// The same within an LLC; null without topology.
+    pub idle_while_runnable_llc_ns: Option<u64>,
+    /// idle_while_runnable_ns / (window × CPUs).
+    pub idle_while_runnable_share: f64,
+    #[serde(default)]
+    pub by_llc: Vec<LlcLoss>,
+}
+
+/// Runqueue depth of one CPU (§4): waiting tasks, time-weighted mean and max.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Runqueue {
+    pub mean_depth: f64,
+    pub max_depth: u32,
+}
+
+impl Runqueues {
+    /// CPU `cpu`'s runqueue row over a window of `len` ns.
+    pub(crate) fn row(&self, cpu: u32, len: u64) -> Runqueue {
+        Runqueue {
+            mean_depth: if len > 0 {
+                self.area(cpu) as f64 / len as f64
+            } else {
+                0.0
+            },
+            max_depth: self.max_depth(cpu),
+        }
+    }
+
+    /// Work conservation over `capacity_ns` (window × CPUs); `llcs` are the LLCs' cpulists
+    /// (empty without topology).
+    pub(crate) fn work_conservation(
+        &self,
+        capacity_ns: f64,
+        llcs: Vec<String>,
+    ) -> WorkConservation {
+        let (any, llc) = self.loss_ns();
+        WorkConservation {
+            idle_while_runnable_ns: any,
+            idle_while_runnable_llc_ns: llc,
+            idle_while_runnable_share: if capacity_ns > 0.0 {
+                any as f64 / capacity_ns
+            } else {
+                0.0
+            },
+            by_llc: llcs
+                .into_iter()
+                .zip(self.loss_by_llc())
+                .map(|(cpus, ns)| LlcLoss {
+                    cpus,
+                    idle_while_runnable_ns: ns,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn everything() -> Scope {
+        Scope::new(None, None)
+    }
+
+    /// CPU 1 idles from 0 while a task waits on CPU 0 from 10 to 30: 20 ns lost.
+    #[test]
+    fn idle_while_another_cpu_has_a_waiting_task() {
+        let s = everything();
+        let mut rq = Runqueues::default();
+        rq.set_idle(1, true, 0, &s);
+        rq.wait(0, 1, 10, &s);
+        rq.wait(0, -1, 30, &s);
+        rq.finish(100, &s);
+        assert_eq!(rq.loss_ns(), (20, None));
+        let row = rq.row(0, 100);
+        assert_eq!((row.mean_depth, row.max_depth), (0.2, 1));
+        assert_eq!(
+            rq.work_conservation(200.0, vec![])
+                .idle_while_runnable_share,
+            0.1
+        );
+    }
+
+    /// An idle CPU whose own runqueue holds every waiting task is not "idle while runnable
+    /// elsewhere" (the task will run there).
+    #[test]
+    fn the_waiting_tasks_own_cpu_does_not_count() {
+        let s = everything();
+        let mut rq = Runqueues::default();
+        rq.set_idle(0, true, 0, &s);
+        rq.wait(0, 1, 10, &s);
+        rq.finish(50, &s);
+        assert_eq!(rq.loss_ns().0, 0);
+    }
+
+    #[test]
+    fn llc_groups_count_only_their_own_cpus() {
+        let s = everything();
+        let mut rq = Runqueues::default();
+        rq.set_llcs(vec![Some(0), Some(0), Some(1)], 2);
+        rq.set_idle(1, true, 0, &s);
+        rq.set_idle(2, true, 0, &s);
+        rq.wait(0, 1, 0, &s);
+        rq.finish(10, &s);
+        // Anywhere: CPUs 1 and 2 idle 10 ns each; within the LLC only CPU 1.
+        assert_eq!(rq.loss_ns(), (20, Some(10)));
+        assert_eq!(rq.loss_by_llc(), vec![10, 0]);
     }
 }

@@ -1,0 +1,22 @@
+//! One module per concern of `docs/metrics.md`, each owning its hot-path state, the report
+//! fields it produces and their merge rule for grouped rows:
+//!
+//! | module | computes |
+//! |---|---|
+//! | [`crate::timeline`] (the task state machine) | runtime, slices, sleep, unknown time, switch-out reasons, wakeups, migrations (§2–3) |
+//! | [`latency`] | wakeup latency, preemption wait, sched delay statistics (§3) |
+//! | [`runqueue`] | runqueue depth per CPU, idle-while-runnable (§4) |
+//! | [`preemption`] | wakeup preemptions, caused / suffered, triples (§5) |
+//! | [`placement`] | cache affinity, placement classes, local / remote wakeups (§6) |
+//! | [`fairness`] | entitlement, fairness ratio, lag, Jain's index, short-term windows (§7) |
+//! | [`quality`] | the data-quality ledger (§9) |
+//!
+//! The engine ([`crate::analyzer`]) dispatches every event to them with static calls, and
+//! [`crate::finish`] asks each for its part of the report.
+
+pub(crate) mod fairness;
+pub(crate) mod latency;
+pub(crate) mod placement;
+pub(crate) mod preemption;
+pub(crate) mod quality;
+pub(crate) mod runqueue;

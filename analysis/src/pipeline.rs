@@ -1,0 +1,130 @@
+//! The one way from an input to a report, used by `analyze`, `compare` (and the TUI and
+//! export): read the input, run the one-pass analysis over its events, build the report.
+//!
+//! An input is a trace in any format ingest reads, or a JSON report written by
+//! `analyze --json` (told apart by content, so a big trace can be analysed once and
+//! compared many times). Traces are read through `ingest::read_path`, which maps the file
+//! and gives pages back as it goes; only a compressed input is held whole.
+
+use crate::{Analyzer, Config, Report};
+use ingest::Progress;
+use serde_json::Value;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What to compute, besides the analysis' own [`Config`].
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub config: Config,
+    /// `--kernel-release`: assumed when the trace does not record one (text traces): it
+    /// decides the scheduler family and how PDS/BMQ priorities map to weights.
+    pub kernel_release: Option<String>,
+    /// Moved forward as the input is read (bytes, events), for a progress line or the TUI,
+    /// and able to cancel the read; several inputs may share one (`compare`).
+    pub progress: Option<Arc<Progress>>,
+}
+
+impl Options {
+    /// The progress to count in: the caller's, or one nobody looks at.
+    fn with_progress<T>(&self, read: impl FnOnce(&Progress) -> T) -> T {
+        match &self.progress {
+            Some(progress) => read(progress),
+            None => read(&Progress::new()),
+        }
+    }
+}
+
+/// What an input turned out to be.
+#[derive(Debug, Clone)]
+pub enum Loaded {
+    /// A trace, analysed now.
+    Trace(Box<Report>),
+    /// A report written earlier by `analyze --json`, as it was written (a report of an
+    /// older or newer schedtrace keeps the fields this one does not know).
+    JsonReport(Value),
+}
+
+/// Analyses the trace at `path` (`-`: stdin). The report names the file as given.
+pub fn analyze(path: &Path, options: &Options) -> Result<Report, ingest::Error> {
+    let mut analyzer = Analyzer::new(options.config.clone());
+    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
+    let mut ingested =
+        options.with_progress(|progress| ingest::read_path_with(path, &mut sink, progress))?;
+    ingested.meta = sink.complete(&ingested.meta);
+    Ok(analyzer.finish(&ingested, &path.display().to_string()))
+}
+
+/// Reads `path` as a JSON report or analyses it as a trace; errors name the file.
+pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
+    let shown = path.display().to_string();
+    if path.as_os_str() == "-" {
+        return analyze(path, options)
+            .map(|r| Loaded::Trace(Box::new(r)))
+            .map_err(|e| e.to_string());
+    }
+    let head = read_head(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let compressed = ingest::input::Wrapper::detect(&head).is_some();
+    if !compressed && !starts_like_json(&head) {
+        // The usual case: a plain trace, mapped and read in one pass.
+        return analyze(path, options)
+            .map(|r| Loaded::Trace(Box::new(r)))
+            .map_err(|e| e.to_string());
+    }
+    let bytes = options
+        .with_progress(|progress| ingest::input::load_with(path, progress))
+        .map_err(|e| e.to_string())?;
+    if let Some(report) = json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
+        return Ok(Loaded::JsonReport(report));
+    }
+    let mut analyzer = Analyzer::new(options.config.clone());
+    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
+    let mut ingested = options
+        .with_progress(|progress| ingest::read_bytes_with(&bytes, &mut sink, progress))
+        .map_err(|e| e.in_file(path).to_string())?;
+    ingested.meta = sink.complete(&ingested.meta);
+    drop(bytes);
+    Ok(Loaded::Trace(Box::new(analyzer.finish(&ingested, &shown))))
+}
+
+/// The first bytes of a file (enough to tell JSON and the compression wrappers).
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+fn starts_like_json(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// `Some(report)` when `bytes` are a schedtrace JSON report, `None` when they are not
+/// JSON at all (a trace), an error when they are JSON but not a report.
+pub fn json_report(bytes: &[u8]) -> Result<Option<Value>, String> {
+    if !starts_like_json(bytes) {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| format!("starts like JSON but does not parse: {e}"))?;
+    match value.get("schema_version").and_then(Value::as_u64) {
+        Some(_) if value.get("tasks").is_some_and(Value::is_array) => Ok(Some(value)),
+        Some(_) => Err("JSON with schema_version but no tasks array: not a schedtrace report (a comparison cannot be compared again)".into()),
+        None => Err("JSON without schema_version: not a report written by `schedtrace analyze --json`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_detection() {
+        assert_eq!(json_report(b"\x17\x08Dtracing").unwrap(), None);
+        assert_eq!(json_report(b"  ").unwrap(), None);
+        assert!(json_report(b"{\"schema_version\": 1, \"tasks\": []}")
+            .unwrap()
+            .is_some());
+        assert!(json_report(b"{\"a\": 1}").is_err());
+        assert!(json_report(b"{ broken").is_err());
+    }
+}
