@@ -26,7 +26,7 @@ status=0
 # Not under CI=true: there a missing ../shared/traces/public fails its tests on purpose.
 env -u CI CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}" bash -c "$command" >"$log" 2>&1 || status=$?
 grep -E '^test result:' "$log" | sed 's/^/fresh-clone: /' || true
-skipped=$(grep -oE 'skipped [^ ]+: \.\./shared/traces/public is absent' "$log" | awk '{print $2}' | tr -d ':' | sort -u)
+skipped=$(grep -oE 'skipped [^ ]+: \.\./shared/traces/public is absent' "$log" | awk '{print $2}' | sed 's/:$//' | sort -u)
 echo "fresh-clone: $(printf '%s\n' "$skipped" | grep -c .) tests skipped without ../shared/traces/public:"
 printf '%s\n' "$skipped" | sed '/^$/d; s/^/  /'
 if [ "$status" -ne 0 ]; then
