@@ -3,9 +3,8 @@
 //! between pp-a and pp-b). Both parse, the two tasks are matched by name across the
 //! formats, and their switch counts agree.
 
-
-use analysis::compare::{compare, Options};
 use crate::compare_support::*;
+use analysis::compare::{compare, Options};
 
 #[test]
 fn trace_dat_and_perf_data_of_one_run_match_task_by_task() {

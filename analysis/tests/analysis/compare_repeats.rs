@@ -2,9 +2,8 @@
 //! the larger CV), one repeat without CV, tasks present in only some runs, and a
 //! comparison from JSON reports equal to the one from the traces.
 
-
-use analysis::compare::{compare, Options, Repeat, Run};
 use crate::compare_support::*;
+use analysis::compare::{compare, Options, Repeat, Run};
 use serde_json::{json, Value};
 
 #[test]

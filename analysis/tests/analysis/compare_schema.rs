@@ -1,9 +1,8 @@
 //! The comparison JSON validates against schemas/compare.schema.json (2020-12), for real
 //! traces with repeats and for hand-made reports with missing metrics and tasks.
 
-
-use analysis::compare::{compare, Options};
 use crate::compare_support::*;
+use analysis::compare::{compare, Options};
 use serde_json::Value;
 
 fn validator() -> jsonschema::Validator {

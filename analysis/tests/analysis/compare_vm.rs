@@ -2,10 +2,9 @@
 //! the scheduler family comes from each file's kernel release, and every number of the
 //! comparison equals what this test computes itself from the three single-run reports.
 
-
+use crate::compare_support::*;
 use analysis::compare::{assemble, compare, scheduler_of, Options, RunSpec};
 use analysis::select::fold_name;
-use crate::compare_support::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -2,7 +2,6 @@
 //! fixed-seed generator) fed to the analyzer: every count it reports must equal what the
 //! generator did, and the time accounts must add up. Also prints the event rate.
 
-
 use crate::common::*;
 use ingest::{Event, EventSink, PrevState};
 

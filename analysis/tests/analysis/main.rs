@@ -4,10 +4,10 @@
 //! here, so the dependencies are linked once instead of once per file.
 
 mod common;
-mod compare_support;
 mod compare_mixed;
 mod compare_repeats;
 mod compare_schema;
+mod compare_support;
 mod compare_vm;
 mod ground_truth;
 mod invariants;

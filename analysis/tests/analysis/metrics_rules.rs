@@ -2,9 +2,8 @@
 //! fairness, cache affinity, work conservation, runqueue depth), each expected number
 //! worked out by hand next to its stream.
 
-
-use analysis::Config;
 use crate::common::*;
+use analysis::Config;
 use ingest::PrevState::{Preempted as RP, Sleeping as S};
 use ingest::{Comm, Event, EventKind, TaskRef};
 

@@ -1,9 +1,8 @@
 //! One hand-built event stream per rule of docs/metrics.md §2–4 and §9, with the
 //! expected numbers worked out by hand next to each stream.
 
-
-use analysis::Config;
 use crate::common::*;
+use analysis::Config;
 use ingest::PrevState::{Blocked as D, Dead as X, Preempted as RP, Runnable as R, Sleeping as S};
 
 /// A runs 1000..2000 on cpu0, sleeps, is woken at 5000 (wakeup from cpu1), runs

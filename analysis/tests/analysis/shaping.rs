@@ -1,9 +1,8 @@
 //! Report shaping (filter, group, sort, top), JSON round trip and text output on a
 //! hand-built stream whose numbers are worked out by hand.
 
-
-use analysis::{CommFilter, GroupBy, Report, Selection, SortKey};
 use crate::common::*;
+use analysis::{CommFilter, GroupBy, Report, Selection, SortKey};
 use ingest::EventKind;
 use ingest::PrevState::{Runnable as R, Sleeping as S};
 use render::TextOptions;

@@ -1,6 +1,5 @@
 //! The system-wide summary (JSON `system`) on a hand-built stream, numbers worked out by hand.
 
-
 use crate::common::*;
 use ingest::PrevState::{Preempted as RP, Sleeping as S};
 
