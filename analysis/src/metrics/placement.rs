@@ -261,6 +261,17 @@ pub struct MigrationClasses {
     pub unknown: u64,
 }
 
+impl std::ops::AddAssign<&MigrationClasses> for MigrationClasses {
+    /// Merges the counts of another task.
+    fn add_assign(&mut self, m: &MigrationClasses) {
+        self.same_core += m.same_core;
+        self.same_llc += m.same_llc;
+        self.same_node += m.same_node;
+        self.remote_node += m.remote_node;
+        self.unknown += m.unknown;
+    }
+}
+
 /// System-wide cache affinity (§6).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SystemAffinity {
@@ -466,12 +477,7 @@ pub(crate) fn system_affinity(
     };
     let (mut restarts, mut warm) = (0, 0);
     for (a, m) in rows {
-        let c = &mut s.migrations_by_class;
-        c.same_core += m.same_core;
-        c.same_llc += m.same_llc;
-        c.same_node += m.same_node;
-        c.remote_node += m.remote_node;
-        c.unknown += m.unknown;
+        s.migrations_by_class += m;
         s.wakeups_local += a.wakeups_local;
         s.wakeups_remote += a.wakeups_remote;
         restarts += a.restarts;
