@@ -176,7 +176,7 @@ fn a_load_cancelled_up_front_stops_at_the_first_chunk() {
 /// slow enough for a thread to catch them under way stop within one chunk of the moment.
 #[test]
 fn a_load_cancelled_from_another_thread_stops_within_one_chunk() {
-    for (what, path) in &inputs() {
+    for (what, path) in inputs() {
         if !["trace.dat v6", "trace-cmd report text", "xz"].contains(what) {
             continue;
         }
