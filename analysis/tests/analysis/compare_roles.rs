@@ -1,0 +1,334 @@
+//! The comparisons of issue #13 on the real VM captures: roles matched across kernels
+//! that name the same workload's tasks differently, shares checked against the kernels'
+//! own counters (`ground_truth.json`), the workload-scoped Jain's index recomputed here,
+//! p-values against independently computed ones, and the LKML layout parsed back.
+
+use crate::compare_support::*;
+use analysis::compare::matching::{MatchBy, Matching};
+use analysis::compare::model::Comparison;
+use analysis::compare::significance::welch_p;
+use analysis::compare::{compare, Options};
+use serde_json::Value;
+
+const NICE: [(&str, &str); 4] = [
+    ("cfs", "cfs-6.1-vm"),
+    ("eevdf", "eevdf-6.12-vm"),
+    ("pds", "pds-6.1-vm"),
+    ("bmq", "bmq-6.1-vm"),
+];
+
+fn matching(re: &str, aliases: &[(&str, &str)]) -> Matching {
+    Matching {
+        by: Matching::regex(re).unwrap(),
+        aliases: aliases
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+    }
+}
+
+/// The kernel's own CPU share of each workload task (by comm), from its counters.
+fn ground_truth_shares(kernel: &str) -> Vec<(String, f64)> {
+    let text =
+        std::fs::read_to_string(shared(&format!("{kernel}/nice/ground_truth.json"))).unwrap();
+    let gt: Value = serde_json::from_str(&text).unwrap();
+    let tasks = gt["tasks"].as_array().unwrap();
+    // schedwl (CFS, EEVDF): delta.sum_exec_runtime_ns; the PDS/BMQ tool: phase_cpu_time_ns.
+    let cpu = |t: &Value| {
+        t.pointer("/delta/sum_exec_runtime_ns")
+            .or_else(|| t.get("phase_cpu_time_ns"))
+            .and_then(Value::as_f64)
+            .unwrap()
+    };
+    let total: f64 = tasks.iter().map(cpu).sum();
+    tasks
+        .iter()
+        .map(|t| (t["comm"].as_str().unwrap().to_string(), cpu(t) / total))
+        .collect()
+}
+
+#[test]
+fn nice_on_four_kernels_one_row_per_role_shares_as_the_kernels_counted() {
+    let runs: Vec<_> = NICE
+        .iter()
+        .map(|(l, k)| run(l, vec![load(&format!("{k}/nice/trace-v6.dat.xz"))]))
+        .collect();
+    let opts = Options {
+        matching: matching(r"nice-?n?(\d)", &[]),
+        ..Options::default()
+    };
+    let c = compare(&runs, &opts).unwrap();
+    let schedulers: Vec<&str> = c.runs.iter().map(|r| r.scheduler.as_str()).collect();
+    assert_eq!(schedulers, ["CFS", "EEVDF", "PDS", "BMQ"]);
+    assert_eq!(c.runs[3].family, "BFS family");
+    for role in ["0", "5"] {
+        let t = c.tasks.tasks.iter().find(|t| t.name == role).unwrap();
+        assert_eq!(t.present_in, ["cfs", "eevdf", "pds", "bmq"], "role {role}");
+        for m in &t.members {
+            assert_eq!(
+                m.comms.len(),
+                1,
+                "role {role} in {}: {:?}",
+                m.label,
+                m.comms
+            );
+        }
+    }
+    let weight0 = 1024.0 / (1024.0 + 335.0);
+    for (label, kernel) in NICE {
+        for (comm, share) in ground_truth_shares(kernel) {
+            let role = if comm.ends_with('0') { "0" } else { "5" };
+            let got = cell(task_row(&c, role, "runtime-share"), label)
+                .value
+                .unwrap();
+            assert!(
+                (got - share).abs() < 0.01,
+                "{label} {comm}: share {got} vs kernel {share}"
+            );
+            let weight = cell(task_row(&c, role, "weight-share"), label)
+                .value
+                .unwrap();
+            let want = if role == "0" { weight0 } else { 1.0 - weight0 };
+            assert_close(
+                &format!("{label} {role} weight share"),
+                Some(weight),
+                Some(want),
+            );
+        }
+    }
+    // BMQ gives nice5 nothing while nice0 runs: its wait of ~3.0 s is the run's worst.
+    let bmq = &c.runs[3].repeats[0].worst_wait;
+    let longest = bmq.longest.as_ref().unwrap();
+    assert_eq!(
+        (longest.comm.as_str(), longest.len_ns),
+        ("nice5", 3_003_208_743)
+    );
+    assert!(bmq.starved.iter().any(|w| w.comm == "nice5"));
+    assert_close(
+        "bmq nice5 longest wait",
+        cell(task_row(&c, "5", "sched-delay-max"), "bmq").value,
+        Some(3_003_208_743.0),
+    );
+    // Nobody starves on CFS: its worst wait is far below the threshold.
+    assert!(c.runs[0].repeats[0].worst_wait.starved.is_empty());
+}
+
+/// PDS named the massive_intr tasks `mintr0..2` and the spinner `mspin`.
+const MI_ALIASES: [(&str, &str); 4] = [
+    ("mintr0", "mi-work0"),
+    ("mintr1", "mi-work1"),
+    ("mintr2", "mi-work2"),
+    ("mspin", "mi-spin"),
+];
+
+fn mi_comparison(pds_repeated: bool) -> Comparison {
+    let mut runs = vec![
+        run("cfs", vec![load("cfs-6.1-vm/mi/trace-v6.dat.xz")]),
+        run("eevdf", vec![load("eevdf-6.12-vm/mi/trace-v6.dat.xz")]),
+    ];
+    let pds = vec![
+        load("pds-6.1-vm/mi/trace-v6.dat.xz"),
+        load("pds-6.1-vm/mi-repeat/trace-v6.dat.xz"),
+    ];
+    runs.push(run(
+        "pds",
+        if pds_repeated { pds } else { pds[..1].to_vec() },
+    ));
+    let opts = Options {
+        matching: Matching {
+            by: MatchBy::Exact,
+            aliases: MI_ALIASES
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        },
+        workload: Some(regex::Regex::new("mi-|mintr|mspin").unwrap()),
+        ..Options::default()
+    };
+    compare(&runs, &opts).unwrap()
+}
+
+#[test]
+fn mi_roles_through_aliases_and_the_workload_jain_index() {
+    let c = mi_comparison(false);
+    for role in ["mi-work0", "mi-work1", "mi-work2", "mi-spin"] {
+        let t = c.tasks.tasks.iter().find(|t| t.name == role).unwrap();
+        assert_eq!(t.present_in, ["cfs", "eevdf", "pds"], "{role}");
+    }
+    assert!(c.scope.system_rows_cover.contains("mi-|mintr|mspin"));
+    // Jain's index of the workload tasks' fairness ratios, from each single-run report.
+    let re = regex::Regex::new("mi-|mintr|mspin").unwrap();
+    for (i, file) in ["cfs-6.1-vm", "eevdf-6.12-vm", "pds-6.1-vm"]
+        .iter()
+        .enumerate()
+    {
+        let report = load(&format!("{file}/mi/trace-v6.dat.xz")).report;
+        let ratios: Vec<f64> = report["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| re.is_match(t["comm"].as_str().unwrap()))
+            .filter_map(|t| t.pointer("/fairness/ratio").and_then(Value::as_f64))
+            .collect();
+        assert_eq!(ratios.len(), 4, "{file}");
+        let sum: f64 = ratios.iter().sum();
+        let jain = sum * sum / (4.0 * ratios.iter().map(|x| x * x).sum::<f64>());
+        let got = system_row(&c, "jain_index").cells[i].value;
+        assert_close(&format!("{file} workload jain"), got, Some(jain));
+        // Over every task it is lower (kworkers and the tracer compete too).
+        let all = report
+            .pointer("/system/fairness/jain")
+            .and_then(Value::as_f64)
+            .unwrap();
+        assert!(all < jain, "{file}: all tasks {all} vs workload {jain}");
+    }
+}
+
+#[test]
+fn welch_p_values_equal_scipys() {
+    // scipy 1.x: scipy.stats.ttest_ind(a, b, equal_var=False).pvalue
+    let cases: [(&[f64], &[f64], f64); 3] = [
+        (
+            &[11880.0, 12000.0, 12120.0],
+            &[9900.0, 10000.0, 10100.0],
+            3.161479506074532e-05,
+        ),
+        (&[1.0, 2.0, 3.5], &[2.0, 2.5, 4.0, 5.0], 0.28470833836933407),
+        (
+            &[120.0, 80.0, 160.0],
+            &[100.0, 60.0, 140.0],
+            0.5733922538253555,
+        ),
+    ];
+    for (a, b, want) in cases {
+        let got = welch_p(a, b).unwrap();
+        assert!(
+            (got - want).abs() <= 1e-9 * want.max(1e-3),
+            "{a:?} {b:?}: {got} vs scipy {want}"
+        );
+    }
+}
+
+/// A printed number and half a unit of its last printed digit (`-` as None).
+type Printed = Option<(f64, f64)>;
+
+/// `1.05 [ -5.18]( 2.04)`: (normalized, change, CV).
+fn parse_cell(text: &str) -> (Printed, Printed, Printed) {
+    let num = |s: &str| {
+        let s = s.trim();
+        let decimals = s.split_once('.').map_or(0, |(_, d)| d.len() as i32);
+        s.parse::<f64>()
+            .ok()
+            .map(|v| (v, 0.5 * 10f64.powi(-decimals)))
+    };
+    let (norm, rest) = text.split_once('[').unwrap();
+    let (change, rest) = rest.split_once("](").unwrap();
+    let (cv, _) = rest.split_once(')').unwrap();
+    (
+        num(norm.split_whitespace().last().unwrap_or("")),
+        num(change),
+        num(cv),
+    )
+}
+
+#[test]
+fn lkml_layout_of_mi_parses_back_to_the_json_numbers() {
+    let c = mi_comparison(true);
+    for width in [100usize, 80] {
+        let layout = analysis::compare::text::Layout {
+            width,
+            ..Default::default()
+        };
+        let text = analysis::compare::lkml::render(&c, &layout);
+        for line in text.lines() {
+            assert!(line.chars().count() <= width, "{width}: {line:?}");
+        }
+        assert!(text.contains("Interpretation: Lower is better"));
+        assert!(text.contains("Statistic     : AMean"));
+        // Every cell of every block: the numbers of the JSON, rounded as printed.
+        let mut cells = 0;
+        let mut columns: Vec<String> = Vec::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("Case:") {
+                columns = line
+                    .split("[pct imp](CV)")
+                    .map(|h| h.split_whitespace().last().unwrap_or("").to_string())
+                    .collect();
+                columns.pop();
+                continue;
+            }
+            if !line.contains("](") || columns.is_empty() {
+                continue;
+            }
+            let parts: Vec<&str> = line
+                .split_inclusive(')')
+                .filter(|p| p.contains('['))
+                .collect();
+            assert_eq!(parts.len(), columns.len(), "{line}");
+            let case = line.split_whitespace().next().unwrap();
+            for (label, part) in columns.iter().zip(parts) {
+                let (norm, change, cv) = parse_cell(
+                    part.trim_start_matches(|ch: char| ch == '*' || ch == '^' || ch == ' '),
+                );
+                let found = c
+                    .system
+                    .iter()
+                    .chain(c.tasks.tasks.iter().flat_map(|t| t.metrics.iter()))
+                    .flat_map(|r| r.cells.iter())
+                    .filter(|x| &x.label == label)
+                    .any(|x| {
+                        let same = |a: Printed, b: Option<f64>| match (a, b) {
+                            (Some((a, half)), Some(b)) => (a - b).abs() <= half + 1e-9,
+                            (None, None) => true,
+                            _ => false,
+                        };
+                        same(norm, x.normalized) && same(change, x.change_pct) && same(cv, x.cv_pct)
+                    });
+                assert!(found, "{case} {label}: {part} not in the JSON");
+                cells += 1;
+            }
+        }
+        assert!(cells > 30, "{cells} cells parsed");
+        // PDS has two repeats: a CV in its cells, and the flag legend says threshold-only
+        // for the runs with one.
+        assert!(text.contains("threshold-only"));
+    }
+}
+
+#[test]
+fn markdown_and_wide_text_show_the_same_blocks() {
+    let c = mi_comparison(true);
+    let md = analysis::compare::markdown::render(&c, &Default::default());
+    // One table per block, one row per role: the header, the rule, then the four roles.
+    let block = md
+        .split("### task runtime share")
+        .nth(1)
+        .expect("a runtime share block");
+    let rows: Vec<&str> = block
+        .lines()
+        .skip_while(|l| !l.starts_with("| case |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(rows[0], "| case | cfs | eevdf | pds |");
+    assert!(rows.iter().any(|r| r.starts_with("| mi-spin |")), "{block}");
+    // The default text leaves the --wide-only metrics out and fits 100 columns.
+    let default = analysis::compare::text::render(
+        &c,
+        &analysis::compare::text::Layout {
+            width: 100,
+            ..Default::default()
+        },
+    );
+    let wide = analysis::compare::text::render(
+        &c,
+        &analysis::compare::text::Layout {
+            wide: true,
+            ..Default::default()
+        },
+    );
+    assert!(!default.contains("task slice p99") && wide.contains("task slice p99"));
+    assert!(
+        default.lines().all(|l| l.chars().count() <= 100),
+        "{default}"
+    );
+}
