@@ -120,6 +120,14 @@ pub fn warnings(a: &AnalyzeArgs, report: &Report, shown: &Report) -> Vec<String>
                 .to_string(),
         );
     }
+    if let Some(cut) = report.series.as_ref().and_then(|s| s.cut_at_ns) {
+        out.push(format!(
+            "--series: the window holds more than {} windows of this length; the series stops at \
+             {} s (cut_at_ns): give a longer --series for the whole window",
+            analysis::series::MAX_WINDOWS,
+            secs(cut)
+        ));
+    }
     out
 }
 

@@ -84,7 +84,7 @@ impl Analyzer {
             })
             .collect();
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
-        let unknown_ns = tasks.iter().map(|t| t.unknown_ns).sum();
+        let unknown_ns = saturating_sum(tasks.iter().map(|t| t.unknown_ns));
         let meta = &ingested.meta;
         let cpu_count = self.cpu_count(meta.cpus, cpus.len());
         let mut system = summarize(&tasks, &cpus, window, cpu_count);
@@ -300,7 +300,7 @@ pub(crate) fn summarize(
             0.0
         }
     };
-    let busy: u64 = cpus.iter().map(|c| c.busy_ns).sum();
+    let busy = saturating_sum(cpus.iter().map(|c| c.busy_ns));
     let context_switches = cpus.iter().map(|c| c.switches).sum();
     let migrations = tasks.iter().map(|t| t.migrations).sum();
     let capacity = len as f64 * cpu_count as f64;
@@ -325,4 +325,11 @@ pub(crate) fn summarize(
         wakeups: tasks.iter().map(|t| t.wakeups).sum(),
         ..System::default()
     }
+}
+
+/// A sum of durations that stops at u64::MAX: every task's (or CPU's) time lies within the
+/// window, but after a corrupt timestamp far ahead (named in the ledger's time jumps) the
+/// sum over many of them can pass u64 ns, which must not wrap (or panic in a debug build).
+fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
 }

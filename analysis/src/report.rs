@@ -139,6 +139,21 @@ pub struct TimeJump {
     pub to_ns: u64,
 }
 
+impl Report {
+    /// Unknown task time as a share of all accounted time (CPU busy time plus unknown time),
+    /// 0 when there is none. In f64: after a corrupt far-ahead timestamp (a time jump of the
+    /// ledger) the sum in u64 ns can pass u64::MAX.
+    pub fn unknown_share(&self) -> f64 {
+        let busy: f64 = self.cpus.iter().map(|c| c.busy_ns as f64).sum();
+        let known = busy + self.quality.unknown_ns as f64;
+        if known > 0.0 {
+            self.quality.unknown_ns as f64 / known
+        } else {
+            0.0
+        }
+    }
+}
+
 impl Quality {
     pub fn context_switch_bugs_total(&self) -> u64 {
         self.context_switch_bugs.iter().map(|c| c.count).sum()

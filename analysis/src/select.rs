@@ -303,9 +303,11 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
                 row.comms.push(c.clone());
             }
         }
-        row.runtime_ns += m.runtime_ns;
-        row.unknown_ns += m.unknown_ns;
-        row.sleep_ns += m.sleep_ns;
+        // Saturating: each member's times are within the window, but a group's sum of
+        // several members after a corrupt far-ahead timestamp can pass u64 ns.
+        row.runtime_ns = row.runtime_ns.saturating_add(m.runtime_ns);
+        row.unknown_ns = row.unknown_ns.saturating_add(m.unknown_ns);
+        row.sleep_ns = row.sleep_ns.saturating_add(m.sleep_ns);
         row.migrations += m.migrations;
         row.runqueue_moves += m.runqueue_moves;
         row.wakeups += m.wakeups;

@@ -22,6 +22,11 @@ use serde::{Deserialize, Serialize};
 pub const LAG_TASKS: usize = 8;
 /// Buckets of the wakeup latency histograms: bucket b > 0 holds [2^(b-1), 2^b) ns.
 pub const LOG2_BUCKETS: usize = 64;
+/// The most windows a series holds (about 11 min of 10 ms windows; its pretty JSON some
+/// 30 MB). A longer window, or a corrupt timestamp far ahead (a time jump of the
+/// ledger), is cut there rather than allocating per window for all of it: `cut_at_ns` says
+/// where, and nothing after it is in the series.
+pub const MAX_WINDOWS: usize = 1 << 16;
 
 /// What the pass counts per window, CPU and kind.
 #[derive(Debug, Clone)]
@@ -49,7 +54,11 @@ impl SeriesCounts {
     /// One `what` at `ts` on `cpu` (a counted event: in the scope); `origin` is the
     /// report window's start.
     pub fn count(&mut self, what: Count, ts: u64, origin: u64, cpu: u32) {
-        let w = (ts.saturating_sub(origin) / self.window_ns) as usize;
+        let w = ts.saturating_sub(origin) / self.window_ns;
+        if w >= MAX_WINDOWS as u64 {
+            return;
+        }
+        let w = w as usize;
         let c = cpu as usize;
         if self.counts.len() <= c {
             self.counts.resize_with(c + 1, Vec::new);
@@ -70,6 +79,10 @@ pub struct Series {
     pub start_ns: u64,
     /// Windows; the last may be partial (it ends with the report window).
     pub windows: u64,
+    /// Where the series stops when the window holds more than [`MAX_WINDOWS`] windows
+    /// (absent otherwise): time after it is in no window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_at_ns: Option<u64>,
     pub cpus: Vec<CpuSeries>,
     /// Mean number of tasks waiting on any runqueue.
     pub runnable_tasks_mean: Vec<f64>,
@@ -136,8 +149,10 @@ pub(crate) fn build(inp: Inputs) -> Series {
     let len = inp.counts.window_ns;
     let origin = inp.window.start_ns;
     // Time past the window end is never counted: clip to it as to `--time`.
-    let (lo, hi) = (origin, inp.window.end_ns);
-    let n = inp.window.len_ns().div_ceil(len).max(1) as usize;
+    let whole = inp.window.len_ns().div_ceil(len).max(1);
+    let n = whole.min(MAX_WINDOWS as u64) as usize;
+    let cut_at_ns = (whole > n as u64).then(|| origin + n as u64 * len);
+    let (lo, hi) = (origin, cut_at_ns.unwrap_or(inp.window.end_ns));
     let clip = |a: u64, b: u64| (a.max(lo).max(inp.scope.start), b.min(hi).min(inp.scope.end));
     let mut cpus: Vec<CpuSeries> = inp
         .cpus
@@ -163,7 +178,8 @@ pub(crate) fn build(inp: Inputs) -> Series {
     let row_of = |cpu: u32| inp.cpus.iter().position(|&c| c == cpu);
     let mut queue_edges: Vec<Vec<(u64, i32)>> = vec![Vec::new(); cpus.len()];
     let mut runnable = vec![0u64; n];
-    let mut hist = vec![vec![0u64; LOG2_BUCKETS]; n];
+    // Each window's buckets grow as latencies land in them: most windows hold few or none.
+    let mut hist: Vec<Vec<u64>> = vec![Vec::new(); n];
     for task in inp.timeline.tasks() {
         for v in task.intervals() {
             let (a, b) = clip(v.start_ns, v.end_ns());
@@ -188,9 +204,14 @@ pub(crate) fn build(inp: Inputs) -> Series {
                         && v.end == EndReason::SwitchedIn
                         && counted
                         && end >= origin
+                        && cut_at_ns.is_none_or(|cut| end < cut)
                     {
                         let w = (((end - origin) / len) as usize).min(n - 1);
-                        hist[w][log2_bucket(v.dur_ns)] += 1;
+                        let (h, b) = (&mut hist[w], log2_bucket(v.dur_ns));
+                        if h.len() <= b {
+                            h.resize(b + 1, 0);
+                        }
+                        h[b] += 1;
                     }
                 }
                 _ => {}
@@ -219,6 +240,7 @@ pub(crate) fn build(inp: Inputs) -> Series {
         window_ns: len,
         start_ns: origin,
         windows: n as u64,
+        cut_at_ns,
         runnable_tasks_mean: (0..n).map(|w| runnable[w] as f64 / window_len(w)).collect(),
         wakeup_latency_log2: hist,
         jain,

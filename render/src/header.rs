@@ -147,11 +147,8 @@ fn lost(r: &Report, out: &mut String) {
 }
 
 fn unknown_warning(r: &Report, opts: &TextOptions, out: &mut String) {
-    let q = &r.quality;
-    // CPU busy time is the runtime of all tasks, also when the task table is filtered.
-    let runtime: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
-    let known = runtime + q.unknown_ns;
-    if q.unknown_ns == 0 || q.unknown_ns as f64 <= opts.unknown_warn_ratio * known as f64 {
+    // Of CPU busy time (the runtime of all tasks, also when the task table is filtered).
+    if r.unknown_share() <= opts.unknown_warn_ratio {
         return;
     }
     let mut worst: Vec<&TaskRow> = r.tasks.iter().filter(|t| t.unknown_ns > 0).collect();
@@ -170,6 +167,6 @@ fn unknown_warning(r: &Report, opts: &TextOptions, out: &mut String) {
         out,
         "WARNING:  {:.1} % of task time is unknown (lost events or events missing from the trace); \
          totals are lower bounds.{most}",
-        100.0 * q.unknown_ns as f64 / known as f64,
+        100.0 * r.unknown_share(),
     );
 }

@@ -1,7 +1,6 @@
 //! Timestamps far apart (issue #11 item 1): the short-term fairness windows between two
 //! events cost nothing however many there are, and the jump is named in the ledger.
 
-
 use crate::hostile_support::{run, scratch, shared_trace, switch_line};
 use serde_json::Value;
 use std::time::Duration;
@@ -291,4 +290,78 @@ fn a_random_page_in_a_trace_dat_is_skipped_and_listed() {
     );
     r.expect_code(2);
     assert!(r.stderr.contains("corrupt page"), "{}", r.stderr);
+}
+
+/// Three tasks start on three CPUs at 1 s; at 1e10 s each CPU switches out a task it never
+/// switched in (a context-switch bug): every task's time from 1 s on is unknown, some 1e19 ns
+/// each, whose sum passes u64 ns (found by the `pipeline` fuzz target on a perf.data with a
+/// corrupt timestamp). Sums saturate instead of wrapping or panicking, and the 10 ms series
+/// over the 1e10 s window stops at its window limit instead of allocating for all of it.
+#[test]
+fn unknown_time_past_u64_in_total_saturates_and_the_series_is_cut() {
+    let dir = scratch("saturate");
+    let path = dir.join("saturate.txt");
+    let cpu_line = |cpu: usize, line: String| line.replacen("[000]", &format!("[{cpu:03}]"), 1);
+    let mut text = String::new();
+    for c in 0..3 {
+        let a = format!("a{c}");
+        text += &cpu_line(
+            c,
+            switch_line(
+                &format!("1.00000{c}"),
+                ("<idle>", 0),
+                "R",
+                (&a, 10 + c as i32),
+            ),
+        );
+    }
+    for c in 0..3 {
+        let z = format!("z{c}");
+        text += &cpu_line(
+            c,
+            switch_line(
+                &format!("10000000001.00000{c}"),
+                (&z, 20 + c as i32),
+                "S",
+                ("<idle>", 0),
+            ),
+        );
+    }
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    for group in ["pid", "name"] {
+        let r = run(
+            &[
+                "analyze", file, "--group", group, "--series", "10ms", "--json", "-",
+            ],
+            None,
+            Duration::from_secs(20),
+        );
+        r.expect_code(0).expect_bounded(128, 10);
+        let report: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(
+            report["quality"]["context_switch_bugs"],
+            serde_json::json!([{"cpu": 0, "count": 1}, {"cpu": 1, "count": 1}, {"cpu": 2, "count": 1}]),
+            "{group}"
+        );
+        // Each a-task is unknown for about 1e19 ns: their total is the ceiling, not a wrap.
+        assert_eq!(report["quality"]["unknown_ns"], u64::MAX, "{group}");
+        let series = &report["series"];
+        assert_eq!(series["windows"], analysis::series::MAX_WINDOWS as u64);
+        let cut = 1_000_000_000u64 + analysis::series::MAX_WINDOWS as u64 * 10_000_000;
+        assert_eq!(series["cut_at_ns"], cut, "{group}");
+        assert!(
+            r.stderr.contains("--series: the window holds more than"),
+            "{}",
+            r.stderr
+        );
+    }
+    for view in ["1", "4", "9"] {
+        let r = run(
+            &["tui", "--print", "--keys", view, file],
+            None,
+            Duration::from_secs(20),
+        );
+        r.expect_code(0).expect_bounded(256, 10);
+    }
 }

@@ -52,7 +52,11 @@ impl Group {
 
     fn settle(&mut self, now: u64, depth: &[u32], idle: &[bool], scope: &Scope) {
         let n = self.losing_cpus(depth, idle);
-        self.loss_ns += n * scope.clip(self.since, now);
+        // Saturating: a corrupt timestamp far ahead (a jump the ledger names) times the
+        // waiting tasks may exceed u64 ns; the report then shows the ceiling, not a wrap.
+        self.loss_ns = self
+            .loss_ns
+            .saturating_add(n.saturating_mul(scope.clip(self.since, now)));
         self.since = now;
     }
 }

@@ -48,15 +48,17 @@ impl Default for Bin {
 impl Bin {
     fn merge(a: Bin, b: Bin) -> Bin {
         let (top_task, top_ns) = if a.top_task == b.top_task {
-            (a.top_task, a.top_ns + b.top_ns)
+            (a.top_task, a.top_ns.saturating_add(b.top_ns))
         } else if b.top_ns > a.top_ns {
             (b.top_task, b.top_ns)
         } else {
             (a.top_task, a.top_ns)
         };
+        // Saturating: queued time is summed over tasks, and a bin of a coarse level after a
+        // corrupt far-ahead timestamp can hold more than u64 ns of it.
         Bin {
-            busy_ns: a.busy_ns + b.busy_ns,
-            queued_ns: a.queued_ns + b.queued_ns,
+            busy_ns: a.busy_ns.saturating_add(b.busy_ns),
+            queued_ns: a.queued_ns.saturating_add(b.queued_ns),
             top_task,
             top_ns,
         }
@@ -149,7 +151,7 @@ impl Pyramid {
                 if runnable && iv.cpu() == Some(cpu) {
                     let end = task.end_of(i);
                     spread(origin, width, bins, iv.start_ns, end, |bin, ns| {
-                        level[bin].queued_ns += ns
+                        level[bin].queued_ns = level[bin].queued_ns.saturating_add(ns)
                     });
                 }
             }

@@ -243,6 +243,13 @@ pub fn parse(bytes: &[u8]) -> Result<Layout<'_>> {
     let mut cpus = Vec::new();
     let mut max_cpu = 0;
     for &(cpu, offset, size) in &top.cpus {
+        // Per-CPU state is allocated by number: a corrupt one must not ask for 2^32 of them.
+        if cpu > crate::topology::MAX_CPU {
+            return Err(Error::at(
+                offset,
+                format!("CPU {cpu} of the BUFFER option: not a plausible CPU number"),
+            ));
+        }
         max_cpu = max_cpu.max(cpu + 1);
         if size == 0 {
             continue;

@@ -191,16 +191,11 @@ fn badge(app: &App, glyphs: Glyphs) -> Line<'static> {
 /// `OK`, or what is wrong with the data (`⚠ 40.3 % unknown · 9 csw bugs · lost`).
 pub fn quality_badge(r: &analysis::Report, glyphs: Glyphs) -> (String, bool) {
     let q = &r.quality;
-    let busy: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
-    let known = busy + q.unknown_ns;
     let mut problems = Vec::new();
     // The text report warns above 1 % unknown (TextOptions::unknown_warn_ratio); so does the badge.
     let warn = render::TextOptions::default().unknown_warn_ratio;
-    if known > 0 && q.unknown_ns as f64 > warn * known as f64 {
-        problems.push(format!(
-            "{:.1} % unknown",
-            100.0 * q.unknown_ns as f64 / known as f64
-        ));
+    if r.unknown_share() > warn {
+        problems.push(format!("{:.1} % unknown", 100.0 * r.unknown_share()));
     }
     let bugs = q.context_switch_bugs_total();
     if bugs > 0 {

@@ -37,13 +37,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     for c in &q.context_switch_bugs {
         lines.push(Line::raw(format!("  CPU {:<4} {:>8}", c.cpu, c.count)));
     }
-    let busy: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
-    let known = busy + q.unknown_ns;
-    let share = if known > 0 {
-        100.0 * q.unknown_ns as f64 / known as f64
-    } else {
-        0.0
-    };
+    let share = 100.0 * r.unknown_share();
     lines.push(Line::raw(format!(
         "unknown {} ms ({share:.1} % of task time)",
         fmt::ms(q.unknown_ns)

@@ -66,7 +66,7 @@ pub(crate) fn merge(group: &mut Option<TaskFairness>, m: &TaskFairness) {
         ..Default::default()
     });
     g.entitlement_ns += m.entitlement_ns;
-    g.runtime_ns += m.runtime_ns;
+    g.runtime_ns = g.runtime_ns.saturating_add(m.runtime_ns);
     g.ratio = (g.entitlement_ns > 0.0).then(|| g.runtime_ns as f64 / g.entitlement_ns);
     if m.max_abs_lag_ns > g.max_abs_lag_ns {
         g.max_abs_lag_ns = m.max_abs_lag_ns;
