@@ -1,10 +1,12 @@
 //! The `/` filter of the Tasks table: whitespace-separated terms that must all hold,
 //! `!` in front inverts the whole filter. A term is either a typed predicate on a column
-//! (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`, `migr!=0`) or a pattern: a
-//! regular expression (so a plain word is a substring) matched against `task:pid` and
-//! every name the task had.
+//! (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`, `migr!=0`), `cpu=N` / `cpu!=N`
+//! (the task ran / never ran on CPU N within the window, from the timeline store), or a
+//! pattern: a regular expression (so a plain word is a substring) matched against
+//! `task:pid` and every name the task had.
 
 use crate::columns::{self, COLUMNS};
+use crate::ran_on::RanOn;
 use analysis::columns::Unit;
 use analysis::TaskRow;
 use regex::Regex;
@@ -20,7 +22,16 @@ pub struct Filter {
 #[derive(Debug, Clone)]
 enum Term {
     Pattern(Regex),
-    Compare { field: Field, op: Op, value: f64 },
+    Compare {
+        field: Field,
+        op: Op,
+        value: f64,
+    },
+    /// `cpu=N` (`ran`) or `cpu!=N`.
+    RanOn {
+        cpu: u32,
+        ran: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -73,15 +84,32 @@ impl Filter {
         })
     }
 
-    pub fn matches(&self, row: &TaskRow) -> bool {
-        let all = self.terms.iter().all(|t| t.matches(row));
+    /// The CPUs of the `cpu=` terms: `matches` needs their tasks in its [`RanOn`].
+    pub fn cpus(&self) -> Vec<u32> {
+        let mut cpus: Vec<u32> = self
+            .terms
+            .iter()
+            .filter_map(|t| match t {
+                Term::RanOn { cpu, .. } => Some(*cpu),
+                _ => None,
+            })
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        cpus
+    }
+
+    /// `ran_on` holds the tasks of the CPUs in [`Filter::cpus`].
+    pub fn matches(&self, row: &TaskRow, ran_on: &RanOn) -> bool {
+        let all = self.terms.iter().all(|t| t.matches(row, ran_on));
         all != self.invert
     }
 }
 
 impl Term {
-    fn matches(&self, row: &TaskRow) -> bool {
+    fn matches(&self, row: &TaskRow, ran_on: &RanOn) -> bool {
         match self {
+            Term::RanOn { cpu, ran } => ran_on.ran(*cpu, row) == *ran,
             Term::Pattern(re) => {
                 re.is_match(&columns::task_label(row)) || row.comms.iter().any(|c| re.is_match(c))
             }
@@ -108,6 +136,9 @@ const OPERATORS: [(&str, Op); 6] = [
 
 fn term(text: &str) -> Result<Term, String> {
     if let Some((name, op, value)) = split_predicate(text) {
+        if name == "cpu" {
+            return ran_on_term(text, op, value);
+        }
         let (field, unit) = match name {
             "pid" => (Field::Pid, Unit::Count),
             "tgid" => (Field::Tgid, Unit::Count),
@@ -120,7 +151,7 @@ fn term(text: &str) -> Result<Term, String> {
                         .map(|c| c.key)
                         .collect();
                     return Err(format!(
-                        "unknown field `{name}` in `{text}`; fields: pid, tgid, {}",
+                        "unknown field `{name}` in `{text}`; fields: pid, tgid, cpu, {}",
                         keys.join(", ")
                     ));
                 }
@@ -135,6 +166,19 @@ fn term(text: &str) -> Result<Term, String> {
             first_line(&e.to_string())
         )
     })
+}
+
+/// `cpu=N` / `cpu!=N`: a CPU has no order that `<` would mean anything on.
+fn ran_on_term(text: &str, op: Op, value: &str) -> Result<Term, String> {
+    let ran = match op {
+        Op::Eq => true,
+        Op::Ne => false,
+        _ => return Err(format!("`{text}`: cpu takes = or != (cpu=1: ran on CPU 1)")),
+    };
+    let cpu = value
+        .parse::<u32>()
+        .map_err(|_| format!("`{text}`: `{value}` is not a CPU number"))?;
+    Ok(Term::RanOn { cpu, ran })
 }
 
 fn first_line(s: &str) -> String {
@@ -199,9 +243,20 @@ mod tests {
             Term::Compare { op: Op::Eq, .. }
         ));
         assert!(matches!(term("mi-work").unwrap(), Term::Pattern(_)));
-        assert!(Filter::parse("cpu=1")
+        assert!(matches!(
+            term("cpu=1").unwrap(),
+            Term::RanOn { cpu: 1, ran: true }
+        ));
+        assert!(matches!(
+            term("cpu!=3").unwrap(),
+            Term::RanOn { cpu: 3, ran: false }
+        ));
+        assert_eq!(Filter::parse("cpu=3 mi cpu=1").unwrap().cpus(), [1, 3]);
+        assert!(Filter::parse("cpu>1").unwrap_err().contains("= or !="));
+        assert!(Filter::parse("cpu=x").is_err());
+        assert!(Filter::parse("core=1")
             .unwrap_err()
-            .contains("unknown field `cpu`"));
+            .contains("unknown field `core`"));
         assert!(Filter::parse("lat.p99>fast").is_err());
         assert!(Filter::parse("runtime>5kg").is_err());
         assert!(Filter::parse("mi(").is_err());

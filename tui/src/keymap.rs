@@ -154,7 +154,7 @@ pub const BINDINGS: &[Binding] = &[
         G,
         &[C('/')],
         Action::Filter,
-        "filter (`/!` inverts; lat.p99>5ms)",
+        "filter (`/!` inverts; lat.p99>5ms; cpu=1: ran on CPU 1)",
     ),
     bind(
         G,

@@ -20,6 +20,7 @@ pub mod input;
 mod keymap;
 mod keys;
 mod print;
+mod ran_on;
 mod state;
 mod terminal;
 mod ui;

@@ -16,6 +16,7 @@ use crate::columns;
 use crate::filter::Filter;
 use crate::input::{Data, Input, Message, Sources, Stage};
 use crate::keymap::{self, Key};
+use crate::ran_on::RanOn;
 use analysis::GroupBy;
 use compare::CompareState;
 use tasks::TaskList;
@@ -199,6 +200,15 @@ impl App {
 
     /// Rebuilds the run-specific state for the current input.
     fn refresh_run(&mut self) {
+        // A `cpu=` filter names tasks of the old data: find them again, or drop it.
+        match self.ran_on(self.tasks.filter.as_ref()) {
+            Ok(ran_on) => self.tasks.ran_on = ran_on,
+            Err(e) => {
+                self.tasks.filter = None;
+                self.tasks.ran_on = RanOn::default();
+                self.error(format!("filter dropped: {e}"));
+            }
+        }
         let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) else {
             return;
         };
@@ -316,9 +326,27 @@ impl App {
                 Err(e) => return self.error(format!("filter: {e}")),
             }
         };
+        let ran_on = match self.ran_on(filter.as_ref()) {
+            Ok(r) => r,
+            Err(e) => return self.error(format!("filter: {e}")),
+        };
         self.tasks.filter = filter;
+        self.tasks.ran_on = ran_on;
         self.rebuild_tasks();
         self.status = None;
+    }
+
+    /// The tasks of the CPUs `filter` names (`cpu=N`), from the current run's timeline.
+    fn ran_on(&self, filter: Option<&Filter>) -> Result<RanOn, String> {
+        let cpus = filter.map_or(Vec::new(), Filter::cpus);
+        let Some(input) = self.input().filter(|_| !cpus.is_empty()) else {
+            return Ok(RanOn::default());
+        };
+        match &input.timeline {
+            Some(Ok(timeline)) => Ok(RanOn::of(timeline, &input.report, &cpus)),
+            Some(Err(e)) => Err(format!("cpu= needs the timeline store: {e}")),
+            None => Err("cpu= needs the trace's timeline (this run is a JSON report)".into()),
+        }
     }
 
     fn rebuild_tasks(&mut self) {

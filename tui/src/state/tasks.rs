@@ -3,6 +3,7 @@
 
 use crate::columns::COLUMNS;
 use crate::filter::Filter;
+use crate::ran_on::RanOn;
 use analysis::{GroupBy, Report, Selection, TaskRow};
 use std::collections::BTreeSet;
 
@@ -14,6 +15,8 @@ pub struct TaskList {
     /// Largest first (the default for numbers; names sort ascending).
     pub descending: bool,
     pub filter: Option<Filter>,
+    /// The tasks of the CPUs the filter's `cpu=` terms name (empty without such terms).
+    pub ran_on: RanOn,
     /// Rows shown, in order: indices into [`TaskList::table`].
     pub rows: Vec<usize>,
     /// Marked tasks by pid (the timeline's lanes, the lag chart).
@@ -29,6 +32,7 @@ impl Default for TaskList {
             sort: 1,
             descending: true,
             filter: None,
+            ran_on: RanOn::default(),
             rows: Vec::new(),
             marks: BTreeSet::new(),
             grouped: None,
@@ -67,10 +71,11 @@ impl TaskList {
     pub fn rebuild(&mut self, report: &Report) {
         let table = self.table(report);
         let column = &COLUMNS[self.sort];
-        let kept = table
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| self.filter.as_ref().is_none_or(|f| f.matches(t)));
+        let kept = table.iter().enumerate().filter(|(_, t)| {
+            self.filter
+                .as_ref()
+                .is_none_or(|f| f.matches(t, &self.ran_on))
+        });
         let mut rows: Vec<usize> = if column.is_label() {
             let mut keyed: Vec<(&str, i32, usize)> =
                 kept.map(|(i, t)| (t.comm.as_str(), t.pid, i)).collect();

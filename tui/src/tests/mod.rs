@@ -2,6 +2,7 @@
 //! expected values come from the analysis of the same files (the model `analyze --json`
 //! and `compare --json` write), never typed in.
 
+mod cpu_filter;
 mod keymap;
 mod props;
 mod render;
