@@ -4,6 +4,7 @@
 
 mod cpu_filter;
 mod keymap;
+mod placement;
 mod props;
 mod render;
 mod speed;

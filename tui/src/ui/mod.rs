@@ -6,8 +6,9 @@ mod compare;
 mod detail;
 mod fairness;
 pub mod fmt;
+pub mod matrix;
 mod overview;
-mod placement;
+pub mod placement;
 mod preemptions;
 mod quality;
 mod sparkline;
@@ -109,7 +110,7 @@ fn view(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         View::Timeline => timeline::draw(frame, app, area, glyphs),
         View::Preemptions => preemptions::draw(frame, app, area),
         View::Fairness => fairness::draw(frame, app, area, glyphs),
-        View::Placement => placement::draw(frame, app, area),
+        View::Placement => placement::draw(frame, app, area, glyphs),
         View::Compare => compare::draw(frame, app, area),
         View::Quality => quality::draw(frame, app, area),
     }
