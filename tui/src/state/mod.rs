@@ -473,12 +473,17 @@ impl App {
             Action::MarkerStart => self.timeline.marker_start = Some(self.timeline.cursor),
             Action::MarkerEnd => self.timeline.marker_end = Some(self.timeline.cursor),
             Action::JumpToMaxWait => {
-                if let Some(t) = self.current_task() {
-                    let (at, len) = (t.sched_delay.max_at_ns, t.sched_delay.max_ns);
-                    if t.sched_delay.count > 0 {
-                        self.timeline.focus(at, (len * 8).max(1_000_000));
-                        self.show(View::Timeline);
+                let wait = self.current_task().and_then(|t| {
+                    let d = &t.sched_delay;
+                    (d.count > 0).then(|| (t.pid, t.members.clone(), d.max_at_ns, d.max_ns))
+                });
+                if let Some((pid, members, at, len)) = wait {
+                    self.timeline = self.timeline.around_wait(at, len);
+                    // Its lane shows on the timeline: the wait is what the jump is for.
+                    if members.is_empty() {
+                        self.tasks.marks.insert(pid);
                     }
+                    self.show(View::Timeline);
                 }
             }
         }

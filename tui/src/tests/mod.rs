@@ -3,6 +3,7 @@
 //! and `compare --json` write), never typed in.
 
 mod cpu_filter;
+mod detail;
 mod keymap;
 mod placement;
 mod props;

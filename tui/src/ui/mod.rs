@@ -3,7 +3,7 @@
 //! only the rows that fit on screen.
 
 mod compare;
-mod detail;
+pub mod detail;
 mod fairness;
 pub mod fmt;
 pub mod matrix;
