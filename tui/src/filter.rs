@@ -1,29 +1,46 @@
-//! The `/` filter of the Tasks table: whitespace-separated terms that must all hold,
-//! `!` in front inverts the whole filter. A term is either a typed predicate on a column
-//! (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`, `migr!=0`), `cpu=N` / `cpu!=N`
-//! (the task ran / never ran on CPU N within the window, from the timeline store), or a
-//! pattern: a regular expression (so a plain word is a substring) matched against
-//! `task:pid` and every name the task had.
+//! The `/` filter of the Tasks and the wakeup-preemption tables: whitespace-separated
+//! terms that must all hold, `!` in front inverts the whole filter. A term is either a
+//! typed predicate on a field (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`,
+//! `migr!=0`; `count>10` for triples), `cpu=N` / `cpu!=N` (tasks only: the task ran /
+//! never ran on CPU N within the window, from the timeline store), or a pattern: a
+//! regular expression (so a plain word is a substring) matched against the row's names
+//! (`task:pid` and every name the task had; a triple's waker, wakee and victim).
 
 use crate::columns::{self, COLUMNS};
 use crate::ran_on::RanOn;
 use analysis::columns::Unit;
 use analysis::TaskRow;
 use regex::Regex;
+use std::marker::PhantomData;
+
+/// What a filter can select: rows with typed fields and names.
+pub trait Record {
+    /// Whether `cpu=N` applies to these rows.
+    const HAS_CPUS: bool;
+    /// The typed field `name`: an id for [`Record::value`] and the unit its values have.
+    fn field(name: &str) -> Option<(usize, Unit)>;
+    /// The field names, for the message about an unknown one.
+    fn field_names() -> Vec<&'static str>;
+    fn value(&self, field: usize) -> Option<f64>;
+    /// True when `re` matches one of the row's names.
+    fn names_match(&self, re: &Regex) -> bool;
+    fn ran_on(&self, cpu: u32, ran_on: &RanOn) -> bool;
+}
 
 #[derive(Debug, Clone)]
-pub struct Filter {
+pub struct Filter<T> {
     /// As typed (shown in the status line, restored by `--filter`).
     pub text: String,
     invert: bool,
     terms: Vec<Term>,
+    of: PhantomData<fn(&T)>,
 }
 
 #[derive(Debug, Clone)]
 enum Term {
     Pattern(Regex),
     Compare {
-        field: Field,
+        field: usize,
         op: Op,
         value: f64,
     },
@@ -34,11 +51,41 @@ enum Term {
     },
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Field {
-    Column(usize),
-    Pid,
-    Tgid,
+/// The task fields besides the table's columns (ids past the columns').
+const PID: usize = usize::MAX - 1;
+const TGID: usize = usize::MAX;
+
+impl Record for TaskRow {
+    const HAS_CPUS: bool = true;
+
+    fn field(name: &str) -> Option<(usize, Unit)> {
+        match name {
+            "pid" => Some((PID, Unit::Count)),
+            "tgid" => Some((TGID, Unit::Count)),
+            _ => columns::find(name).and_then(|i| Some((i, COLUMNS[i].unit()?))),
+        }
+    }
+
+    fn field_names() -> Vec<&'static str> {
+        let columns = COLUMNS.iter().filter(|c| !c.is_label()).map(|c| c.key);
+        ["pid", "tgid", "cpu"].into_iter().chain(columns).collect()
+    }
+
+    fn value(&self, field: usize) -> Option<f64> {
+        match field {
+            PID => Some(self.pid as f64),
+            TGID => self.tgid.map(|t| t as f64),
+            i => COLUMNS[i].value(self),
+        }
+    }
+
+    fn names_match(&self, re: &Regex) -> bool {
+        re.is_match(&columns::task_label(self)) || self.comms.iter().any(|c| re.is_match(c))
+    }
+
+    fn ran_on(&self, cpu: u32, ran_on: &RanOn) -> bool {
+        ran_on.ran(cpu, self)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,21 +113,22 @@ impl Op {
     }
 }
 
-impl Filter {
+impl<T: Record> Filter<T> {
     /// Parses the filter line (without the leading `/`).
-    pub fn parse(text: &str) -> Result<Filter, String> {
+    pub fn parse(text: &str) -> Result<Filter<T>, String> {
         let (invert, body) = match text.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
         let terms = body
             .split_whitespace()
-            .map(term)
+            .map(term::<T>)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Filter {
             text: text.to_string(),
             invert,
             terms,
+            of: PhantomData,
         })
     }
 
@@ -100,26 +148,19 @@ impl Filter {
     }
 
     /// `ran_on` holds the tasks of the CPUs in [`Filter::cpus`].
-    pub fn matches(&self, row: &TaskRow, ran_on: &RanOn) -> bool {
+    pub fn matches(&self, row: &T, ran_on: &RanOn) -> bool {
         let all = self.terms.iter().all(|t| t.matches(row, ran_on));
         all != self.invert
     }
 }
 
 impl Term {
-    fn matches(&self, row: &TaskRow, ran_on: &RanOn) -> bool {
+    fn matches<T: Record>(&self, row: &T, ran_on: &RanOn) -> bool {
         match self {
-            Term::RanOn { cpu, ran } => ran_on.ran(*cpu, row) == *ran,
-            Term::Pattern(re) => {
-                re.is_match(&columns::task_label(row)) || row.comms.iter().any(|c| re.is_match(c))
-            }
+            Term::RanOn { cpu, ran } => row.ran_on(*cpu, ran_on) == *ran,
+            Term::Pattern(re) => row.names_match(re),
             Term::Compare { field, op, value } => {
-                let actual = match field {
-                    Field::Column(i) => COLUMNS[*i].value(row),
-                    Field::Pid => Some(row.pid as f64),
-                    Field::Tgid => row.tgid.map(|t| t as f64),
-                };
-                actual.is_some_and(|a| op.holds(a, *value))
+                row.value(*field).is_some_and(|a| op.holds(a, *value))
             }
         }
     }
@@ -134,28 +175,16 @@ const OPERATORS: [(&str, Op); 6] = [
     ("=", Op::Eq),
 ];
 
-fn term(text: &str) -> Result<Term, String> {
+fn term<T: Record>(text: &str) -> Result<Term, String> {
     if let Some((name, op, value)) = split_predicate(text) {
-        if name == "cpu" {
+        if name == "cpu" && T::HAS_CPUS {
             return ran_on_term(text, op, value);
         }
-        let (field, unit) = match name {
-            "pid" => (Field::Pid, Unit::Count),
-            "tgid" => (Field::Tgid, Unit::Count),
-            _ => match columns::find(name).and_then(|i| Some((i, COLUMNS[i].unit()?))) {
-                Some((i, unit)) => (Field::Column(i), unit),
-                _ => {
-                    let keys: Vec<&str> = COLUMNS
-                        .iter()
-                        .filter(|c| !c.is_label())
-                        .map(|c| c.key)
-                        .collect();
-                    return Err(format!(
-                        "unknown field `{name}` in `{text}`; fields: pid, tgid, cpu, {}",
-                        keys.join(", ")
-                    ));
-                }
-            },
+        let Some((field, unit)) = T::field(name) else {
+            return Err(format!(
+                "unknown field `{name}` in `{text}`; fields: {}",
+                T::field_names().join(", ")
+            ));
         };
         let value = quantity(value, unit).map_err(|e| format!("`{text}`: {e}"))?;
         return Ok(Term::Compare { field, op, value });
@@ -230,6 +259,12 @@ fn quantity(text: &str, unit: Unit) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn term(text: &str) -> Result<Term, String> {
+        super::term::<TaskRow>(text)
+    }
+
+    type Filter = super::Filter<TaskRow>;
 
     #[test]
     fn predicates_and_errors() {

@@ -60,7 +60,7 @@ pub fn check_sort_key(key: &str) -> Result<String, String> {
 
 /// Checks a `--filter` expression.
 pub fn check_filter(text: &str) -> Result<String, String> {
-    filter::Filter::parse(text).map(|_| text.to_string())
+    filter::Filter::<analysis::TaskRow>::parse(text).map(|_| text.to_string())
 }
 
 /// Runs the TUI in the terminal until the user quits.

@@ -7,9 +7,11 @@
 mod command;
 pub mod compare;
 pub mod derived;
+mod order;
 mod popup;
 pub mod tasks;
 pub mod timeline;
+pub mod triples;
 
 use crate::action::{Action, View};
 use crate::columns;
@@ -21,6 +23,7 @@ use analysis::GroupBy;
 use compare::CompareState;
 use tasks::TaskList;
 use timeline::TimelineState;
+use triples::TripleList;
 
 /// What the keys go to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +68,8 @@ pub struct App {
     /// Which input the single-run views show.
     pub run: usize,
     pub tasks: TaskList,
+    /// The wakeup-preemption view's triples, sorted and filtered.
+    pub triples: TripleList,
     /// Orders and sums of the current run the views read.
     pub derived: derived::Derived,
     pub compare: CompareState,
@@ -108,6 +113,7 @@ impl App {
             failed: None,
             run: 0,
             tasks: TaskList::default(),
+            triples: TripleList::default(),
             derived: derived::Derived::default(),
             compare,
             timeline: TimelineState::default(),
@@ -187,7 +193,7 @@ impl App {
             self.command(&format!("sort {sort}"));
         }
         if let Some(filter) = r.filter {
-            self.set_filter(&filter);
+            self.set_task_filter(&filter);
         }
         if let Some(base) = r.base {
             self.command(&format!("base {base}"));
@@ -214,6 +220,8 @@ impl App {
         };
         let report = &input.report;
         self.tasks.regroup(report, self.tasks.group);
+        self.triples
+            .rebuild(&report.system.wakeup_preemption.triples);
         self.derived = derived::Derived::of(report);
         self.timeline = TimelineState::new(report.window.start_ns, report.window.end_ns);
         self.clamp_cursors();
@@ -240,7 +248,7 @@ impl App {
         let r = &input.report;
         match view {
             View::Tasks => self.tasks.rows.len(),
-            View::Preemptions => r.system.wakeup_preemption.top_triples.len(),
+            View::Preemptions => self.triples.rows.len(),
             View::Fairness => self.derived.competing.len(),
             View::Compare => self.compare.lines.len(),
             View::Quality => r.quality.lost_events.len(),
@@ -316,8 +324,18 @@ impl App {
         }
     }
 
-    /// Applies a filter to the Tasks table; a malformed one leaves everything as it was.
+    /// Applies a filter to the table of the view (triples on the preemption view, else
+    /// tasks); a malformed one leaves everything as it was.
     pub fn set_filter(&mut self, text: &str) {
+        if self.on_triples() {
+            self.set_triple_filter(text);
+        } else {
+            self.set_task_filter(text);
+        }
+    }
+
+    /// Applies a filter to the Tasks table.
+    fn set_task_filter(&mut self, text: &str) {
         let filter = if text.trim().is_empty() {
             None
         } else {
@@ -337,7 +355,7 @@ impl App {
     }
 
     /// The tasks of the CPUs `filter` names (`cpu=N`), from the current run's timeline.
-    fn ran_on(&self, filter: Option<&Filter>) -> Result<RanOn, String> {
+    fn ran_on(&self, filter: Option<&Filter<analysis::TaskRow>>) -> Result<RanOn, String> {
         let cpus = filter.map_or(Vec::new(), Filter::cpus);
         let Some(input) = self.input().filter(|_| !cpus.is_empty()) else {
             return Ok(RanOn::default());
@@ -392,10 +410,10 @@ impl App {
             Action::Back => self.back(),
             Action::Enter => self.enter(),
             Action::Filter => {
-                if self.view == View::Tasks {
+                if self.view == View::Tasks || self.on_triples() {
                     self.mode = Mode::Filter(String::new());
                 } else {
-                    self.note("the filter works on the tasks view (2)".into());
+                    self.note("the filter works on the tasks (2) and preemptions (5) views".into());
                 }
             }
             Action::Command => self.mode = Mode::Command(String::new()),
@@ -410,6 +428,13 @@ impl App {
             Action::Copy => {
                 self.copy_requested = true;
                 self.note("view copied (OSC 52)".into());
+            }
+            Action::SortLeft | Action::SortRight if self.on_triples() => {
+                self.sort_triples_step(if action == Action::SortRight { 1 } else { -1 })
+            }
+            Action::InvertSort if self.on_triples() => {
+                self.triples.descending = !self.triples.descending;
+                self.rebuild_triples();
             }
             Action::SortLeft | Action::SortRight => {
                 let n = columns::COLUMNS.len();
@@ -514,6 +539,11 @@ impl App {
         if self.view == View::Tasks && self.tasks.filter.is_some() {
             self.tasks.filter = None;
             self.rebuild_tasks();
+            return;
+        }
+        if self.on_triples() && self.triples.filter.is_some() {
+            self.triples.filter = None;
+            self.rebuild_triples();
             return;
         }
         if let Some(previous) = self.history.pop() {

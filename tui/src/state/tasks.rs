@@ -14,7 +14,7 @@ pub struct TaskList {
     pub sort: usize,
     /// Largest first (the default for numbers; names sort ascending).
     pub descending: bool,
-    pub filter: Option<Filter>,
+    pub filter: Option<Filter<TaskRow>>,
     /// The tasks of the CPUs the filter's `cpu=` terms name (empty without such terms).
     pub ran_on: RanOn,
     /// Rows shown, in order: indices into [`TaskList::table`].
@@ -76,24 +76,17 @@ impl TaskList {
                 .as_ref()
                 .is_none_or(|f| f.matches(t, &self.ran_on))
         });
-        let mut rows: Vec<usize> = if column.is_label() {
-            let mut keyed: Vec<(&str, i32, usize)> =
-                kept.map(|(i, t)| (t.comm.as_str(), t.pid, i)).collect();
-            keyed.sort_unstable();
-            keyed.into_iter().map(|(_, _, i)| i).collect()
-        } else {
-            // Keys computed once (not per comparison); a missing value sorts below every
-            // number. Ties keep pid order, so the order is total and repeatable.
-            let mut keyed: Vec<(f64, i32, usize)> = kept
-                .map(|(i, t)| (column.value(t).unwrap_or(f64::NEG_INFINITY), t.pid, i))
+        let rows = if column.is_label() {
+            let keyed = kept
+                .map(|(i, t)| (t.comm.as_str(), t.pid as i64, i))
                 .collect();
-            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            keyed.into_iter().map(|(_, _, i)| i).collect()
+            super::order::by_text(keyed, self.descending)
+        } else {
+            let keyed = kept
+                .map(|(i, t)| (column.value(t), t.pid as i64, i))
+                .collect();
+            super::order::by_number(keyed, self.descending)
         };
-        let natural_descending = !column.is_label();
-        if self.descending != natural_descending {
-            rows.reverse();
-        }
         self.rows = rows;
     }
 

@@ -10,6 +10,7 @@ mod props;
 mod render;
 mod speed;
 mod state;
+mod triples;
 
 use crate::input::{self, Data, Sources};
 use crate::state::{App, Restore};

@@ -108,7 +108,7 @@ fn view(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         View::Tasks => tasks::draw(frame, app, area, glyphs),
         View::Detail => detail::draw(frame, app, area, glyphs),
         View::Timeline => timeline::draw(frame, app, area, glyphs),
-        View::Preemptions => preemptions::draw(frame, app, area),
+        View::Preemptions => preemptions::draw(frame, app, area, glyphs),
         View::Fairness => fairness::draw(frame, app, area, glyphs),
         View::Placement => placement::draw(frame, app, area, glyphs),
         View::Compare => compare::draw(frame, app, area),
@@ -255,6 +255,7 @@ fn status_line(app: &App, glyphs: Glyphs) -> Line<'static> {
     }
     let hint = match app.view {
         View::Tasks => tasks::summary(app, glyphs),
+        View::Preemptions => preemptions::summary(app, glyphs),
         View::Compare => compare::summary(app),
         _ => String::new(),
     };
