@@ -73,7 +73,8 @@ pub fn run(options: Options) -> Result<(), String> {
 }
 
 /// Loads the inputs, applies `keys` (vim notation, see `--keys`) and returns the frame
-/// drawn at `width` × `height` as plain text. A key that starts a re-analysis waits for it.
+/// drawn at `width` × `height` as plain text. A key that starts a re-analysis or a job
+/// waits for it.
 pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<String, String> {
     let keys = keys::parse(keys)?;
     let glyphs = ui::style::Glyphs {
@@ -88,6 +89,9 @@ pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<St
         if let Some((sources, _)) = app.take_request() {
             let result = input::load_now(&sources);
             app.loaded(result);
+        }
+        while let Some((id, job)) = app.take_job() {
+            app.finish(id, job.run());
         }
         if app.quit {
             break;

@@ -54,6 +54,8 @@ fn event_loop(
         current.clone(),
         tx.clone(),
     );
+    // Jobs (regroup, compare) send their outcome here, numbered; stale ones are dropped.
+    let (job_tx, job_rx) = mpsc::channel();
     let mut dirty = true;
     while !app.quit {
         if dirty {
@@ -94,6 +96,16 @@ fn event_loop(
         for message in rx.try_iter() {
             app.receive(message);
             dirty = true;
+        }
+        for (id, outcome) in job_rx.try_iter() {
+            app.finish(id, outcome);
+            dirty = true;
+        }
+        while let Some((id, job)) = app.take_job() {
+            let tx = job_tx.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send((id, job.run()));
+            });
         }
         if let Some((sources, generation)) = app.take_request() {
             // Outdates the running load: its workers stop at their next input.

@@ -7,6 +7,7 @@
 mod command;
 pub mod compare;
 pub mod derived;
+pub mod jobs;
 mod order;
 mod popup;
 pub mod tasks;
@@ -16,7 +17,7 @@ pub mod triples;
 use crate::action::{Action, View};
 use crate::columns;
 use crate::filter::Filter;
-use crate::input::{Data, Input, Message, Sources, Stage};
+use crate::input::{Data, Input, Sources, Stage};
 use crate::keymap::{self, Key};
 use crate::ran_on::RanOn;
 use analysis::GroupBy;
@@ -58,8 +59,10 @@ pub struct App {
     pub view: View,
     history: Vec<View>,
     pub mode: Mode,
-    /// The loaded inputs; `None` until the first load finishes.
-    pub data: Option<Data>,
+    /// The loaded inputs; `None` until the first load finishes. Shared with the jobs.
+    pub data: Option<std::sync::Arc<Data>>,
+    /// Regroup and compare jobs in flight.
+    pub jobs: jobs::Jobs,
     /// Stages of the load in flight (one per input); empty when none runs.
     pub stages: Vec<Stage>,
     pub generation: u64,
@@ -108,6 +111,7 @@ impl App {
             history: Vec::new(),
             mode: Mode::Normal,
             data: None,
+            jobs: jobs::Jobs::default(),
             stages,
             generation: 0,
             failed: None,
@@ -139,52 +143,9 @@ impl App {
         self.data.as_ref().and_then(|d| d.inputs.get(self.run))
     }
 
-    /// True while a load runs (first load or a recomputation).
+    /// True while a load or a job runs (first load or a recomputation).
     pub fn busy(&self) -> bool {
-        !self.stages.is_empty()
-    }
-
-    /// A reload the driver must start (window or CPU change), with its generation.
-    pub fn take_request(&mut self) -> Option<(Sources, u64)> {
-        self.request.take().map(|s| (s, self.generation))
-    }
-
-    /// Applies a loader message; stale generations are dropped.
-    pub fn receive(&mut self, message: Message) {
-        match message {
-            Message::Stage {
-                generation,
-                input,
-                stage,
-            } if generation == self.generation => {
-                if let Some(s) = self.stages.get_mut(input) {
-                    *s = stage;
-                }
-            }
-            Message::Loaded { generation, result } if generation == self.generation => {
-                self.loaded(result)
-            }
-            _ => {}
-        }
-    }
-
-    /// A load finished: replace the data and rebuild every view from it.
-    pub fn loaded(&mut self, result: Result<Data, String>) {
-        self.stages.clear();
-        match result {
-            Ok(data) => {
-                let first = self.data.is_none();
-                self.data = Some(data);
-                self.run = self.run.min(self.inputs_len().saturating_sub(1));
-                self.refresh_run();
-                if first {
-                    self.apply_restore();
-                }
-                self.recompare();
-            }
-            Err(e) if self.data.is_none() => self.failed = Some(e),
-            Err(e) => self.error(format!("recomputation failed: {e}")),
-        }
+        !self.stages.is_empty() || self.jobs.pending()
     }
 
     fn apply_restore(&mut self) {
@@ -215,6 +176,11 @@ impl App {
                 self.error(format!("filter dropped: {e}"));
             }
         }
+        // A regroup in flight was for the old data or run: done here, with its grouping.
+        if let Some(group) = self.jobs.wanted_group.take() {
+            self.tasks.group = group;
+        }
+        self.jobs.cancel_regroup();
         let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) else {
             return;
         };
@@ -224,13 +190,6 @@ impl App {
             .rebuild(&report.system.wakeup_preemption.triples);
         self.derived = derived::Derived::of(report);
         self.timeline = TimelineState::new(report.window.start_ns, report.window.end_ns);
-        self.clamp_cursors();
-    }
-
-    fn recompare(&mut self) {
-        if let Some(data) = &self.data {
-            self.compare.recompute(&data.runs);
-        }
         self.clamp_cursors();
     }
 
@@ -451,7 +410,7 @@ impl App {
                 self.rebuild_tasks();
             }
             Action::CycleGroup => {
-                let group = match self.tasks.group {
+                let group = match self.group_wanted() {
                     GroupBy::Pid => GroupBy::Process,
                     GroupBy::Process => GroupBy::Name,
                     GroupBy::Name => GroupBy::Pid,
@@ -521,10 +480,6 @@ impl App {
         self.clamp_cursors();
     }
 
-    fn regroup(&mut self, group: GroupBy) {
-        self.with_report(|tasks, report| tasks.regroup(report, group));
-    }
-
     /// The task selected in the Tasks table (also the one the detail view shows).
     pub fn current_task(&self) -> Option<&analysis::TaskRow> {
         let input = self.input()?;
@@ -570,21 +525,5 @@ impl App {
             }
             _ => {}
         }
-    }
-
-    /// Re-reads every input for a new `--time` window (`None` = the whole trace).
-    fn reanalyse_window(&mut self, window: Option<(u64, u64)>) {
-        let mut sources = self.sources.clone();
-        sources.config.time_window = window;
-        // `:time` and the markers give trace-clock times, whatever `--time` said.
-        sources.config.time_relative = false;
-        self.reload(sources);
-    }
-
-    fn reload(&mut self, sources: Sources) {
-        self.generation += 1;
-        self.stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
-        self.sources = sources.clone();
-        self.request = Some(sources);
     }
 }

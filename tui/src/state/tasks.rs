@@ -60,6 +60,13 @@ impl TaskList {
         self.rebuild(report);
     }
 
+    /// Shows `table`, the report regrouped by `group` elsewhere (a job), and rebuilds the rows.
+    pub fn set_grouped(&mut self, report: &Report, group: GroupBy, table: Option<Report>) {
+        self.group = group;
+        self.grouped = table;
+        self.rebuild(report);
+    }
+
     /// Sorts by column `sort` in its natural direction.
     pub fn sort_by(&mut self, report: &Report, sort: usize) {
         self.sort = sort.min(COLUMNS.len() - 1);

@@ -4,6 +4,7 @@
 
 mod cpu_filter;
 mod detail;
+mod jobs;
 mod keymap;
 mod placement;
 mod props;
@@ -73,8 +74,12 @@ pub fn app(loaded: &(Sources, Data)) -> App {
     app
 }
 
+/// Presses `keys`, running each job they start at once (as `--print` does).
 pub fn press(app: &mut App, keys: &str) {
     for key in crate::keys::parse(keys).unwrap() {
         app.key(key);
+        while let Some((id, job)) = app.take_job() {
+            app.finish(id, job.run());
+        }
     }
 }

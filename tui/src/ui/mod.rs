@@ -173,7 +173,12 @@ fn header(app: &App, glyphs: Glyphs) -> Line<'static> {
 fn badge(app: &App, glyphs: Glyphs) -> Line<'static> {
     let mut spans = Vec::new();
     if app.busy() && app.data.is_some() {
-        spans.push(Span::styled("recomputing ", style::dim()));
+        let text = if glyphs.ascii {
+            "recomputing... "
+        } else {
+            "recomputing… "
+        };
+        spans.push(Span::styled(text, style::dim()));
     }
     if let Some(input) = app.input() {
         let (badge, bad) = quality_badge(&input.report, glyphs);
