@@ -32,12 +32,13 @@ pub enum Job {
 
 /// What a job gives back.
 pub enum Outcome {
-    /// The run's tasks regrouped (`None`: one row per pid, the report's own).
+    /// The run's tasks regrouped (`None`: one row per pid, the report's own). Both
+    /// outcomes are boxed: they travel over a channel, and reports are large.
     Regrouped {
         group: GroupBy,
-        table: Option<Report>,
+        table: Option<Box<Report>>,
     },
-    Compared(Option<Result<Comparison, String>>),
+    Compared(Box<Option<Result<Comparison, String>>>),
 }
 
 impl Job {
@@ -48,17 +49,21 @@ impl Job {
                 group,
                 table: match (group, data.inputs.get(run)) {
                     (GroupBy::Pid, _) | (_, None) => None,
-                    (_, Some(input)) => Some(input.report.select(&Selection {
+                    (_, Some(input)) => Some(Box::new(input.report.select(&Selection {
                         group,
                         ..Selection::default()
-                    })),
+                    }))),
                 },
             },
             Job::Compare {
                 data,
                 base,
                 threshold_pct,
-            } => Outcome::Compared(super::compare::compare(&data.runs, base, threshold_pct)),
+            } => Outcome::Compared(Box::new(super::compare::compare(
+                &data.runs,
+                base,
+                threshold_pct,
+            ))),
         }
     }
 }
@@ -128,13 +133,14 @@ impl App {
                 self.jobs.regroup = None;
                 self.jobs.wanted_group = None;
                 if let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) {
-                    self.tasks.set_grouped(&input.report, group, table);
+                    self.tasks
+                        .set_grouped(&input.report, group, table.map(|t| *t));
                 }
                 self.clamp_cursors();
             }
             Outcome::Compared(result) if self.jobs.compare == Some(id) => {
                 self.jobs.compare = None;
-                self.compare.set_result(result);
+                self.compare.set_result(*result);
                 self.clamp_cursors();
             }
             _ => {}

@@ -88,7 +88,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         totals,
     );
     // The per-CPU table beside the triples when both fit, else the triples alone.
-    let per_cpu = if body.width >= TRIPLES_WIDTH + PER_CPU_WIDTH + 1 {
+    let per_cpu = if body.width > TRIPLES_WIDTH + PER_CPU_WIDTH {
         PER_CPU_WIDTH
     } else {
         0
