@@ -52,6 +52,7 @@ fn event_loop(
         app.sources.clone(),
         app.generation,
         current.clone(),
+        app.loading.clone(),
         tx.clone(),
     );
     // Jobs (regroup, compare) send their outcome here, numbered; stale ones are dropped.
@@ -110,7 +111,13 @@ fn event_loop(
         if let Some((sources, generation)) = app.take_request() {
             // Outdates the running load: its workers stop at their next input.
             current.store(generation, Ordering::Relaxed);
-            input::start(sources, generation, current.clone(), tx.clone());
+            input::start(
+                sources,
+                generation,
+                current.clone(),
+                app.loading.clone(),
+                tx.clone(),
+            );
             dirty = true;
         }
     }

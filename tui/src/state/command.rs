@@ -18,7 +18,7 @@ impl App {
         let (name, rest) = line.split_once(' ').unwrap_or((line, ""));
         let rest = rest.trim();
         match name {
-            "q" | "quit" => self.quit = true,
+            "q" | "quit" => self.quit(),
             "time" => {
                 let window = match rest {
                     "" | "all" => None,

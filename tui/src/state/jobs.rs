@@ -238,10 +238,26 @@ impl App {
         self.reload(sources);
     }
 
+    /// Asks for a new load of `sources`; the one in flight is cancelled (its readers stop
+    /// at their next chunk) and its results will be dropped.
     pub(super) fn reload(&mut self, sources: Sources) {
+        self.cancel_load();
+        self.loading = crate::input::progress_counters(&sources);
         self.generation += 1;
         self.stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
         self.sources = sources.clone();
         self.request = Some(sources);
+    }
+
+    fn cancel_load(&mut self) {
+        for progress in &self.loading {
+            progress.cancel();
+        }
+    }
+
+    /// Quits, stopping the load in flight (its threads would otherwise read on).
+    pub(super) fn quit(&mut self) {
+        self.cancel_load();
+        self.quit = true;
     }
 }

@@ -65,6 +65,9 @@ pub struct App {
     pub jobs: jobs::Jobs,
     /// Stages of the load in flight (one per input); empty when none runs.
     pub stages: Vec<Stage>,
+    /// The progress counters of the load in flight (or the last), one per input: the
+    /// driver hands them to the loader; cancelled when a newer load supersedes it or on quit.
+    pub loading: Vec<std::sync::Arc<ingest::Progress>>,
     pub generation: u64,
     /// The first load failed: nothing to show but this.
     pub failed: Option<String>,
@@ -102,6 +105,7 @@ impl App {
             View::Overview
         });
         let stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
+        let loading = crate::input::progress_counters(&sources);
         let mut compare = CompareState::default();
         if let Some(t) = restore.threshold_pct {
             compare.threshold_pct = t;
@@ -113,6 +117,7 @@ impl App {
             data: None,
             jobs: jobs::Jobs::default(),
             stages,
+            loading,
             generation: 0,
             failed: None,
             run: 0,
@@ -236,7 +241,7 @@ impl App {
                 Key::Esc | Key::Char('?') | Key::Char('q') => self.mode = Mode::Normal,
                 Key::Char('j') | Key::Down => self.help_scroll += 1,
                 Key::Char('k') | Key::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
-                Key::Ctrl('c') => self.quit = true,
+                Key::Ctrl('c') => self.quit(),
                 _ => {}
             },
             Mode::Normal => {
@@ -250,7 +255,7 @@ impl App {
     fn line_key(&mut self, key: Key, mut text: String, filter: bool) {
         match key {
             Key::Esc => self.mode = Mode::Normal,
-            Key::Ctrl('c') => self.quit = true,
+            Key::Ctrl('c') => self.quit(),
             Key::Enter => {
                 self.mode = Mode::Normal;
                 if filter {
@@ -350,7 +355,7 @@ impl App {
     pub fn apply(&mut self, action: Action) {
         self.status = None;
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit => self.quit(),
             Action::Help => {
                 self.mode = Mode::Help;
                 self.help_scroll = 0;

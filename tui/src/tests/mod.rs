@@ -7,6 +7,7 @@ mod detail;
 mod jobs;
 mod keymap;
 mod placement;
+mod progress;
 mod props;
 mod render;
 mod speed;

@@ -6,6 +6,7 @@ mod compare;
 pub mod detail;
 mod fairness;
 pub mod fmt;
+pub mod gauges;
 pub mod matrix;
 mod overview;
 pub mod placement;
@@ -18,12 +19,11 @@ mod tasks;
 mod timeline;
 
 use crate::action::View;
-use crate::input::Stage;
 use crate::keymap;
 use crate::state::{App, Mode};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Borders, Clear, Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 use style::Glyphs;
 
@@ -74,7 +74,7 @@ pub fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
                 .wrap(Wrap { trim: false }),
             body,
         ),
-        (None, None) => gauges(frame, app, body, glyphs),
+        (None, None) => gauges::draw(frame, app, body, glyphs),
         (None, Some(_)) => view(frame, app, body, glyphs),
     }
     frame.render_widget(Paragraph::new(status_line(app, glyphs)), foot);
@@ -268,35 +268,6 @@ fn status_line(app: &App, glyphs: Glyphs) -> Line<'static> {
         Span::raw(hint),
         Span::styled("   ? keys  q quit", style::dim()),
     ])
-}
-
-/// One gauge per input while the first load runs.
-fn gauges(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
-    let paths = crate::input::paths(&app.sources);
-    let rows = Layout::vertical(paths.iter().map(|_| Constraint::Length(3))).split(area);
-    for (i, (path, stage)) in paths.iter().zip(&app.stages).enumerate() {
-        let Some(&rect) = rows.get(i) else { break };
-        let (label, ratio) = match stage {
-            Stage::Waiting => ("waiting".to_string(), 0.0),
-            // No byte counter from the readers yet: the gauge tells the size and the time spent.
-            Stage::Working { bytes, since } => (
-                format!(
-                    "reading and analysing {:.1} MB for {:.1} s",
-                    *bytes as f64 / 1e6,
-                    since.elapsed().as_secs_f64()
-                ),
-                0.0,
-            ),
-            Stage::Done { seconds, events } => (format!("{events} events in {seconds:.2} s"), 1.0),
-            Stage::Failed(e) => (format!("failed: {e}"), 0.0),
-        };
-        let block = glyphs.block(Borders::ALL).title(path.display().to_string());
-        let mut gauge = Gauge::default().block(block).label(label).ratio(ratio);
-        if glyphs.ascii {
-            gauge = gauge.use_unicode(false);
-        }
-        frame.render_widget(gauge, rect);
-    }
 }
 
 /// `lines` laid out in as many side-by-side columns as it takes to fit `height`.
