@@ -132,6 +132,15 @@ impl<T: Record> Filter<T> {
         })
     }
 
+    /// The filter line as typed: `None` when blank (no filter).
+    pub fn parse_line(text: &str) -> Result<Option<Filter<T>>, String> {
+        if text.trim().is_empty() {
+            Ok(None)
+        } else {
+            Filter::parse(text).map(Some)
+        }
+    }
+
     /// The CPUs of the `cpu=` terms: `matches` needs their tasks in its [`RanOn`].
     pub fn cpus(&self) -> Vec<u32> {
         let mut cpus: Vec<u32> = self

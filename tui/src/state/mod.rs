@@ -300,13 +300,9 @@ impl App {
 
     /// Applies a filter to the Tasks table.
     fn set_task_filter(&mut self, text: &str) {
-        let filter = if text.trim().is_empty() {
-            None
-        } else {
-            match Filter::parse(text) {
-                Ok(f) => Some(f),
-                Err(e) => return self.error(format!("filter: {e}")),
-            }
+        let filter = match Filter::parse_line(text) {
+            Ok(f) => f,
+            Err(e) => return self.error(format!("filter: {e}")),
         };
         let ran_on = match self.ran_on(filter.as_ref()) {
             Ok(r) => r,

@@ -159,13 +159,9 @@ impl App {
 
     /// A filter on the triples; a malformed one changes nothing.
     pub(super) fn set_triple_filter(&mut self, text: &str) {
-        let filter = if text.trim().is_empty() {
-            None
-        } else {
-            match Filter::parse(text) {
-                Ok(f) => Some(f),
-                Err(e) => return self.error(format!("filter: {e}")),
-            }
+        let filter = match Filter::parse_line(text) {
+            Ok(f) => f,
+            Err(e) => return self.error(format!("filter: {e}")),
         };
         self.triples.filter = filter;
         self.rebuild_triples();

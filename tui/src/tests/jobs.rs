@@ -3,7 +3,7 @@
 //! the outcome of a superseded job is dropped; the newest one is applied. Expected tables
 //! come from the analysis itself (`Report::select`, `compare`), not typed in.
 
-use super::{app, mi, mi_compare, press};
+use super::{app, mi, mi_compare, press, shown_labels};
 use crate::print;
 use crate::state::jobs::Outcome;
 use crate::state::App;
@@ -15,25 +15,15 @@ fn header(app: &mut App) -> String {
     text.lines().next().unwrap().to_string()
 }
 
-fn labels(app: &App) -> Vec<String> {
-    let report = &app.input().unwrap().report;
-    let table = app.tasks.table(report);
-    app.tasks
-        .rows
-        .iter()
-        .map(|&i| crate::columns::task_label(&table[i]))
-        .collect()
-}
-
 #[test]
 fn regrouping_runs_as_a_job_and_a_superseded_one_is_dropped() {
     let mut app = app(mi());
     press(&mut app, "2");
-    let by_pid = labels(&app);
+    let by_pid = shown_labels(&app);
     app.key(crate::keymap::Key::Char('t'));
     // Nothing changed yet: the old table stays, with the badge.
     assert_eq!(app.tasks.group, GroupBy::Pid);
-    assert_eq!(labels(&app), by_pid);
+    assert_eq!(shown_labels(&app), by_pid);
     assert!(app.busy());
     assert!(header(&mut app).contains("recomputing…"));
     let (first, job) = app.take_job().expect("a regroup job");
@@ -67,7 +57,7 @@ fn regrouping_runs_as_a_job_and_a_superseded_one_is_dropped() {
         .iter()
         .map(crate::columns::task_label)
         .collect();
-    assert_eq!(labels(&app), expected);
+    assert_eq!(shown_labels(&app), expected);
 }
 
 #[test]
@@ -88,15 +78,7 @@ fn a_new_baseline_runs_as_a_job_and_only_the_newest_counts() {
     let c = app.compare.comparison().unwrap();
     assert_eq!(c.base, "pds");
     // PDS is its own baseline: its normalised values are 1.000.
-    let mut checked = 0;
-    for row in &c.system {
-        let pds = row.cells.iter().find(|c| c.label == "pds").unwrap();
-        if let Some(norm) = pds.normalized {
-            assert_eq!(format!("{norm:.3}"), "1.000", "{}", row.key);
-            checked += 1;
-        }
-    }
-    assert!(checked > 5);
+    super::assert_own_baseline(c, "pds");
     // The same as comparing with that baseline directly.
     let direct = crate::state::compare::compare(
         &app.data.as_ref().unwrap().runs,
@@ -128,11 +110,11 @@ fn a_reload_supersedes_a_regroup_and_keeps_its_grouping() {
     app.receive(crate::input::Message::Loaded { generation, result });
     // The new data is grouped by process, as asked before the reload.
     assert_eq!(app.tasks.group, GroupBy::Process);
-    let rows = labels(&app);
+    let rows = shown_labels(&app);
     // The old job's table (of the whole trace) arrives late: dropped.
     assert!(matches!(outcome, Outcome::Regrouped { .. }));
     app.finish(id, outcome);
-    assert_eq!(labels(&app), rows);
+    assert_eq!(shown_labels(&app), rows);
     assert!(!app.busy());
     let new = &app.input().unwrap().report;
     assert!(new.window.end_ns <= mid + 1_000);
