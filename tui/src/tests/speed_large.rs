@@ -24,7 +24,7 @@ fn speed_large() {
         println!("SCHEDTRACE_TUI_BENCH names no trace: nothing measured");
         return;
     };
-    let sources = super::sources(&[path.clone()]);
+    let sources = super::sources(std::slice::from_ref(&path));
     let started = Instant::now();
     let mut app = App::new(sources.clone(), Restore::default());
     crate::print::frame(&mut app, 200, 60, Glyphs::default());
