@@ -262,7 +262,8 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     let shown = path.display().to_string();
     // A plain trace is read straight from its file (mapped, its pages given back as the
     // readers pass); a compressed file or JSON is loaded whole first.
-    let bytes = if plain_trace(path).map_err(|e| format!("{shown}: cannot read: {e}"))? {
+    // A file that cannot be opened takes the second way, whose error names the cause.
+    let bytes = if plain_trace(path).unwrap_or(false) {
         None
     } else {
         let bytes = ingest::input::load_with(path, progress).map_err(|e| e.to_string())?;
