@@ -136,7 +136,8 @@ pub struct TuiArgs {
     #[arg(long, value_name = "KEY", value_parser = tui::check_sort_key)]
     pub sort: Option<String>,
 
-    /// Filter of the tasks view (as typed after `/`: `mi-work`, `!kworker`, `lat.p99>5ms`)
+    /// Filter of the tasks view (as typed after `/`: `mi-work`, `!kworker`, `lat.p99>5ms`,
+    /// `cpu=1`: the tasks that ran on CPU 1)
     #[arg(long, value_name = "EXPR", value_parser = tui::check_filter)]
     pub filter: Option<String>,
 

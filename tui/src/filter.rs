@@ -1,33 +1,91 @@
-//! The `/` filter of the Tasks table: whitespace-separated terms that must all hold,
-//! `!` in front inverts the whole filter. A term is either a typed predicate on a column
-//! (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`, `migr!=0`) or a pattern: a
-//! regular expression (so a plain word is a substring) matched against `task:pid` and
-//! every name the task had.
+//! The `/` filter of the Tasks and the wakeup-preemption tables: whitespace-separated
+//! terms that must all hold, `!` in front inverts the whole filter. A term is either a
+//! typed predicate on a field (`lat.p99>5ms`, `runtime>=100ms`, `warm<90%`, `pid=245`,
+//! `migr!=0`; `count>10` for triples), `cpu=N` / `cpu!=N` (tasks only: the task ran /
+//! never ran on CPU N within the window, from the timeline store), or a pattern: a
+//! regular expression (so a plain word is a substring) matched against the row's names
+//! (`task:pid` and every name the task had; a triple's waker, wakee and victim).
 
 use crate::columns::{self, COLUMNS};
+use crate::ran_on::RanOn;
 use analysis::columns::Unit;
 use analysis::TaskRow;
 use regex::Regex;
+use std::marker::PhantomData;
+
+/// What a filter can select: rows with typed fields and names.
+pub trait Record {
+    /// Whether `cpu=N` applies to these rows.
+    const HAS_CPUS: bool;
+    /// The typed field `name`: an id for [`Record::value`] and the unit its values have.
+    fn field(name: &str) -> Option<(usize, Unit)>;
+    /// The field names, for the message about an unknown one.
+    fn field_names() -> Vec<&'static str>;
+    fn value(&self, field: usize) -> Option<f64>;
+    /// True when `re` matches one of the row's names.
+    fn names_match(&self, re: &Regex) -> bool;
+    fn ran_on(&self, cpu: u32, ran_on: &RanOn) -> bool;
+}
 
 #[derive(Debug, Clone)]
-pub struct Filter {
+pub struct Filter<T> {
     /// As typed (shown in the status line, restored by `--filter`).
     pub text: String,
     invert: bool,
     terms: Vec<Term>,
+    of: PhantomData<fn(&T)>,
 }
 
 #[derive(Debug, Clone)]
 enum Term {
     Pattern(Regex),
-    Compare { field: Field, op: Op, value: f64 },
+    Compare {
+        field: usize,
+        op: Op,
+        value: f64,
+    },
+    /// `cpu=N` (`ran`) or `cpu!=N`.
+    RanOn {
+        cpu: u32,
+        ran: bool,
+    },
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Field {
-    Column(usize),
-    Pid,
-    Tgid,
+/// The task fields besides the table's columns (ids past the columns').
+const PID: usize = usize::MAX - 1;
+const TGID: usize = usize::MAX;
+
+impl Record for TaskRow {
+    const HAS_CPUS: bool = true;
+
+    fn field(name: &str) -> Option<(usize, Unit)> {
+        match name {
+            "pid" => Some((PID, Unit::Count)),
+            "tgid" => Some((TGID, Unit::Count)),
+            _ => columns::find(name).and_then(|i| Some((i, COLUMNS[i].unit()?))),
+        }
+    }
+
+    fn field_names() -> Vec<&'static str> {
+        let columns = COLUMNS.iter().filter(|c| !c.is_label()).map(|c| c.key);
+        ["pid", "tgid", "cpu"].into_iter().chain(columns).collect()
+    }
+
+    fn value(&self, field: usize) -> Option<f64> {
+        match field {
+            PID => Some(self.pid as f64),
+            TGID => self.tgid.map(|t| t as f64),
+            i => COLUMNS[i].value(self),
+        }
+    }
+
+    fn names_match(&self, re: &Regex) -> bool {
+        re.is_match(&columns::task_label(self)) || self.comms.iter().any(|c| re.is_match(c))
+    }
+
+    fn ran_on(&self, cpu: u32, ran_on: &RanOn) -> bool {
+        ran_on.ran(cpu, self)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,43 +113,63 @@ impl Op {
     }
 }
 
-impl Filter {
+impl<T: Record> Filter<T> {
     /// Parses the filter line (without the leading `/`).
-    pub fn parse(text: &str) -> Result<Filter, String> {
+    pub fn parse(text: &str) -> Result<Filter<T>, String> {
         let (invert, body) = match text.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
         let terms = body
             .split_whitespace()
-            .map(term)
+            .map(term::<T>)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Filter {
             text: text.to_string(),
             invert,
             terms,
+            of: PhantomData,
         })
     }
 
-    pub fn matches(&self, row: &TaskRow) -> bool {
-        let all = self.terms.iter().all(|t| t.matches(row));
+    /// The filter line as typed: `None` when blank (no filter).
+    pub fn parse_line(text: &str) -> Result<Option<Filter<T>>, String> {
+        if text.trim().is_empty() {
+            Ok(None)
+        } else {
+            Filter::parse(text).map(Some)
+        }
+    }
+
+    /// The CPUs of the `cpu=` terms: `matches` needs their tasks in its [`RanOn`].
+    pub fn cpus(&self) -> Vec<u32> {
+        let mut cpus: Vec<u32> = self
+            .terms
+            .iter()
+            .filter_map(|t| match t {
+                Term::RanOn { cpu, .. } => Some(*cpu),
+                _ => None,
+            })
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        cpus
+    }
+
+    /// `ran_on` holds the tasks of the CPUs in [`Filter::cpus`].
+    pub fn matches(&self, row: &T, ran_on: &RanOn) -> bool {
+        let all = self.terms.iter().all(|t| t.matches(row, ran_on));
         all != self.invert
     }
 }
 
 impl Term {
-    fn matches(&self, row: &TaskRow) -> bool {
+    fn matches<T: Record>(&self, row: &T, ran_on: &RanOn) -> bool {
         match self {
-            Term::Pattern(re) => {
-                re.is_match(&columns::task_label(row)) || row.comms.iter().any(|c| re.is_match(c))
-            }
+            Term::RanOn { cpu, ran } => row.ran_on(*cpu, ran_on) == *ran,
+            Term::Pattern(re) => row.names_match(re),
             Term::Compare { field, op, value } => {
-                let actual = match field {
-                    Field::Column(i) => COLUMNS[*i].value(row),
-                    Field::Pid => Some(row.pid as f64),
-                    Field::Tgid => row.tgid.map(|t| t as f64),
-                };
-                actual.is_some_and(|a| op.holds(a, *value))
+                row.value(*field).is_some_and(|a| op.holds(a, *value))
             }
         }
     }
@@ -106,25 +184,16 @@ const OPERATORS: [(&str, Op); 6] = [
     ("=", Op::Eq),
 ];
 
-fn term(text: &str) -> Result<Term, String> {
+fn term<T: Record>(text: &str) -> Result<Term, String> {
     if let Some((name, op, value)) = split_predicate(text) {
-        let (field, unit) = match name {
-            "pid" => (Field::Pid, Unit::Count),
-            "tgid" => (Field::Tgid, Unit::Count),
-            _ => match columns::find(name).and_then(|i| Some((i, COLUMNS[i].unit()?))) {
-                Some((i, unit)) => (Field::Column(i), unit),
-                _ => {
-                    let keys: Vec<&str> = COLUMNS
-                        .iter()
-                        .filter(|c| !c.is_label())
-                        .map(|c| c.key)
-                        .collect();
-                    return Err(format!(
-                        "unknown field `{name}` in `{text}`; fields: pid, tgid, {}",
-                        keys.join(", ")
-                    ));
-                }
-            },
+        if name == "cpu" && T::HAS_CPUS {
+            return ran_on_term(text, op, value);
+        }
+        let Some((field, unit)) = T::field(name) else {
+            return Err(format!(
+                "unknown field `{name}` in `{text}`; fields: {}",
+                T::field_names().join(", ")
+            ));
         };
         let value = quantity(value, unit).map_err(|e| format!("`{text}`: {e}"))?;
         return Ok(Term::Compare { field, op, value });
@@ -135,6 +204,19 @@ fn term(text: &str) -> Result<Term, String> {
             first_line(&e.to_string())
         )
     })
+}
+
+/// `cpu=N` / `cpu!=N`: a CPU has no order that `<` would mean anything on.
+fn ran_on_term(text: &str, op: Op, value: &str) -> Result<Term, String> {
+    let ran = match op {
+        Op::Eq => true,
+        Op::Ne => false,
+        _ => return Err(format!("`{text}`: cpu takes = or != (cpu=1: ran on CPU 1)")),
+    };
+    let cpu = value
+        .parse::<u32>()
+        .map_err(|_| format!("`{text}`: `{value}` is not a CPU number"))?;
+    Ok(Term::RanOn { cpu, ran })
 }
 
 fn first_line(s: &str) -> String {
@@ -187,6 +269,12 @@ fn quantity(text: &str, unit: Unit) -> Result<f64, String> {
 mod tests {
     use super::*;
 
+    fn term(text: &str) -> Result<Term, String> {
+        super::term::<TaskRow>(text)
+    }
+
+    type Filter = super::Filter<TaskRow>;
+
     #[test]
     fn predicates_and_errors() {
         assert!(matches!(
@@ -199,9 +287,20 @@ mod tests {
             Term::Compare { op: Op::Eq, .. }
         ));
         assert!(matches!(term("mi-work").unwrap(), Term::Pattern(_)));
-        assert!(Filter::parse("cpu=1")
+        assert!(matches!(
+            term("cpu=1").unwrap(),
+            Term::RanOn { cpu: 1, ran: true }
+        ));
+        assert!(matches!(
+            term("cpu!=3").unwrap(),
+            Term::RanOn { cpu: 3, ran: false }
+        ));
+        assert_eq!(Filter::parse("cpu=3 mi cpu=1").unwrap().cpus(), [1, 3]);
+        assert!(Filter::parse("cpu>1").unwrap_err().contains("= or !="));
+        assert!(Filter::parse("cpu=x").is_err());
+        assert!(Filter::parse("core=1")
             .unwrap_err()
-            .contains("unknown field `cpu`"));
+            .contains("unknown field `core`"));
         assert!(Filter::parse("lat.p99>fast").is_err());
         assert!(Filter::parse("runtime>5kg").is_err());
         assert!(Filter::parse("mi(").is_err());

@@ -3,11 +3,15 @@
 //! is one [`Input`], a trace analysed like `analyze` does or a JSON report read as it is.
 //!
 //! Loading runs off the UI thread and reports per-input progress over a channel, so the
-//! first frame appears at once. Each load has a generation number: a newer request
-//! (`:time`, `:cpu`) makes the results of older ones stale, and they are dropped.
+//! first frame appears at once; each input's readers move an [`ingest::Progress`] (bytes
+//! read, total, events) that its gauge shows, and that cancels the read. Each load has a
+//! generation number: a newer request (`:time`, `:cpu`) makes the results of older ones
+//! stale, and they are dropped.
 
 use analysis::compare::{self, RunSpec};
 use analysis::{Config, Report, Timeline};
+use ingest::Progress;
+use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -57,13 +61,12 @@ pub struct Data {
 }
 
 /// Where one input's load stands (drives its gauge).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Stage {
     Waiting,
-    /// Reading and analysing a file of `bytes` since `since`. (No byte counter from the
-    /// readers on this branch: the gauge shows the time spent, not a share.)
+    /// Reading and analysing since `since`; the readers move `progress`.
     Working {
-        bytes: u64,
+        progress: Arc<Progress>,
         since: Instant,
     },
     Done {
@@ -92,11 +95,24 @@ pub fn paths(sources: &Sources) -> Vec<std::path::PathBuf> {
     sources.runs.iter().flat_map(|r| r.paths.clone()).collect()
 }
 
+/// A fresh progress counter for each input of `sources`.
+pub fn progress_counters(sources: &Sources) -> Vec<Arc<Progress>> {
+    paths(sources).iter().map(|_| Arc::default()).collect()
+}
+
 /// Starts loading `sources` on worker threads; progress and the result arrive on `tx`.
 /// `current` holds the newest generation: a worker stops early once it is outdated.
-pub fn start(sources: Sources, generation: u64, current: Arc<AtomicU64>, tx: Sender<Message>) {
+/// `progress`: one counter per input (see [`progress_counters`]); cancelling one stops
+/// its read.
+pub fn start(
+    sources: Sources,
+    generation: u64,
+    current: Arc<AtomicU64>,
+    progress: Vec<Arc<Progress>>,
+    tx: Sender<Message>,
+) {
     std::thread::spawn(move || {
-        let result = load(&sources, generation, &current, &tx);
+        let result = load(&sources, generation, &current, &progress, &tx);
         let _ = tx.send(Message::Loaded { generation, result });
     });
 }
@@ -104,7 +120,13 @@ pub fn start(sources: Sources, generation: u64, current: Arc<AtomicU64>, tx: Sen
 /// Loads synchronously (for `--print` and tests): waits for the result.
 pub fn load_now(sources: &Sources) -> Result<Data, String> {
     let (tx, rx) = std::sync::mpsc::channel();
-    let result = load(sources, 0, &AtomicU64::new(0), &tx);
+    let result = load(
+        sources,
+        0,
+        &AtomicU64::new(0),
+        &progress_counters(sources),
+        &tx,
+    );
     drop(rx);
     result
 }
@@ -113,6 +135,7 @@ fn load(
     sources: &Sources,
     generation: u64,
     current: &AtomicU64,
+    progress: &[Arc<Progress>],
     tx: &Sender<Message>,
 ) -> Result<Data, String> {
     let paths = paths(sources);
@@ -132,9 +155,11 @@ fn load(
                 if i >= paths.len() || current.load(Ordering::Relaxed) != generation {
                     break;
                 }
-                let bytes = std::fs::metadata(&paths[i]).map_or(0, |m| m.len());
+                let Some(counter) = progress.get(i).cloned() else {
+                    break;
+                };
                 let stage = Stage::Working {
-                    bytes,
+                    progress: counter.clone(),
                     since: Instant::now(),
                 };
                 let _ = tx.send(Message::Stage {
@@ -142,7 +167,7 @@ fn load(
                     input: i,
                     stage,
                 });
-                let result = load_one(&paths[i], sources);
+                let result = load_one(&paths[i], sources, &counter);
                 let stage = match &result {
                     Ok(Loaded { report, .. }) => Stage::Done {
                         seconds: started.elapsed().as_secs_f64(),
@@ -231,21 +256,30 @@ fn assemble(
     Ok(Data { inputs, runs })
 }
 
-/// One input: a JSON report as it is, or a trace analysed like `analyze` does.
-fn load_one(path: &Path, sources: &Sources) -> Result<Loaded, String> {
+/// One input: a JSON report as it is, or a trace analysed like `analyze` does, counting
+/// in `progress`.
+fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loaded, String> {
     let shown = path.display().to_string();
-    let bytes = ingest::input::load(path).map_err(|e| e.to_string())?;
-    if let Some(value) =
-        analysis::pipeline::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))?
-    {
-        let report: Report =
-            serde_json::from_value(value).map_err(|e| format!("{shown}: not a report: {e}"))?;
-        return Ok(Loaded {
-            report,
-            from_json_report: true,
-            timeline: None,
-        });
-    }
+    // A plain trace is read straight from its file (mapped, its pages given back as the
+    // readers pass); a compressed file or JSON is loaded whole first.
+    // A file that cannot be opened takes the second way, whose error names the cause.
+    let bytes = if plain_trace(path).unwrap_or(false) {
+        None
+    } else {
+        let bytes = ingest::input::load_with(path, progress).map_err(|e| e.to_string())?;
+        if let Some(value) =
+            analysis::pipeline::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))?
+        {
+            let report: Report =
+                serde_json::from_value(value).map_err(|e| format!("{shown}: not a report: {e}"))?;
+            return Ok(Loaded {
+                report,
+                from_json_report: true,
+                timeline: None,
+            });
+        }
+        Some(bytes)
+    };
     // The TUI always builds the timeline store and the series (the timeline view, the
     // sparklines); `--timeline-mem` may have set the store's limit already.
     let mut config = sources.config.clone();
@@ -253,8 +287,13 @@ fn load_one(path: &Path, sources: &Sources) -> Result<Loaded, String> {
     config.series.get_or_insert(SERIES_WINDOW_NS);
     let mut analyzer = analysis::Analyzer::new(config);
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, sources.kernel_release.clone());
-    let mut ingested = ingest::read_releasing(&bytes, &bytes, &mut sink)
-        .map_err(|e| e.in_file(path).to_string())?;
+    let mut ingested = match &bytes {
+        None => ingest::read_path_with(path, &mut sink, progress),
+        Some(bytes) => {
+            ingest::read_bytes_with(bytes, &mut sink, progress).map_err(|e| e.in_file(path))
+        }
+    }
+    .map_err(|e| e.to_string())?;
     ingested.meta = sink.complete(&ingested.meta);
     drop(bytes);
     let (report, timeline) = analyzer.finish_with_timeline(&ingested, &shown);
@@ -263,6 +302,14 @@ fn load_one(path: &Path, sources: &Sources) -> Result<Loaded, String> {
         from_json_report: false,
         timeline: timeline.map(|t| t.map(Arc::new).map_err(|e| e.to_string())),
     })
+}
+
+/// True when `path` starts like neither a compressed file nor JSON (the usual trace).
+fn plain_trace(path: &Path) -> std::io::Result<bool> {
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
+    let json = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    Ok(!json && ingest::input::Wrapper::detect(&head).is_none())
 }
 
 /// Receives what is there without waiting.

@@ -53,15 +53,17 @@ impl Key {
 pub enum Context {
     Global,
     Tasks,
+    Preemptions,
     Detail,
     Timeline,
     Compare,
 }
 
 impl Context {
-    pub const ALL: [Context; 5] = [
+    pub const ALL: [Context; 6] = [
         Context::Global,
         Context::Tasks,
+        Context::Preemptions,
         Context::Detail,
         Context::Timeline,
         Context::Compare,
@@ -71,6 +73,7 @@ impl Context {
     pub fn of(view: View) -> Context {
         match view {
             View::Tasks => Context::Tasks,
+            View::Preemptions => Context::Preemptions,
             View::Detail => Context::Detail,
             View::Timeline => Context::Timeline,
             View::Compare => Context::Compare,
@@ -82,6 +85,7 @@ impl Context {
         match self {
             Context::Global => "everywhere",
             Context::Tasks => "tasks",
+            Context::Preemptions => "wakeup preemptions",
             Context::Detail => "task detail",
             Context::Timeline => "timeline",
             Context::Compare => "compare",
@@ -110,7 +114,9 @@ const fn bind(
     }
 }
 
-use Context::{Compare as Cmp, Detail as Det, Global as G, Tasks as T, Timeline as Tl};
+use Context::{
+    Compare as Cmp, Detail as Det, Global as G, Preemptions as P, Tasks as T, Timeline as Tl,
+};
 use Key::{Char as C, Ctrl};
 
 pub const BINDINGS: &[Binding] = &[
@@ -154,7 +160,7 @@ pub const BINDINGS: &[Binding] = &[
         G,
         &[C('/')],
         Action::Filter,
-        "filter (`/!` inverts; lat.p99>5ms)",
+        "filter tasks / triples (`/!` inverts; lat.p99>5ms; cpu=1: ran on CPU 1; count>9)",
     ),
     bind(
         G,
@@ -184,6 +190,24 @@ pub const BINDINGS: &[Binding] = &[
         &[C(' ')],
         Action::Mark,
         "mark the task (timeline, lag chart)",
+    ),
+    bind(
+        P,
+        &[C('>')],
+        Action::SortRight,
+        "sort triples by the next column",
+    ),
+    bind(
+        P,
+        &[C('<')],
+        Action::SortLeft,
+        "sort triples by the previous column",
+    ),
+    bind(
+        P,
+        &[C('I')],
+        Action::InvertSort,
+        "invert the triples' order",
     ),
     bind(
         Det,

@@ -20,6 +20,7 @@ pub mod input;
 mod keymap;
 mod keys;
 mod print;
+mod ran_on;
 mod state;
 mod terminal;
 mod ui;
@@ -59,7 +60,7 @@ pub fn check_sort_key(key: &str) -> Result<String, String> {
 
 /// Checks a `--filter` expression.
 pub fn check_filter(text: &str) -> Result<String, String> {
-    filter::Filter::parse(text).map(|_| text.to_string())
+    filter::Filter::<analysis::TaskRow>::parse(text).map(|_| text.to_string())
 }
 
 /// Runs the TUI in the terminal until the user quits.
@@ -72,7 +73,8 @@ pub fn run(options: Options) -> Result<(), String> {
 }
 
 /// Loads the inputs, applies `keys` (vim notation, see `--keys`) and returns the frame
-/// drawn at `width` × `height` as plain text. A key that starts a re-analysis waits for it.
+/// drawn at `width` × `height` as plain text. A key that starts a re-analysis or a job
+/// waits for it.
 pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<String, String> {
     let keys = keys::parse(keys)?;
     let glyphs = ui::style::Glyphs {
@@ -87,6 +89,9 @@ pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<St
         if let Some((sources, _)) = app.take_request() {
             let result = input::load_now(&sources);
             app.loaded(result);
+        }
+        while let Some((id, job)) = app.take_job() {
+            app.finish(id, job.run());
         }
         if app.quit {
             break;

@@ -52,8 +52,11 @@ fn event_loop(
         app.sources.clone(),
         app.generation,
         current.clone(),
+        app.loading.clone(),
         tx.clone(),
     );
+    // Jobs (regroup, compare) send their outcome here, numbered; stale ones are dropped.
+    let (job_tx, job_rx) = mpsc::channel();
     let mut dirty = true;
     while !app.quit {
         if dirty {
@@ -95,10 +98,26 @@ fn event_loop(
             app.receive(message);
             dirty = true;
         }
+        for (id, outcome) in job_rx.try_iter() {
+            app.finish(id, outcome);
+            dirty = true;
+        }
+        while let Some((id, job)) = app.take_job() {
+            let tx = job_tx.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send((id, job.run()));
+            });
+        }
         if let Some((sources, generation)) = app.take_request() {
             // Outdates the running load: its workers stop at their next input.
             current.store(generation, Ordering::Relaxed);
-            input::start(sources, generation, current.clone(), tx.clone());
+            input::start(
+                sources,
+                generation,
+                current.clone(),
+                app.loading.clone(),
+                tx.clone(),
+            );
             dirty = true;
         }
     }

@@ -18,7 +18,7 @@ impl App {
         let (name, rest) = line.split_once(' ').unwrap_or((line, ""));
         let rest = rest.trim();
         match name {
-            "q" | "quit" => self.quit = true,
+            "q" | "quit" => self.quit(),
             "time" => {
                 let window = match rest {
                     "" | "all" => None,
@@ -43,18 +43,24 @@ impl App {
                 sources.config.cpus = cpus;
                 self.reload(sources);
             }
+            "sort" if self.on_triples() => {
+                let (key, direction) = rest.split_once(' ').unwrap_or((rest, ""));
+                let column = super::triples::find(key).ok_or_else(|| {
+                    let keys: Vec<&str> = super::triples::TRIPLE_COLUMNS
+                        .iter()
+                        .map(|c| c.key)
+                        .collect();
+                    format!("unknown column; columns: {}", keys.join(", "))
+                })?;
+                self.sort_triples(column, direction_of(direction)?);
+            }
             "sort" => {
                 let (key, direction) = rest.split_once(' ').unwrap_or((rest, ""));
                 let column = columns::find(key).ok_or_else(|| {
                     let keys: Vec<&str> = columns::COLUMNS.iter().map(|c| c.key).collect();
                     format!("unknown column; columns: {}", keys.join(", "))
                 })?;
-                let descending = match direction.trim() {
-                    "" => None,
-                    "desc" => Some(true),
-                    "asc" => Some(false),
-                    other => return Err(format!("`{other}`: expected asc or desc")),
-                };
+                let descending = direction_of(direction)?;
                 self.with_report(|tasks, report| {
                     tasks.sort_by(report, column);
                     if let Some(d) = descending {
@@ -89,6 +95,16 @@ impl App {
             }
         }
         Ok(())
+    }
+}
+
+/// `asc` / `desc` after `:sort KEY` (nothing: the column's natural direction).
+fn direction_of(text: &str) -> Result<Option<bool>, String> {
+    match text.trim() {
+        "" => Ok(None),
+        "desc" => Ok(Some(true)),
+        "asc" => Ok(Some(false)),
+        other => Err(format!("`{other}`: expected asc or desc")),
     }
 }
 

@@ -42,25 +42,29 @@ impl Default for CompareState {
     }
 }
 
+/// `runs` compared with run `base` (clamped) as the baseline; `None` without runs.
+pub fn compare(
+    runs: &[Run],
+    base: usize,
+    threshold_pct: f64,
+) -> Option<Result<Comparison, String>> {
+    let base = runs.get(base.min(runs.len().checked_sub(1)?))?;
+    let options = compare::Options {
+        base: Some(base.label.clone()),
+        threshold_pct,
+        ..compare::Options::default()
+    };
+    Some(compare::compare(runs, &options))
+}
+
 impl CompareState {
     pub fn comparison(&self) -> Option<&Comparison> {
         self.result.as_ref().and_then(|r| r.as_ref().ok())
     }
 
-    /// Compares `runs` with the current baseline and threshold.
-    pub fn recompute(&mut self, runs: &[Run]) {
-        if runs.is_empty() {
-            self.result = None;
-            self.lines.clear();
-            return;
-        }
-        self.base = self.base.min(runs.len() - 1);
-        let options = compare::Options {
-            base: Some(runs[self.base].label.clone()),
-            threshold_pct: self.threshold_pct,
-            ..compare::Options::default()
-        };
-        self.result = Some(compare::compare(runs, &options));
+    /// A comparison (from [`compare`]) with the current settings: show it.
+    pub fn set_result(&mut self, result: Option<Result<Comparison, String>>) {
+        self.result = result;
         self.relayout();
     }
 

@@ -7,19 +7,24 @@
 mod command;
 pub mod compare;
 pub mod derived;
+pub mod jobs;
+mod order;
 mod popup;
 pub mod tasks;
 pub mod timeline;
+pub mod triples;
 
 use crate::action::{Action, View};
 use crate::columns;
 use crate::filter::Filter;
-use crate::input::{Data, Input, Message, Sources, Stage};
+use crate::input::{Data, Input, Sources, Stage};
 use crate::keymap::{self, Key};
+use crate::ran_on::RanOn;
 use analysis::GroupBy;
 use compare::CompareState;
 use tasks::TaskList;
 use timeline::TimelineState;
+use triples::TripleList;
 
 /// What the keys go to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,16 +59,23 @@ pub struct App {
     pub view: View,
     history: Vec<View>,
     pub mode: Mode,
-    /// The loaded inputs; `None` until the first load finishes.
-    pub data: Option<Data>,
+    /// The loaded inputs; `None` until the first load finishes. Shared with the jobs.
+    pub data: Option<std::sync::Arc<Data>>,
+    /// Regroup and compare jobs in flight.
+    pub jobs: jobs::Jobs,
     /// Stages of the load in flight (one per input); empty when none runs.
     pub stages: Vec<Stage>,
+    /// The progress counters of the load in flight (or the last), one per input: the
+    /// driver hands them to the loader; cancelled when a newer load supersedes it or on quit.
+    pub loading: Vec<std::sync::Arc<ingest::Progress>>,
     pub generation: u64,
     /// The first load failed: nothing to show but this.
     pub failed: Option<String>,
     /// Which input the single-run views show.
     pub run: usize,
     pub tasks: TaskList,
+    /// The wakeup-preemption view's triples, sorted and filtered.
+    pub triples: TripleList,
     /// Orders and sums of the current run the views read.
     pub derived: derived::Derived,
     pub compare: CompareState,
@@ -93,6 +105,7 @@ impl App {
             View::Overview
         });
         let stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
+        let loading = crate::input::progress_counters(&sources);
         let mut compare = CompareState::default();
         if let Some(t) = restore.threshold_pct {
             compare.threshold_pct = t;
@@ -102,11 +115,14 @@ impl App {
             history: Vec::new(),
             mode: Mode::Normal,
             data: None,
+            jobs: jobs::Jobs::default(),
             stages,
+            loading,
             generation: 0,
             failed: None,
             run: 0,
             tasks: TaskList::default(),
+            triples: TripleList::default(),
             derived: derived::Derived::default(),
             compare,
             timeline: TimelineState::default(),
@@ -132,52 +148,9 @@ impl App {
         self.data.as_ref().and_then(|d| d.inputs.get(self.run))
     }
 
-    /// True while a load runs (first load or a recomputation).
+    /// True while a load or a job runs (first load or a recomputation).
     pub fn busy(&self) -> bool {
-        !self.stages.is_empty()
-    }
-
-    /// A reload the driver must start (window or CPU change), with its generation.
-    pub fn take_request(&mut self) -> Option<(Sources, u64)> {
-        self.request.take().map(|s| (s, self.generation))
-    }
-
-    /// Applies a loader message; stale generations are dropped.
-    pub fn receive(&mut self, message: Message) {
-        match message {
-            Message::Stage {
-                generation,
-                input,
-                stage,
-            } if generation == self.generation => {
-                if let Some(s) = self.stages.get_mut(input) {
-                    *s = stage;
-                }
-            }
-            Message::Loaded { generation, result } if generation == self.generation => {
-                self.loaded(result)
-            }
-            _ => {}
-        }
-    }
-
-    /// A load finished: replace the data and rebuild every view from it.
-    pub fn loaded(&mut self, result: Result<Data, String>) {
-        self.stages.clear();
-        match result {
-            Ok(data) => {
-                let first = self.data.is_none();
-                self.data = Some(data);
-                self.run = self.run.min(self.inputs_len().saturating_sub(1));
-                self.refresh_run();
-                if first {
-                    self.apply_restore();
-                }
-                self.recompare();
-            }
-            Err(e) if self.data.is_none() => self.failed = Some(e),
-            Err(e) => self.error(format!("recomputation failed: {e}")),
-        }
+        !self.stages.is_empty() || self.jobs.pending()
     }
 
     fn apply_restore(&mut self) {
@@ -186,7 +159,7 @@ impl App {
             self.command(&format!("sort {sort}"));
         }
         if let Some(filter) = r.filter {
-            self.set_filter(&filter);
+            self.set_task_filter(&filter);
         }
         if let Some(base) = r.base {
             self.command(&format!("base {base}"));
@@ -199,20 +172,29 @@ impl App {
 
     /// Rebuilds the run-specific state for the current input.
     fn refresh_run(&mut self) {
+        // A `cpu=` filter names tasks of the old data: find them again, or drop it.
+        match self.ran_on(self.tasks.filter.as_ref()) {
+            Ok(ran_on) => self.tasks.ran_on = ran_on,
+            Err(e) => {
+                self.tasks.filter = None;
+                self.tasks.ran_on = RanOn::default();
+                self.error(format!("filter dropped: {e}"));
+            }
+        }
+        // A regroup in flight was for the old data or run: done here, with its grouping.
+        if let Some(group) = self.jobs.wanted_group.take() {
+            self.tasks.group = group;
+        }
+        self.jobs.cancel_regroup();
         let Some(input) = self.data.as_ref().and_then(|d| d.inputs.get(self.run)) else {
             return;
         };
         let report = &input.report;
         self.tasks.regroup(report, self.tasks.group);
+        self.triples
+            .rebuild(&report.system.wakeup_preemption.triples);
         self.derived = derived::Derived::of(report);
         self.timeline = TimelineState::new(report.window.start_ns, report.window.end_ns);
-        self.clamp_cursors();
-    }
-
-    fn recompare(&mut self) {
-        if let Some(data) = &self.data {
-            self.compare.recompute(&data.runs);
-        }
         self.clamp_cursors();
     }
 
@@ -230,7 +212,7 @@ impl App {
         let r = &input.report;
         match view {
             View::Tasks => self.tasks.rows.len(),
-            View::Preemptions => r.system.wakeup_preemption.top_triples.len(),
+            View::Preemptions => self.triples.rows.len(),
             View::Fairness => self.derived.competing.len(),
             View::Compare => self.compare.lines.len(),
             View::Quality => r.quality.lost_events.len(),
@@ -259,7 +241,7 @@ impl App {
                 Key::Esc | Key::Char('?') | Key::Char('q') => self.mode = Mode::Normal,
                 Key::Char('j') | Key::Down => self.help_scroll += 1,
                 Key::Char('k') | Key::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
-                Key::Ctrl('c') => self.quit = true,
+                Key::Ctrl('c') => self.quit(),
                 _ => {}
             },
             Mode::Normal => {
@@ -273,7 +255,7 @@ impl App {
     fn line_key(&mut self, key: Key, mut text: String, filter: bool) {
         match key {
             Key::Esc => self.mode = Mode::Normal,
-            Key::Ctrl('c') => self.quit = true,
+            Key::Ctrl('c') => self.quit(),
             Key::Enter => {
                 self.mode = Mode::Normal;
                 if filter {
@@ -306,19 +288,43 @@ impl App {
         }
     }
 
-    /// Applies a filter to the Tasks table; a malformed one leaves everything as it was.
+    /// Applies a filter to the table of the view (triples on the preemption view, else
+    /// tasks); a malformed one leaves everything as it was.
     pub fn set_filter(&mut self, text: &str) {
-        let filter = if text.trim().is_empty() {
-            None
+        if self.on_triples() {
+            self.set_triple_filter(text);
         } else {
-            match Filter::parse(text) {
-                Ok(f) => Some(f),
-                Err(e) => return self.error(format!("filter: {e}")),
-            }
+            self.set_task_filter(text);
+        }
+    }
+
+    /// Applies a filter to the Tasks table.
+    fn set_task_filter(&mut self, text: &str) {
+        let filter = match Filter::parse_line(text) {
+            Ok(f) => f,
+            Err(e) => return self.error(format!("filter: {e}")),
+        };
+        let ran_on = match self.ran_on(filter.as_ref()) {
+            Ok(r) => r,
+            Err(e) => return self.error(format!("filter: {e}")),
         };
         self.tasks.filter = filter;
+        self.tasks.ran_on = ran_on;
         self.rebuild_tasks();
         self.status = None;
+    }
+
+    /// The tasks of the CPUs `filter` names (`cpu=N`), from the current run's timeline.
+    fn ran_on(&self, filter: Option<&Filter<analysis::TaskRow>>) -> Result<RanOn, String> {
+        let cpus = filter.map_or(Vec::new(), Filter::cpus);
+        let Some(input) = self.input().filter(|_| !cpus.is_empty()) else {
+            return Ok(RanOn::default());
+        };
+        match &input.timeline {
+            Some(Ok(timeline)) => Ok(RanOn::of(timeline, &input.report, &cpus)),
+            Some(Err(e)) => Err(format!("cpu= needs the timeline store: {e}")),
+            None => Err("cpu= needs the trace's timeline (this run is a JSON report)".into()),
+        }
     }
 
     fn rebuild_tasks(&mut self) {
@@ -345,7 +351,7 @@ impl App {
     pub fn apply(&mut self, action: Action) {
         self.status = None;
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit => self.quit(),
             Action::Help => {
                 self.mode = Mode::Help;
                 self.help_scroll = 0;
@@ -364,10 +370,10 @@ impl App {
             Action::Back => self.back(),
             Action::Enter => self.enter(),
             Action::Filter => {
-                if self.view == View::Tasks {
+                if self.view == View::Tasks || self.on_triples() {
                     self.mode = Mode::Filter(String::new());
                 } else {
-                    self.note("the filter works on the tasks view (2)".into());
+                    self.note("the filter works on the tasks (2) and preemptions (5) views".into());
                 }
             }
             Action::Command => self.mode = Mode::Command(String::new()),
@@ -382,6 +388,13 @@ impl App {
             Action::Copy => {
                 self.copy_requested = true;
                 self.note("view copied (OSC 52)".into());
+            }
+            Action::SortLeft | Action::SortRight if self.on_triples() => {
+                self.sort_triples_step(if action == Action::SortRight { 1 } else { -1 })
+            }
+            Action::InvertSort if self.on_triples() => {
+                self.triples.descending = !self.triples.descending;
+                self.rebuild_triples();
             }
             Action::SortLeft | Action::SortRight => {
                 let n = columns::COLUMNS.len();
@@ -398,7 +411,7 @@ impl App {
                 self.rebuild_tasks();
             }
             Action::CycleGroup => {
-                let group = match self.tasks.group {
+                let group = match self.group_wanted() {
                     GroupBy::Pid => GroupBy::Process,
                     GroupBy::Process => GroupBy::Name,
                     GroupBy::Name => GroupBy::Pid,
@@ -445,12 +458,17 @@ impl App {
             Action::MarkerStart => self.timeline.marker_start = Some(self.timeline.cursor),
             Action::MarkerEnd => self.timeline.marker_end = Some(self.timeline.cursor),
             Action::JumpToMaxWait => {
-                if let Some(t) = self.current_task() {
-                    let (at, len) = (t.sched_delay.max_at_ns, t.sched_delay.max_ns);
-                    if t.sched_delay.count > 0 {
-                        self.timeline.focus(at, (len * 8).max(1_000_000));
-                        self.show(View::Timeline);
+                let wait = self.current_task().and_then(|t| {
+                    let d = &t.sched_delay;
+                    (d.count > 0).then(|| (t.pid, t.members.clone(), d.max_at_ns, d.max_ns))
+                });
+                if let Some((pid, members, at, len)) = wait {
+                    self.timeline = self.timeline.around_wait(at, len);
+                    // Its lane shows on the timeline: the wait is what the jump is for.
+                    if members.is_empty() {
+                        self.tasks.marks.insert(pid);
                     }
+                    self.show(View::Timeline);
                 }
             }
         }
@@ -461,10 +479,6 @@ impl App {
             f(&mut self.tasks, &input.report);
         }
         self.clamp_cursors();
-    }
-
-    fn regroup(&mut self, group: GroupBy) {
-        self.with_report(|tasks, report| tasks.regroup(report, group));
     }
 
     /// The task selected in the Tasks table (also the one the detail view shows).
@@ -481,6 +495,11 @@ impl App {
         if self.view == View::Tasks && self.tasks.filter.is_some() {
             self.tasks.filter = None;
             self.rebuild_tasks();
+            return;
+        }
+        if self.on_triples() && self.triples.filter.is_some() {
+            self.triples.filter = None;
+            self.rebuild_triples();
             return;
         }
         if let Some(previous) = self.history.pop() {
@@ -507,21 +526,5 @@ impl App {
             }
             _ => {}
         }
-    }
-
-    /// Re-reads every input for a new `--time` window (`None` = the whole trace).
-    fn reanalyse_window(&mut self, window: Option<(u64, u64)>) {
-        let mut sources = self.sources.clone();
-        sources.config.time_window = window;
-        // `:time` and the markers give trace-clock times, whatever `--time` said.
-        sources.config.time_relative = false;
-        self.reload(sources);
-    }
-
-    fn reload(&mut self, sources: Sources) {
-        self.generation += 1;
-        self.stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
-        self.sources = sources.clone();
-        self.request = Some(sources);
     }
 }

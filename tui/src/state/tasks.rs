@@ -3,6 +3,7 @@
 
 use crate::columns::COLUMNS;
 use crate::filter::Filter;
+use crate::ran_on::RanOn;
 use analysis::{GroupBy, Report, Selection, TaskRow};
 use std::collections::BTreeSet;
 
@@ -13,7 +14,9 @@ pub struct TaskList {
     pub sort: usize,
     /// Largest first (the default for numbers; names sort ascending).
     pub descending: bool,
-    pub filter: Option<Filter>,
+    pub filter: Option<Filter<TaskRow>>,
+    /// The tasks of the CPUs the filter's `cpu=` terms name (empty without such terms).
+    pub ran_on: RanOn,
     /// Rows shown, in order: indices into [`TaskList::table`].
     pub rows: Vec<usize>,
     /// Marked tasks by pid (the timeline's lanes, the lag chart).
@@ -29,6 +32,7 @@ impl Default for TaskList {
             sort: 1,
             descending: true,
             filter: None,
+            ran_on: RanOn::default(),
             rows: Vec::new(),
             marks: BTreeSet::new(),
             grouped: None,
@@ -56,6 +60,13 @@ impl TaskList {
         self.rebuild(report);
     }
 
+    /// Shows `table`, the report regrouped by `group` elsewhere (a job), and rebuilds the rows.
+    pub fn set_grouped(&mut self, report: &Report, group: GroupBy, table: Option<Report>) {
+        self.group = group;
+        self.grouped = table;
+        self.rebuild(report);
+    }
+
     /// Sorts by column `sort` in its natural direction.
     pub fn sort_by(&mut self, report: &Report, sort: usize) {
         self.sort = sort.min(COLUMNS.len() - 1);
@@ -67,28 +78,22 @@ impl TaskList {
     pub fn rebuild(&mut self, report: &Report) {
         let table = self.table(report);
         let column = &COLUMNS[self.sort];
-        let kept = table
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| self.filter.as_ref().is_none_or(|f| f.matches(t)));
-        let mut rows: Vec<usize> = if column.is_label() {
-            let mut keyed: Vec<(&str, i32, usize)> =
-                kept.map(|(i, t)| (t.comm.as_str(), t.pid, i)).collect();
-            keyed.sort_unstable();
-            keyed.into_iter().map(|(_, _, i)| i).collect()
-        } else {
-            // Keys computed once (not per comparison); a missing value sorts below every
-            // number. Ties keep pid order, so the order is total and repeatable.
-            let mut keyed: Vec<(f64, i32, usize)> = kept
-                .map(|(i, t)| (column.value(t).unwrap_or(f64::NEG_INFINITY), t.pid, i))
+        let kept = table.iter().enumerate().filter(|(_, t)| {
+            self.filter
+                .as_ref()
+                .is_none_or(|f| f.matches(t, &self.ran_on))
+        });
+        let rows = if column.is_label() {
+            let keyed = kept
+                .map(|(i, t)| (t.comm.as_str(), t.pid as i64, i))
                 .collect();
-            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            keyed.into_iter().map(|(_, _, i)| i).collect()
+            super::order::by_text(keyed, self.descending)
+        } else {
+            let keyed = kept
+                .map(|(i, t)| (column.value(t), t.pid as i64, i))
+                .collect();
+            super::order::by_number(keyed, self.descending)
         };
-        let natural_descending = !column.is_label();
-        if self.descending != natural_descending {
-            rows.reverse();
-        }
         self.rows = rows;
     }
 

@@ -91,6 +91,14 @@ impl TimelineState {
         self.clamp();
     }
 
+    /// The view `J` gives of a wait of `len_ns` that ended at `at`: eight times as long,
+    /// at least 1 ms, centred on its end (so the wait and what followed are both seen).
+    pub fn around_wait(&self, at: u64, len_ns: u64) -> TimelineState {
+        let mut view = *self;
+        view.focus(at, len_ns.saturating_mul(8).max(1_000_000));
+        view
+    }
+
     /// The range between the markers, when both are set and apart.
     pub fn marked_range(&self) -> Option<(u64, u64)> {
         let (a, b) = (self.marker_start?, self.marker_end?);

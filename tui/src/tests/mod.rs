@@ -2,11 +2,18 @@
 //! expected values come from the analysis of the same files (the model `analyze --json`
 //! and `compare --json` write), never typed in.
 
+mod cpu_filter;
+mod detail;
+mod jobs;
 mod keymap;
+mod placement;
+mod progress;
 mod props;
 mod render;
 mod speed;
+mod speed_large;
 mod state;
+mod triples;
 
 use crate::input::{self, Data, Sources};
 use crate::state::{App, Restore};
@@ -67,8 +74,37 @@ pub fn app(loaded: &(Sources, Data)) -> App {
     app
 }
 
+/// Presses `keys`, running each job they start at once (as `--print` does).
 pub fn press(app: &mut App, keys: &str) {
     for key in crate::keys::parse(keys).unwrap() {
         app.key(key);
+        while let Some((id, job)) = app.take_job() {
+            app.finish(id, job.run());
+        }
     }
+}
+
+/// Run `label` is the baseline of `c`: its normalised value is 1.000 on every system metric
+/// that has one (and there are several).
+pub fn assert_own_baseline(c: &analysis::compare::Comparison, label: &str) {
+    let mut checked = 0;
+    for row in &c.system {
+        let cell = row.cells.iter().find(|c| c.label == label).unwrap();
+        if let Some(norm) = cell.normalized {
+            assert_eq!(format!("{norm:.3}"), "1.000", "{}", row.key);
+            checked += 1;
+        }
+    }
+    assert!(checked > 5);
+}
+
+/// The `task:pid` labels of the Tasks table's rows, in order.
+pub fn shown_labels(app: &App) -> Vec<String> {
+    let report = &app.input().unwrap().report;
+    let table = app.tasks.table(report);
+    app.tasks
+        .rows
+        .iter()
+        .map(|&i| crate::columns::task_label(&table[i]))
+        .collect()
 }

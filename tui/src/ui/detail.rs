@@ -19,6 +19,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         );
         return;
     };
+    let lanes = state_lanes(app, t, area.width, glyphs);
+    let [area, bottom] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(lanes.len() as u16)]).areas(area);
+    frame.render_widget(Paragraph::new(lanes), bottom);
     let [left, right] =
         Layout::horizontal([Constraint::Length(62), Constraint::Fill(1)]).areas(area);
     frame.render_widget(Paragraph::new(facts(app, t)), left);
@@ -137,6 +141,75 @@ fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
                 "  {:>5} {} -> {} preempts {}",
                 tr.count, tr.waker, tr.wakee, tr.victim
             )));
+        }
+    }
+    lines
+}
+
+/// Title of the lane around the longest wait (the tests find the lane under it).
+pub const WAIT_LANE: &str = "around the longest wait";
+
+/// The task's state over the window, and around its longest wait, from the timeline
+/// store (running, runnable after a wakeup, preempted, unknown; blank: sleeping).
+fn state_lanes(app: &App, t: &TaskRow, width: u16, glyphs: Glyphs) -> Vec<Line<'static>> {
+    let Some(input) = app.input() else {
+        return Vec::new();
+    };
+    let mut lines = vec![Line::styled(
+        format!(
+            "state lane: {} running  w runnable after wakeup  p preempted  ? unknown",
+            glyphs.bar()
+        ),
+        style::header(),
+    )];
+    let timeline = match &input.timeline {
+        Some(Ok(timeline)) => timeline,
+        Some(Err(e)) => return vec![Line::styled(format!("no state lane: {e}"), style::dim())],
+        None => {
+            return vec![Line::styled(
+                "no state lane: it needs the trace (this run is a JSON report)",
+                style::dim(),
+            )]
+        }
+    };
+    let pids = if t.members.is_empty() {
+        vec![t.pid]
+    } else {
+        t.members.clone()
+    };
+    // A pid's lifetimes are separate tasks of the store; a group shows its first members.
+    let tasks: Vec<usize> = timeline
+        .tasks()
+        .iter()
+        .enumerate()
+        .filter(|(_, task)| pids.contains(&task.pid))
+        .map(|(i, _)| i)
+        .take(3)
+        .collect();
+    let columns = width.saturating_sub(super::timeline::LABEL) as usize;
+    let (start, end) = app.timeline.window;
+    for &i in &tasks {
+        lines.push(super::timeline::task_lane(
+            timeline, i, start, end, columns, glyphs,
+        ));
+    }
+    let d = &t.sched_delay;
+    if d.count > 0 && t.members.is_empty() {
+        let view = app.timeline.around_wait(d.max_at_ns, d.max_ns);
+        lines.push(Line::styled(
+            format!(
+                "{WAIT_LANE} ({} us, ended at {} s): {} s .. {} s",
+                fmt::us(d.max_ns),
+                fmt::secs(d.max_at_ns),
+                fmt::secs(view.start),
+                fmt::secs(view.end)
+            ),
+            style::dim(),
+        ));
+        for &i in &tasks {
+            lines.push(super::timeline::task_lane(
+                timeline, i, view.start, view.end, columns, glyphs,
+            ));
         }
     }
     lines

@@ -3,11 +3,13 @@
 //! only the rows that fit on screen.
 
 mod compare;
-mod detail;
+pub mod detail;
 mod fairness;
 pub mod fmt;
+pub mod gauges;
+pub mod matrix;
 mod overview;
-mod placement;
+pub mod placement;
 mod preemptions;
 mod quality;
 mod sparkline;
@@ -17,12 +19,11 @@ mod tasks;
 mod timeline;
 
 use crate::action::View;
-use crate::input::Stage;
 use crate::keymap;
 use crate::state::{App, Mode};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Borders, Clear, Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 use style::Glyphs;
 
@@ -73,7 +74,7 @@ pub fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
                 .wrap(Wrap { trim: false }),
             body,
         ),
-        (None, None) => gauges(frame, app, body, glyphs),
+        (None, None) => gauges::draw(frame, app, body, glyphs),
         (None, Some(_)) => view(frame, app, body, glyphs),
     }
     frame.render_widget(Paragraph::new(status_line(app, glyphs)), foot);
@@ -107,9 +108,9 @@ fn view(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         View::Tasks => tasks::draw(frame, app, area, glyphs),
         View::Detail => detail::draw(frame, app, area, glyphs),
         View::Timeline => timeline::draw(frame, app, area, glyphs),
-        View::Preemptions => preemptions::draw(frame, app, area),
+        View::Preemptions => preemptions::draw(frame, app, area, glyphs),
         View::Fairness => fairness::draw(frame, app, area, glyphs),
-        View::Placement => placement::draw(frame, app, area),
+        View::Placement => placement::draw(frame, app, area, glyphs),
         View::Compare => compare::draw(frame, app, area),
         View::Quality => quality::draw(frame, app, area),
     }
@@ -172,7 +173,12 @@ fn header(app: &App, glyphs: Glyphs) -> Line<'static> {
 fn badge(app: &App, glyphs: Glyphs) -> Line<'static> {
     let mut spans = Vec::new();
     if app.busy() && app.data.is_some() {
-        spans.push(Span::styled("recomputing ", style::dim()));
+        let text = if glyphs.ascii {
+            "recomputing... "
+        } else {
+            "recomputing… "
+        };
+        spans.push(Span::styled(text, style::dim()));
     }
     if let Some(input) = app.input() {
         let (badge, bad) = quality_badge(&input.report, glyphs);
@@ -249,6 +255,7 @@ fn status_line(app: &App, glyphs: Glyphs) -> Line<'static> {
     }
     let hint = match app.view {
         View::Tasks => tasks::summary(app, glyphs),
+        View::Preemptions => preemptions::summary(app, glyphs),
         View::Compare => compare::summary(app),
         _ => String::new(),
     };
@@ -256,35 +263,6 @@ fn status_line(app: &App, glyphs: Glyphs) -> Line<'static> {
         Span::raw(hint),
         Span::styled("   ? keys  q quit", style::dim()),
     ])
-}
-
-/// One gauge per input while the first load runs.
-fn gauges(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
-    let paths = crate::input::paths(&app.sources);
-    let rows = Layout::vertical(paths.iter().map(|_| Constraint::Length(3))).split(area);
-    for (i, (path, stage)) in paths.iter().zip(&app.stages).enumerate() {
-        let Some(&rect) = rows.get(i) else { break };
-        let (label, ratio) = match stage {
-            Stage::Waiting => ("waiting".to_string(), 0.0),
-            // No byte counter from the readers yet: the gauge tells the size and the time spent.
-            Stage::Working { bytes, since } => (
-                format!(
-                    "reading and analysing {:.1} MB for {:.1} s",
-                    *bytes as f64 / 1e6,
-                    since.elapsed().as_secs_f64()
-                ),
-                0.0,
-            ),
-            Stage::Done { seconds, events } => (format!("{events} events in {seconds:.2} s"), 1.0),
-            Stage::Failed(e) => (format!("failed: {e}"), 0.0),
-        };
-        let block = glyphs.block(Borders::ALL).title(path.display().to_string());
-        let mut gauge = Gauge::default().block(block).label(label).ratio(ratio);
-        if glyphs.ascii {
-            gauge = gauge.use_unicode(false);
-        }
-        frame.render_widget(gauge, rect);
-    }
 }
 
 /// `lines` laid out in as many side-by-side columns as it takes to fit `height`.

@@ -1,16 +1,26 @@
-//! Placement (metrics.md §4, §6): where wakees ran relative to their previous CPU and to
-//! their waker, migrations by distance, local vs remote wakeup latency, warm restarts,
-//! and CPU time lost to idling while tasks waited, per LLC when the topology is known.
+//! Placement (metrics.md §4, §6): the waker-CPU × wakee-CPU and migration from × to
+//! matrices (shaded, with LLC and node borders when the topology is known), where wakees
+//! ran relative to their previous CPU and to their waker, migrations by distance, local
+//! vs remote wakeup latency, warm restarts, and CPU time lost to idling while tasks
+//! waited, per LLC when the topology is known.
 
 use super::fmt;
-use super::style;
+use super::matrix::{self, CpuOrder};
+use super::style::{self, Glyphs};
 use crate::state::App;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use std::collections::HashMap;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+/// Columns between the two matrices when they stand side by side.
+const GAP: u16 = 3;
+
+pub const WAKEUP_TITLE: &str = "wakeups: waker CPU x wakee CPU";
+pub const MIGRATION_TITLE: &str = "migrations: from CPU x to CPU";
+
+pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let a = &r.system.affinity;
@@ -30,7 +40,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             style::dim(),
         ),
     }];
-    lines.push(Line::raw(""));
+    let [top, grid, area] = {
+        let height = matrices(app, area.width, glyphs).map_or(0, |(h, _)| h);
+        Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(height),
+            Constraint::Fill(1),
+        ])
+        .areas(area)
+    };
+    frame.render_widget(Paragraph::new(lines.remove(0)), top);
+    if let Some((_, parts)) = matrices(app, grid.width, glyphs) {
+        for (rect, lines) in parts.into_layout(grid) {
+            frame.render_widget(Paragraph::new(lines), rect);
+        }
+    }
     lines.push(Line::styled(
         "wakee CPU vs its previous slice's CPU",
         style::header(),
@@ -95,9 +119,80 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             fmt::ms(llc.idle_while_runnable_ns)
         )));
     }
-    lines.push(Line::styled(
-        "waker x wakee CPU and migration from x to matrices: need per-CPU-pair counts (not in the report yet)",
-        style::dim(),
-    ));
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The two matrices, side by side when they fit, else one above the other.
+pub struct Matrices {
+    wakeups: Vec<Line<'static>>,
+    migrations: Vec<Line<'static>>,
+    side_by_side: bool,
+}
+
+impl Matrices {
+    fn into_layout(self, area: Rect) -> Vec<(Rect, Vec<Line<'static>>)> {
+        let (a, b) = if self.side_by_side {
+            let [a, _, b] = Layout::horizontal([
+                Constraint::Length(matrix::width(&self.wakeups)),
+                Constraint::Length(GAP),
+                Constraint::Fill(1),
+            ])
+            .areas(area);
+            (a, b)
+        } else {
+            let [a, b] = Layout::vertical([
+                Constraint::Length(self.wakeups.len() as u16 + 1),
+                Constraint::Fill(1),
+            ])
+            .areas(area);
+            (a, b)
+        };
+        vec![(a, self.wakeups), (b, self.migrations)]
+    }
+}
+
+/// The matrices of the current run for `width` columns and the lines they take.
+fn matrices(app: &App, width: u16, glyphs: Glyphs) -> Option<(u16, Matrices)> {
+    let r = &app.input()?.report;
+    let a = &r.system.affinity;
+    let wakeups: HashMap<(u32, u32), u64> = a
+        .wakeup_cpu_pairs
+        .iter()
+        .map(|p| ((p.from, p.to), p.count))
+        .collect();
+    let migrations: HashMap<(u32, u32), u64> = a
+        .migration_cpu_pairs
+        .iter()
+        .map(|p| ((p.from, p.to), p.count))
+        .collect();
+    let cpus = r.cpus.iter().map(|c| c.cpu).chain(
+        wakeups
+            .keys()
+            .chain(migrations.keys())
+            .flat_map(|&(f, t)| [f, t]),
+    );
+    let order = CpuOrder::new(cpus, r.source.topology.as_ref());
+    let both = |w: u16| {
+        (
+            matrix::lines(WAKEUP_TITLE, &wakeups, &order, w, glyphs),
+            matrix::lines(MIGRATION_TITLE, &migrations, &order, w, glyphs),
+        )
+    };
+    let half = width.saturating_sub(GAP) / 2;
+    let (w, m) = both(half);
+    let side_by_side = matrix::width(&w) + GAP + matrix::width(&m) <= width;
+    let (wakeups, migrations) = if side_by_side { (w, m) } else { both(width) };
+    let height = if side_by_side {
+        wakeups.len().max(migrations.len()) + 1
+    } else {
+        wakeups.len() + migrations.len() + 2
+    };
+    Some((
+        height as u16,
+        Matrices {
+            wakeups,
+            migrations,
+            side_by_side,
+        },
+    ))
 }

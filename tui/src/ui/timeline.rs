@@ -206,8 +206,8 @@ fn queue_strip(
         .collect()
 }
 
-/// One marked task: per column the state it spent most time in.
-fn task_lane(
+/// One task's lane: per column the state it spent most time in.
+pub fn task_lane(
     timeline: &Timeline,
     task: usize,
     start: u64,
