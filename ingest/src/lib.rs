@@ -93,7 +93,7 @@ pub fn read_releasing(
         // Both read on a second thread while the sink works on this one (perfdata::split,
         // tracedat's merge).
         Format::PerfData => perfdata::read_releasing(bytes, release, sink),
-        Format::Text => text::read(bytes, sink),
+        Format::Text => text::read_releasing(bytes, release, sink),
         Format::Perfetto => perfetto::read(bytes, sink),
     }
 }

@@ -2,10 +2,12 @@
 //! and `-R` renderings), `perf script` / `perf sched script`, and the ftrace text inside
 //! Android systrace HTML (formats.md §5). The flavour is told from the content.
 //!
-//! The input is split at line boundaries into chunks that are parsed in parallel
-//! (rayon) into small event vectors ([`chunk`]); [`merge`] then puts them back in file
-//! order, settles what needs the whole file (the `prev_state` encoding, times of lost
-//! markers), counts and sorts out-of-order events, and feeds the sink.
+//! The input is read in windows of whole lines, so that memory stays bounded whatever the
+//! size of the file: each window is split into chunks parsed in parallel (rayon) into small
+//! event vectors ([`chunk`]), while the previous window's events go to the sink; [`merge`]
+//! puts a window's chunks back in file order (lost-marker times, timestamp order, the
+//! `prev_state` encoding) and [`tally`] keeps the counts of the whole file. The window's
+//! pages of a memory-mapped input are given back once its events are out.
 
 mod chunk;
 mod fields;
@@ -14,9 +16,14 @@ mod line;
 mod merge;
 mod prefix;
 mod state;
+mod tally;
+#[cfg(test)]
+mod window_tests;
 
+use crate::input::{KeepAll, Release};
 use crate::{EventSink, Ingested, Result};
 use rayon::prelude::*;
+use state::Evidence;
 
 pub use state::Encoding as PrevStateEncoding;
 
@@ -25,7 +32,65 @@ pub use state::Encoding as PrevStateEncoding;
 /// Lines that are not trace lines are counted by reason in `IngestStats::rejected`; the
 /// read fails only when no event line parses at all (the error names the first bad line).
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_releasing(bytes, &KeepAll, sink)
+}
+
+/// [`read`], telling `release` about each window of `bytes` whose events have gone out.
+pub fn read_releasing(
+    bytes: &[u8],
+    release: &dyn Release,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
+    read_in_windows(bytes, WINDOW, release, sink)
+}
+
+fn read_in_windows(
+    bytes: &[u8],
+    window_size: usize,
+    release: &dyn Release,
+    sink: &mut dyn EventSink,
+) -> Result<Ingested> {
     let html = html::is_html(bytes);
+    let windows = windows(bytes, html, window_size);
+    let mut tally = tally::Tally::new();
+    let mut merger = merge::Merger::default();
+    let mut ahead = windows.first().map(|w| parse_window(bytes, w));
+    for (i, window) in windows.iter().enumerate() {
+        let outs = ahead.take().unwrap_or_default();
+        for (k, out) in outs.iter().enumerate() {
+            tally.add(out, window.region_first_line.filter(|_| k == 0));
+        }
+        let later = &windows[i + 1..];
+        // The next window is parsed while this one's events go to the sink.
+        std::thread::scope(|scope| {
+            let next = later
+                .first()
+                .map(|w| scope.spawn(move || parse_window(bytes, w)));
+            merger.window(outs, &tally.evidence, || evidence_of(bytes, later), sink);
+            ahead = next.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        });
+        release.release(window.start..window.end);
+    }
+    let out_of_order = if tally.events() > 0 {
+        merger.finish(sink)
+    } else {
+        0 // no event line: an error, and nothing goes out
+    };
+    tally.finish(html, out_of_order)
+}
+
+/// Text read at a time: its events (about 90 bytes per ~100-byte line) are what is held,
+/// twice over with the window parsed ahead.
+const WINDOW: usize = 32 << 20;
+
+/// A stretch of whole lines of the input; the first window of an HTML block knows its line.
+struct Window {
+    start: usize,
+    end: usize,
+    region_first_line: Option<u64>,
+}
+
+fn windows(bytes: &[u8], html: bool, size: usize) -> Vec<Window> {
     let regions = if html {
         html::trace_data_regions(bytes)
     } else {
@@ -34,23 +99,48 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
             end: bytes.len(),
         }]
     };
-    let mut pieces = Vec::new();
+    let mut windows = Vec::new();
     for region in &regions {
         let first_line = 1 + memchr::memchr_iter(b'\n', &bytes[..region.start]).count() as u64;
         let text = &bytes[region.start..region.end];
-        let bounds = split_at_lines(text, chunk_size(text.len()));
+        let bounds = split_at_lines(text, size);
         for (i, w) in bounds.windows(2).enumerate() {
-            pieces.push(merge::Piece {
-                text: &text[w[0]..w[1]],
+            windows.push(Window {
+                start: region.start + w[0],
+                end: region.start + w[1],
                 region_first_line: (i == 0).then_some(first_line),
             });
         }
     }
-    let outs: Vec<chunk::ChunkOut<'_>> = pieces
+    windows
+}
+
+/// The chunks of one window, parsed in parallel, in file order.
+fn parse_window<'a>(bytes: &'a [u8], window: &Window) -> Vec<chunk::ChunkOut<'a>> {
+    chunks(bytes, window)
         .par_iter()
-        .map(|piece| chunk::parse_chunk(piece.text))
-        .collect();
-    merge::finish(&pieces, outs, html, sink)
+        .map(|text| chunk::parse_chunk(text))
+        .collect()
+}
+
+fn chunks<'a>(bytes: &'a [u8], window: &Window) -> Vec<&'a [u8]> {
+    let text = &bytes[window.start..window.end];
+    split_at_lines(text, chunk_size(text.len()))
+        .windows(2)
+        .map(|w| &text[w[0]..w[1]])
+        .collect()
+}
+
+/// The `prev_state` evidence of `windows`, parsed for it alone (their events are dropped).
+fn evidence_of(bytes: &[u8], windows: &[Window]) -> Evidence {
+    let chunks: Vec<&[u8]> = windows.iter().flat_map(|w| chunks(bytes, w)).collect();
+    chunks
+        .par_iter()
+        .map(|text| chunk::parse_chunk(text).evidence)
+        .reduce(Evidence::default, |mut a, b| {
+            a.merge(&b);
+            a
+        })
 }
 
 /// Big enough that a chunk's bookkeeping is noise, small enough that both cores get work.
