@@ -96,7 +96,7 @@ impl Wrapper {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Wrapper::Xz => "xz",
             Wrapper::Gzip => "gzip",
@@ -169,6 +169,11 @@ pub fn is_fifo(file: &File) -> bool {
 
 /// Maps the regular file `file` (at `path`), undoing a whole-file compression wrapper.
 pub fn load_file(file: File, path: &Path) -> Result<InputBytes> {
+    unwrap_compression(map_file(file, path)?).map_err(|e| e.in_file(path))
+}
+
+/// Maps the regular file `file` (at `path`) as it is.
+pub fn map_file(file: File, path: &Path) -> Result<InputBytes> {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let raw = if len == 0 {
         // mmap of an empty file fails on Linux; an empty buffer gives the usual "empty input" error.
@@ -183,7 +188,7 @@ pub fn load_file(file: File, path: &Path) -> Result<InputBytes> {
         let _ = map.advise(memmap2::Advice::Sequential);
         InputBytes::Mapped(map)
     };
-    unwrap_compression(raw).map_err(|e| e.in_file(path))
+    Ok(raw)
 }
 
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper. A path
@@ -292,7 +297,18 @@ pub fn load_reader(mut prefix: Vec<u8>, mut reader: impl Read) -> Result<InputBy
 
 /// How much of a wrapped input is inflated before its format is checked: enough for
 /// [`crate::Format::detect`], which looks at the first bytes only.
-const SNIFF: usize = 64 << 10;
+pub const SNIFF: usize = 64 << 10;
+/// Inflated at a time after the first [`SNIFF`] bytes, each step drawn from the [`Budget`].
+pub const INFLATE_STEP: usize = 1 << 20;
+
+/// A reader of what `wrapper` holds in `bytes` (every member or frame, one after another).
+pub fn decoder(wrapper: Wrapper, bytes: &[u8]) -> std::io::Result<Box<dyn Read + Send + '_>> {
+    Ok(match wrapper {
+        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(bytes)),
+        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(bytes)),
+        Wrapper::Zstd => Box::new(zstd::stream::read::Decoder::new(bytes)?),
+    })
+}
 
 /// Decompresses `bytes` if they carry a whole-file compression wrapper. The head is inflated
 /// first and its format checked, so that a wrapper around something that is no trace (a bomb of
@@ -313,18 +329,12 @@ pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
             ),
         )
     };
-    let mut decoder: Box<dyn Read + '_> = match wrapper {
-        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(&bytes[..])),
-        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(&bytes[..])),
-        Wrapper::Zstd => Box::new(
-            zstd::stream::read::Decoder::new(&bytes[..]).map_err(|e| failed(&Vec::new(), e))?,
-        ),
-    };
+    let mut decoder = decoder(wrapper, &bytes).map_err(|e| failed(&Vec::new(), e))?;
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(FLOOR as usize));
     let what = format!("the {} wrapper", wrapper.name());
     let mut sniffed = false;
     loop {
-        let step = if sniffed { 1 << 20 } else { SNIFF };
+        let step = if sniffed { INFLATE_STEP } else { SNIFF };
         budget.inflate(step as u64, out.len() as u64, &what)?;
         let before = out.len();
         (&mut decoder)

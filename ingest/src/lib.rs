@@ -55,7 +55,14 @@ pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
             })
         }
         input::Opened::Regular(file) => {
-            let bytes = input::load_file(file, path)?;
+            let raw = input::map_file(file, path)?;
+            // Compressed text is read as it inflates, never held whole.
+            if let Some(wrapper) = input::Wrapper::detect(&raw) {
+                if text::wrapped::holds_text(&raw, wrapper) {
+                    return text::wrapped::read(&raw, wrapper, sink).map_err(|e| e.in_file(path));
+                }
+            }
+            let bytes = input::unwrap_compression(raw).map_err(|e| e.in_file(path))?;
             // A memory map gives consumed pages back as the readers stream through it.
             read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
         }

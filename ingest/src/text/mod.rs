@@ -14,15 +14,16 @@ mod fields;
 mod html;
 mod line;
 mod merge;
+mod pass;
 mod prefix;
 mod state;
 mod tally;
 #[cfg(test)]
 mod window_tests;
+pub mod wrapped;
 
 use crate::input::{KeepAll, Release};
 use crate::{EventSink, Ingested, Result};
-use rayon::prelude::*;
 use state::Evidence;
 
 pub use state::Encoding as PrevStateEncoding;
@@ -52,31 +53,28 @@ fn read_in_windows(
 ) -> Result<Ingested> {
     let html = html::is_html(bytes);
     let windows = windows(bytes, html, window_size);
-    let mut tally = tally::Tally::new();
-    let mut merger = merge::Merger::default();
-    let mut ahead = windows.first().map(|w| parse_window(bytes, w));
+    let mut pass = pass::Pass::new();
+    let mut ahead = windows.first().map(|w| pass::parse(w.text(bytes)));
     for (i, window) in windows.iter().enumerate() {
         let outs = ahead.take().unwrap_or_default();
-        for (k, out) in outs.iter().enumerate() {
-            tally.add(out, window.region_first_line.filter(|_| k == 0));
-        }
         let later = &windows[i + 1..];
+        let rest = || {
+            later.iter().fold(Evidence::default(), |mut e, w| {
+                e.merge(&pass::evidence(w.text(bytes)));
+                e
+            })
+        };
         // The next window is parsed while this one's events go to the sink.
         std::thread::scope(|scope| {
             let next = later
                 .first()
-                .map(|w| scope.spawn(move || parse_window(bytes, w)));
-            merger.window(outs, &tally.evidence, || evidence_of(bytes, later), sink);
+                .map(|w| scope.spawn(move || pass::parse(w.text(bytes))));
+            pass.window(outs, window.region_first_line, rest, sink);
             ahead = next.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         });
         release.release(window.start..window.end);
     }
-    let out_of_order = if tally.events() > 0 {
-        merger.finish(sink)
-    } else {
-        0 // no event line: an error, and nothing goes out
-    };
-    tally.finish(html, out_of_order)
+    pass.finish(html, sink)
 }
 
 /// Text read at a time: its events (about 90 bytes per ~100-byte line) are what is held,
@@ -88,6 +86,12 @@ struct Window {
     start: usize,
     end: usize,
     region_first_line: Option<u64>,
+}
+
+impl Window {
+    fn text<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start..self.end]
+    }
 }
 
 fn windows(bytes: &[u8], html: bool, size: usize) -> Vec<Window> {
@@ -113,34 +117,6 @@ fn windows(bytes: &[u8], html: bool, size: usize) -> Vec<Window> {
         }
     }
     windows
-}
-
-/// The chunks of one window, parsed in parallel, in file order.
-fn parse_window<'a>(bytes: &'a [u8], window: &Window) -> Vec<chunk::ChunkOut<'a>> {
-    chunks(bytes, window)
-        .par_iter()
-        .map(|text| chunk::parse_chunk(text))
-        .collect()
-}
-
-fn chunks<'a>(bytes: &'a [u8], window: &Window) -> Vec<&'a [u8]> {
-    let text = &bytes[window.start..window.end];
-    split_at_lines(text, chunk_size(text.len()))
-        .windows(2)
-        .map(|w| &text[w[0]..w[1]])
-        .collect()
-}
-
-/// The `prev_state` evidence of `windows`, parsed for it alone (their events are dropped).
-fn evidence_of(bytes: &[u8], windows: &[Window]) -> Evidence {
-    let chunks: Vec<&[u8]> = windows.iter().flat_map(|w| chunks(bytes, w)).collect();
-    chunks
-        .par_iter()
-        .map(|text| chunk::parse_chunk(text).evidence)
-        .reduce(Evidence::default, |mut a, b| {
-            a.merge(&b);
-            a
-        })
 }
 
 /// Big enough that a chunk's bookkeeping is noise, small enough that both cores get work.
