@@ -23,6 +23,7 @@ mod window_tests;
 pub mod wrapped;
 
 use crate::input::{KeepAll, Release};
+use crate::progress::{Progress, Tracker};
 use crate::{EventSink, Ingested, Result};
 use state::Evidence;
 
@@ -33,16 +34,18 @@ pub use state::Encoding as PrevStateEncoding;
 /// Lines that are not trace lines are counted by reason in `IngestStats::rejected`; the
 /// read fails only when no event line parses at all (the error names the first bad line).
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_releasing(bytes, &KeepAll, sink)
+    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
 }
 
-/// [`read`], telling `release` about each window of `bytes` whose events have gone out.
-pub fn read_releasing(
+/// [`read`], telling `release` about each window of `bytes` whose events have gone out and
+/// counting it in `progress` (stopping there when the read is cancelled).
+pub(crate) fn read_tracked(
     bytes: &[u8],
     release: &dyn Release,
     sink: &mut dyn EventSink,
+    progress: &Tracker,
 ) -> Result<Ingested> {
-    read_in_windows(bytes, WINDOW, release, sink)
+    read_in_windows(bytes, WINDOW, release, sink, progress)
 }
 
 fn read_in_windows(
@@ -50,6 +53,7 @@ fn read_in_windows(
     window_size: usize,
     release: &dyn Release,
     sink: &mut dyn EventSink,
+    progress: &Tracker,
 ) -> Result<Ingested> {
     let html = html::is_html(bytes);
     let windows = windows(bytes, html, window_size);
@@ -73,6 +77,7 @@ fn read_in_windows(
             ahead = next.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         });
         release.release(window.start..window.end);
+        progress.advance((window.end - window.start) as u64)?;
     }
     pass.finish(html, sink)
 }

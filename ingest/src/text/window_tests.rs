@@ -5,11 +5,20 @@
 use super::read_in_windows;
 use crate::event::{Event, EventKind, PrevState};
 use crate::input::KeepAll;
+use crate::progress::{Progress, Tracker};
 use crate::Ingested;
 
 fn read_with(bytes: &[u8], window: usize) -> (String, Vec<Event>) {
     let mut events = Vec::new();
-    let got = read_in_windows(bytes, window, &KeepAll, &mut |e: &Event| events.push(*e));
+    let progress = Progress::new();
+    let tracker = Tracker::new(&progress);
+    let got = read_in_windows(
+        bytes,
+        window,
+        &KeepAll,
+        &mut |e: &Event| events.push(*e),
+        &tracker,
+    );
     (format!("{got:?}"), events)
 }
 
@@ -122,6 +131,7 @@ fn markers_without_events_fail_before_anything_goes_out() {
         1,
         &KeepAll,
         &mut |_: &Event| n += 1,
+        &Tracker::new(&Progress::new()),
     );
     assert!(got.is_err());
     assert_eq!(n, 0);

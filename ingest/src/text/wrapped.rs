@@ -6,7 +6,8 @@
 
 use super::{html, pass, WINDOW};
 use crate::inflate::Budget;
-use crate::input::{decoder, Wrapper, INFLATE_STEP, SNIFF};
+use crate::input::{decoder, Counted, Wrapper, INFLATE_STEP, SNIFF};
+use crate::progress::Tracker;
 use crate::{Error, EventSink, Format, Ingested, Result};
 use std::io::Read;
 
@@ -27,8 +28,17 @@ pub fn holds_text(raw: &[u8], wrapper: Wrapper) -> bool {
 }
 
 /// Reads the trace text compressed in `raw` and feeds its events to `sink` in time order.
-pub fn read(raw: &[u8], wrapper: Wrapper, sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_in(raw, wrapper, WINDOW, sink)
+/// The compressed bytes are counted in `progress` as the decompressor takes them.
+pub(crate) fn read(
+    raw: &[u8],
+    wrapper: Wrapper,
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
+    progress.progress().add_total(raw.len() as u64);
+    let got = read_in(raw, wrapper, WINDOW, sink, progress)?;
+    progress.finish(raw.len() as u64);
+    Ok(got)
 }
 
 /// [`read`] in windows of at least `window` bytes (after the first, [`SNIFF`] bytes).
@@ -37,14 +47,16 @@ fn read_in(
     wrapper: Wrapper,
     window: usize,
     sink: &mut dyn EventSink,
+    progress: &Tracker,
 ) -> Result<Ingested> {
     let (windows, texts) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let mut inflated = match Inflated::new(raw, wrapper, window) {
-                Ok(inflated) => inflated,
-                Err(e) => return drop(windows.send(Err(e))),
-            };
+            let mut inflated =
+                match Inflated::new(Counted::new(raw, progress), raw, wrapper, window) {
+                    Ok(inflated) => inflated,
+                    Err(e) => return drop(windows.send(Err(e))),
+                };
             loop {
                 let (text, last) = match inflated.next_window() {
                     Ok(Some(text)) => (Ok(text), false),
@@ -60,7 +72,10 @@ fn read_in(
         let mut pass = pass::Pass::new();
         let mut consumed = 0u64;
         for text in texts {
-            let text = text?;
+            let text = text.map_err(|e| match progress.progress().check() {
+                Err(cancelled) => cancelled,
+                Ok(()) => e,
+            })?;
             consumed += text.len() as u64;
             let rest = || evidence_after(raw, wrapper, window, consumed);
             pass.window(pass::parse(&text), None, rest, sink);
@@ -78,7 +93,7 @@ fn evidence_after(
     skip: u64,
 ) -> super::state::Evidence {
     let mut evidence = super::state::Evidence::default();
-    let Ok(mut inflated) = Inflated::new(raw, wrapper, window) else {
+    let Ok(mut inflated) = Inflated::new(raw, raw, wrapper, window) else {
         return evidence;
     };
     let mut at = 0u64;
@@ -107,11 +122,17 @@ struct Inflated<'a> {
 }
 
 impl<'a> Inflated<'a> {
-    fn new(raw: &'a [u8], wrapper: Wrapper, window: usize) -> Result<Inflated<'a>> {
+    /// `input` reads `raw`, the compressed bytes (whose size sets the budget).
+    fn new(
+        input: impl Read + Send + 'a,
+        raw: &[u8],
+        wrapper: Wrapper,
+        window: usize,
+    ) -> Result<Inflated<'a>> {
         let budget = Budget::new();
         budget.read(raw.len() as u64);
         Ok(Inflated {
-            reader: decoder(wrapper, raw).map_err(|e| Self::failed(wrapper, 0, e))?,
+            reader: decoder(wrapper, input).map_err(|e| Self::failed(wrapper, 0, e))?,
             wrapper,
             window,
             budget,

@@ -16,7 +16,15 @@ fn in_memory(text: &[u8]) -> (String, Vec<Event>) {
 
 fn inflating(raw: &[u8], wrapper: Wrapper, window: usize) -> (String, Vec<Event>) {
     let mut events = Vec::new();
-    let got = read_in(raw, wrapper, window, &mut |e: &Event| events.push(*e));
+    let progress = crate::Progress::new();
+    let tracker = crate::progress::Tracker::new(&progress);
+    let got = read_in(
+        raw,
+        wrapper,
+        window,
+        &mut |e: &Event| events.push(*e),
+        &tracker,
+    );
     events_of(got, events)
 }
 
