@@ -5,11 +5,14 @@
 # a single wall time does not. Also peak RSS (median of the runs) and events/s.
 # Run bench/capture-large.sh first (and see bench/README.md for the text inputs).
 # Usage: bench/run.sh [OUT] [PAIRS]   (OUT as given to capture-large.sh; default bench/out; 3 pairs)
+# NO_BUILD=1 uses the release binaries as they are (while another cargo holds the build lock).
 set -euo pipefail
 out=${1:-bench/out}
 pairs=${2:-3}
-cargo build --release --quiet
-cargo build --release --quiet -p schedtrace-ingest --example touch_floor
+if [ -z "${NO_BUILD:-}" ]; then
+  cargo build --release --quiet
+  cargo build --release --quiet -p schedtrace-ingest --example touch_floor
+fi
 bin=target/release/schedtrace
 floor=target/release/examples/touch_floor
 tfile=$(mktemp)
@@ -50,7 +53,7 @@ events_of() { # total events schedtrace reads from a file
 
 for f in "$out"/large.perf.data "$out"/large.trace.dat "$out"/large.txt "$out"/large.txt.zst; do
   [ -f "$f" ] || continue
-  size=$(stat -c %s "$f")
+  size=$(stat -L -c %s "$f")
   n=$(events_of "$f")
   echo "== $f: $((size / 1048576)) MiB, $n events"
   cat "$f" >/dev/null # page cache: every command reads from memory
@@ -60,7 +63,7 @@ for f in "$out"/large.perf.data "$out"/large.trace.dat "$out"/large.txt "$out"/l
     *.trace.dat) pair "trace-cmd report >/dev/null" "trace-cmd report -i $f" "schedtrace analyze" "$ours" ;;
   esac
   case "$f" in
-    *.zst) pair "schedtrace analyze" "$ours" "floor: zstd -dc >/dev/null" "zstd -dcq $f" ;;
+    *.zst) pair "schedtrace analyze" "$ours" "floor: zstd -dc >/dev/null" "zstd -dcqf $f" ;;
     *) pair "schedtrace analyze" "$ours" "floor: touch_floor (map)" "$floor $f map" ;;
   esac
   one "$ours" | python3 -c "import sys; w, rss = map(float, sys.stdin.read().split()); print(f'  throughput: {$n / w / 1e6:.1f} M events/s, {$size / w / 1e6:.0f} MB/s of input, peak RSS {rss / 1024:.0f} MiB = {100 * rss * 1024 / $size:.1f} % of the file')"

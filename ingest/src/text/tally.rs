@@ -83,10 +83,7 @@ impl Tally {
         }
         self.lost_markers += out.lost_markers;
         self.lost_events += out.lost_events;
-        self.votes.perf += out.votes.perf;
-        self.votes.dashed += out.votes.dashed;
-        self.votes.latency += out.votes.latency;
-        self.votes.padded += out.votes.padded;
+        self.votes += out.votes;
         self.trace_cmd_headers += out.trace_cmd_headers;
         self.any_raw_state |= out
             .events

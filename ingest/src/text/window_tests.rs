@@ -33,9 +33,7 @@ fn assert_window_independent(bytes: &[u8], windows: &[usize], what: &str) -> Vec
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(name);
+    let path = fixtures::file(name);
     let mut out = Vec::new();
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     std::io::Read::read_to_end(&mut xz2::read::XzDecoder::new(file), &mut out).unwrap();

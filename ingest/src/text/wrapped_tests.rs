@@ -54,8 +54,7 @@ fn assert_same(text: &[u8], what: &str) -> Vec<Event> {
 
 #[test]
 fn real_text_inflated_as_read() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/traces/eevdf-6.18-host/pipe_pinned/trace-cmd.report.txt.xz");
+    let path = fixtures::trace("eevdf-6.18-host/pipe_pinned/trace-cmd.report.txt.xz");
     let mut text = Vec::new();
     let file = std::fs::File::open(path).unwrap();
     std::io::Read::read_to_end(&mut xz2::read::XzDecoder::new(file), &mut text).unwrap();
