@@ -58,9 +58,11 @@ fn read_in_windows(
     let html = html::is_html(bytes);
     let windows = windows(bytes, html, window_size);
     let mut pass = pass::Pass::new();
-    let mut ahead = windows.first().map(|w| pass::parse(w.text(bytes)));
+    let mut ahead = windows
+        .first()
+        .map(|w| pass::parse(w.text(bytes), progress));
     for (i, window) in windows.iter().enumerate() {
-        let outs = ahead.take().unwrap_or_default();
+        let outs = ahead.take().transpose()?.unwrap_or_default();
         let later = &windows[i + 1..];
         let rest = || {
             later.iter().fold(Evidence::default(), |mut e, w| {
@@ -72,12 +74,11 @@ fn read_in_windows(
         std::thread::scope(|scope| {
             let next = later
                 .first()
-                .map(|w| scope.spawn(move || pass::parse(w.text(bytes))));
+                .map(|w| scope.spawn(move || pass::parse(w.text(bytes), progress)));
             pass.window(outs, window.region_first_line, rest, sink);
             ahead = next.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         });
         release.release(window.start..window.end);
-        progress.advance((window.end - window.start) as u64)?;
     }
     pass.finish(html, sink)
 }

@@ -7,6 +7,7 @@ use super::merge::Merger;
 use super::state::Evidence;
 use super::tally::Tally;
 use super::{chunk_size, split_at_lines};
+use crate::progress::Tracker;
 use crate::{EventSink, Ingested, Result};
 use rayon::prelude::*;
 
@@ -50,9 +51,16 @@ impl Pass {
     }
 }
 
-/// The chunks of one window of whole lines, parsed in parallel, in file order.
-pub fn parse(text: &[u8]) -> Vec<ChunkOut<'_>> {
-    chunks(text).par_iter().map(|c| parse_chunk(c)).collect()
+/// The chunks of one window of whole lines, parsed in parallel, in file order; each chunk is
+/// counted in `progress`, and a cancelled read stops at the next chunk.
+pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>> {
+    chunks(text)
+        .par_iter()
+        .map(|c| {
+            let out = parse_chunk(c);
+            progress.advance(c.len() as u64).map(|()| out)
+        })
+        .collect()
 }
 
 /// The `prev_state` evidence of `text` alone (its events are dropped as they are parsed).

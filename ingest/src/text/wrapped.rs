@@ -70,6 +70,8 @@ fn read_in(
             }
         });
         let mut pass = pass::Pass::new();
+        let plain = crate::Progress::new();
+        let uncounted = Tracker::new(&plain);
         let mut consumed = 0u64;
         for text in texts {
             let text = text.map_err(|e| match progress.progress().check() {
@@ -78,7 +80,9 @@ fn read_in(
             })?;
             consumed += text.len() as u64;
             let rest = || evidence_after(raw, wrapper, window, consumed);
-            pass.window(pass::parse(&text), None, rest, sink);
+            // The compressed bytes taken are what `progress` counts (see `Counted`).
+            let outs = pass::parse(&text, &uncounted)?;
+            pass.window(outs, None, rest, sink);
         }
         pass.finish(false, sink)
     })
