@@ -97,7 +97,7 @@ impl Wrapper {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Wrapper::Xz => "xz",
             Wrapper::Gzip => "gzip",
@@ -172,6 +172,11 @@ pub fn is_fifo(file: &File) -> bool {
 /// The decompression of a wrapped file is counted in `progress`; a plain file is mapped, which
 /// takes no time worth showing (its reader counts the bytes it works through).
 pub fn load_file(file: File, path: &Path, progress: &Progress) -> Result<InputBytes> {
+    unwrap_compression_with(map_file(file, path)?, progress).map_err(|e| e.in_file(path))
+}
+
+/// Maps the regular file `file` (at `path`) as it is.
+pub fn map_file(file: File, path: &Path) -> Result<InputBytes> {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let raw = if len == 0 {
         // mmap of an empty file fails on Linux; an empty buffer gives the usual "empty input" error.
@@ -186,7 +191,7 @@ pub fn load_file(file: File, path: &Path, progress: &Progress) -> Result<InputBy
         let _ = map.advise(memmap2::Advice::Sequential);
         InputBytes::Mapped(map)
     };
-    unwrap_compression_with(raw, progress).map_err(|e| e.in_file(path))
+    Ok(raw)
 }
 
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper. A path
@@ -315,7 +320,21 @@ pub fn load_reader_with(
 
 /// How much of a wrapped input is inflated before its format is checked: enough for
 /// [`crate::Format::detect`], which looks at the first bytes only.
-const SNIFF: usize = 64 << 10;
+pub const SNIFF: usize = 64 << 10;
+/// Inflated at a time after the first [`SNIFF`] bytes, each step drawn from the [`Budget`].
+pub const INFLATE_STEP: usize = 1 << 20;
+
+/// A reader of what `wrapper` holds in `bytes` (every member or frame, one after another).
+pub fn decoder<'a>(
+    wrapper: Wrapper,
+    bytes: impl Read + Send + 'a,
+) -> std::io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(match wrapper {
+        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(bytes)),
+        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(bytes)),
+        Wrapper::Zstd => Box::new(zstd::stream::read::Decoder::new(bytes)?),
+    })
+}
 
 /// Decompresses `bytes` if they carry a whole-file compression wrapper. The head is inflated
 /// first and its format checked, so that a wrapper around something that is no trace (a bomb of
@@ -348,18 +367,12 @@ pub fn unwrap_compression_with(bytes: InputBytes, progress: &Progress) -> Result
             ),
         )
     };
-    let mut decoder: Box<dyn Read + '_> = match wrapper {
-        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(input)),
-        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(input)),
-        Wrapper::Zstd => {
-            Box::new(zstd::stream::read::Decoder::new(input).map_err(|e| failed(&Vec::new(), e))?)
-        }
-    };
+    let mut decoder = decoder(wrapper, input).map_err(|e| failed(&Vec::new(), e))?;
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(FLOOR as usize));
     let what = format!("the {} wrapper", wrapper.name());
     let mut sniffed = false;
     loop {
-        let step = if sniffed { 1 << 20 } else { SNIFF };
+        let step = if sniffed { INFLATE_STEP } else { SNIFF };
         budget.inflate(step as u64, out.len() as u64, &what)?;
         let before = out.len();
         (&mut decoder)
@@ -395,13 +408,13 @@ fn read_error(e: std::io::Error, progress: &Progress, what: &str) -> Error {
 
 /// A reader that reports what it hands out to a [`Tracker`] and fails once the read is
 /// cancelled (a decompressor pulls its input in blocks of a few KiB: one report per block).
-struct Counted<'t, R> {
+pub(crate) struct Counted<'t, R> {
     inner: R,
     tracker: &'t Tracker<'t>,
 }
 
 impl<'t, R: Read> Counted<'t, R> {
-    fn new(inner: R, tracker: &'t Tracker<'t>) -> Counted<'t, R> {
+    pub(crate) fn new(inner: R, tracker: &'t Tracker<'t>) -> Counted<'t, R> {
         Counted { inner, tracker }
     }
 }

@@ -78,7 +78,17 @@ fn read_path_counted(
             })
         }
         input::Opened::Regular(file) => {
-            let bytes = input::load_file(file, path, progress)?;
+            let raw = input::map_file(file, path)?;
+            // Compressed text is read as it inflates, never held whole.
+            if let Some(wrapper) = input::Wrapper::detect(&raw) {
+                if text::wrapped::holds_text(&raw, wrapper) {
+                    let tracker = progress::Tracker::new(progress);
+                    return text::wrapped::read(&raw, wrapper, sink, &tracker)
+                        .map_err(|e| e.in_file(path));
+                }
+            }
+            let bytes =
+                input::unwrap_compression_with(raw, progress).map_err(|e| e.in_file(path))?;
             // A memory map gives consumed pages back as the readers stream through it.
             read_tracked(&bytes, &bytes, sink, progress).map_err(|e| e.in_file(path))
         }
@@ -149,7 +159,7 @@ fn read_tracked(
         // Both read on a second thread while the sink works on this one (perfdata::split,
         // tracedat's merge).
         Format::PerfData => perfdata::read_tracked(bytes, release, sink, &tracker),
-        Format::Text => text::read_tracked(bytes, sink, &tracker),
+        Format::Text => text::read_tracked(bytes, release, sink, &tracker),
         Format::Perfetto => perfetto::read_tracked(bytes, sink, &tracker),
     }?;
     tracker.finish(bytes.len() as u64);

@@ -29,6 +29,15 @@ pub struct Votes {
     pub padded: u64,
 }
 
+impl std::ops::AddAssign for Votes {
+    fn add_assign(&mut self, other: Votes) {
+        self.dashed += other.dashed;
+        self.perf += other.perf;
+        self.latency += other.latency;
+        self.padded += other.padded;
+    }
+}
+
 /// A rejected line, numbered within its chunk (0-based).
 #[derive(Debug)]
 pub struct RejectExample<'a> {

@@ -1,185 +1,142 @@
-//! Combining the parsed chunks in file order: line numbers, statistics, the file's
-//! `prev_state` encoding, times of lost markers, timestamp order, metadata, the sink.
+//! Putting each window's parsed chunks back in file order and feeding the sink as the
+//! windows come, so that only a window of events is ever held: times of lost markers
+//! (carried into the next window when a window ends with them), timestamp order, and the
+//! `prev_state` encoding where a value's meaning depends on it.
+//!
+//! Order: events out of timestamp order are counted in file order against everything read
+//! before (as `trace-cmd report` output is sorted, this is 0 for nearly every file); a
+//! window holding any is stably sorted by time before it goes out. An event older than an
+//! earlier window's events therefore goes out late, at the start of its own window — the rule
+//! the perf.data reader follows for a record after its round — instead of the whole file
+//! being held to sort it.
 
 use super::chunk::{ChunkOut, Pending, CPU_UNKNOWN};
 use super::state::{Encoding, Evidence, StateSrc};
 use crate::event::{EventKind, EventSink};
-use crate::meta::{Format, IngestStats, Ingested, TraceMeta};
-use crate::{Error, Result};
-use std::collections::BTreeMap;
 
-/// One chunk of input text; the first chunk of each text region knows its 1-based line.
-pub struct Piece<'a> {
-    pub text: &'a [u8],
-    pub region_first_line: Option<u64>,
+#[derive(Default)]
+pub struct Merger {
+    /// Lost markers that ended the previous window: they take the time of the next event.
+    carry: Vec<Pending>,
+    max_ts: u64,
+    out_of_order: u64,
+    /// Time and CPU of the last event line in file order: lost markers at the very end
+    /// of the file take them.
+    last: Option<(u64, u32)>,
+    /// The file's encoding, once a value that needs it has been seen (see `Encoding::decodes_alike`).
+    settled: Option<Encoding>,
 }
 
-/// How much of a rejected line goes into messages.
-const EXCERPT: usize = 100;
+impl Merger {
+    /// Feeds the events of one window (its chunks in file order) to `sink`. `seen` is the
+    /// `prev_state` evidence up to and including this window; `rest` gives that of every
+    /// later window, and is called at most once per file: when a value whose meaning depends
+    /// on the encoding turns up first.
+    pub fn window(
+        &mut self,
+        outs: Vec<ChunkOut<'_>>,
+        seen: &Evidence,
+        rest: impl FnOnce() -> Evidence,
+        sink: &mut dyn EventSink,
+    ) {
+        let mut parts: Vec<Vec<Pending>> = Vec::with_capacity(outs.len() + 1);
+        parts.push(std::mem::take(&mut self.carry));
+        parts.extend(outs.into_iter().map(|o| o.events));
 
-pub fn finish(
-    pieces: &[Piece<'_>],
-    mut outs: Vec<ChunkOut<'_>>,
-    html: bool,
-    sink: &mut dyn EventSink,
-) -> Result<Ingested> {
-    let mut stats = IngestStats::default();
-    let mut names: BTreeMap<&[u8], u64> = BTreeMap::new();
-    let mut evidence = Evidence::default();
-    let mut first_bad: Option<(u64, String)> = None;
-    let mut meta = TraceMeta {
-        format: Some(Format::Text),
-        ..TraceMeta::default()
-    };
-    let (mut cpus_header, mut cpus_comment, mut max_cpu) = (None, None, None);
-    let (mut votes_perf, mut votes_dashed, mut votes_latency, mut padded, mut tc_headers) =
-        (0, 0, 0, 0, 0);
+        if self.settled.is_none() && parts.iter().flatten().any(needs_encoding) {
+            let mut all = *seen;
+            all.merge(&rest());
+            self.settled = Some(all.encoding());
+        }
+        resolve_lost_markers(&mut parts);
+        self.carry = trailing_markers(&mut parts);
+        if let Some(p) = parts.iter().flatten().next_back() {
+            self.last = Some((p.event.ts, p.event.cpu));
+        }
+        self.deliver(parts, sink);
+    }
 
-    let (mut lost_markers, mut lost_events) = (0u64, 0u64);
-    let mut next_line = 1;
-    for (piece, out) in pieces.iter().zip(&outs) {
-        let first_line = piece.region_first_line.unwrap_or(next_line);
-        next_line = first_line + out.lines;
-        for (name, n) in &out.names {
-            *names.entry(name).or_insert(0) += n;
+    /// Sends the lost markers that end the file (with the last event's time) and returns
+    /// the events that came out of timestamp order.
+    pub fn finish(mut self, sink: &mut dyn EventSink) -> u64 {
+        let mut tail = std::mem::take(&mut self.carry);
+        let (ts, cpu) = self.last.unwrap_or((0, 0));
+        for p in &mut tail {
+            fill(p, ts, cpu);
         }
-        for (reason, n) in &out.rejected {
-            *stats.rejected.entry(reason.to_string()).or_insert(0) += n;
-        }
-        for ex in &out.examples {
-            let line = first_line + ex.line;
-            let text = String::from_utf8_lossy(&ex.text[..ex.text.len().min(EXCERPT)]);
-            if first_bad.is_none() {
-                first_bad = Some((line, format!("{}: {:?}", ex.reason, text)));
+        self.deliver(vec![tail], sink);
+        self.out_of_order
+    }
+
+    /// Counts and delivers `parts` (file order); a window with late events is sorted first,
+    /// stably, so each CPU keeps its own order among equal timestamps.
+    fn deliver(&mut self, parts: Vec<Vec<Pending>>, sink: &mut dyn EventSink) {
+        let mut late = 0;
+        for p in parts.iter().flatten() {
+            if p.event.ts < self.max_ts {
+                late += 1;
             }
-            if stats.reject_examples.len() < 5 {
-                stats
-                    .reject_examples
-                    .push(format!("line {line}: {}: {:?}", ex.reason, text));
+            self.max_ts = self.max_ts.max(p.event.ts);
+        }
+        self.out_of_order += late;
+        // Until a value needs it, every value seen decodes alike under any encoding.
+        let encoding = self.settled.unwrap_or(Encoding::B);
+        if late == 0 {
+            for p in parts.iter().flatten() {
+                deliver(p, encoding, sink);
+            }
+        } else {
+            let mut all: Vec<Pending> = parts.into_iter().flatten().collect();
+            all.sort_by_key(|p| p.event.ts);
+            for p in &all {
+                deliver(p, encoding, sink);
             }
         }
-        evidence.merge(&out.evidence);
-        cpus_header = out.cpus_header.or(cpus_header);
-        cpus_comment = cpus_comment.or(out.cpus_comment);
-        max_cpu = max_cpu.max(out.max_cpu);
-        if let Some(v) = out.version {
-            meta.extra.insert(
-                "trace-cmd file version".into(),
-                String::from_utf8_lossy(v).trim().to_string(),
-            );
-        }
-        if let Some(r) = out.kernel_release {
-            meta.kernel_release
-                .get_or_insert_with(|| String::from_utf8_lossy(r).into_owned());
-        }
-        lost_markers += out.lost_markers;
-        lost_events += out.lost_events;
-        votes_perf += out.votes.perf;
-        votes_dashed += out.votes.dashed;
-        votes_latency += out.votes.latency;
-        padded += out.votes.padded;
-        tc_headers += out.trace_cmd_headers;
     }
-    stats.events = names
-        .into_iter()
-        .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), v))
-        .collect();
-    let total_events: u64 = stats.events.values().sum();
-    if total_events == 0 {
-        return Err(match first_bad {
-            Some((line, cause)) => Error::at_line(
-                line,
-                format!("not a trace text line ({cause}); no event line parsed"),
-            ),
-            None => Error::whole("trace text without any event lines (only headers or comments)"),
-        });
-    }
-
-    meta.format_version = flavour(
-        html,
-        votes_perf,
-        votes_dashed,
-        votes_latency,
-        padded,
-        tc_headers,
-    );
-    if votes_latency > 0 {
-        meta.extra.insert(
-            "timestamps".into(),
-            "latency format: µs since the trace buffer start".into(),
-        );
-    }
-    meta.cpus = cpus_header
-        .or(cpus_comment)
-        .or(max_cpu.map(|m| m.saturating_add(1)));
-
-    if lost_markers > 0 {
-        meta.extra.insert(
-            "lost events".into(),
-            format!("{lost_markers} markers reporting {lost_events} lost events"),
-        );
-    }
-    let encoding = evidence.encoding();
-    let any_raw_state = outs.iter().any(|o| {
-        o.events
-            .iter()
-            .any(|p| matches!(p.state, StateSrc::Value(_)))
-    });
-    if any_raw_state {
-        meta.extra
-            .insert("prev_state encoding".into(), encoding.describe());
-    }
-    resolve_lost_markers(&mut outs);
-    stats.out_of_order = emit(outs, encoding, sink);
-    Ok(Ingested { meta, stats })
 }
 
-fn flavour(
-    html: bool,
-    perf: u64,
-    dashed: u64,
-    latency: u64,
-    padded: u64,
-    tc_headers: u64,
-) -> String {
-    let name = if html {
-        "systrace"
-    } else if perf > dashed + latency {
-        "perf script"
-    } else if latency > dashed {
-        "ftrace (latency format)"
-    } else if tc_headers > 0 || padded > 0 {
-        "trace-cmd report"
-    } else {
-        "ftrace"
-    };
-    name.to_string()
+fn needs_encoding(p: &Pending) -> bool {
+    matches!(p.state, StateSrc::Value(v) if !Encoding::decodes_alike(v))
+}
+
+fn deliver(p: &Pending, encoding: Encoding, sink: &mut dyn EventSink) {
+    let mut event = p.event;
+    if let (StateSrc::Value(v), EventKind::Switch { prev_state, .. }) = (p.state, &mut event.kind) {
+        *prev_state = encoding.decode(v);
+    }
+    sink.event(&event);
 }
 
 /// A lost marker is printed just before the first event after the gap: it takes that
-/// event's time (and CPU when the marker names none); at the very end, the last event's.
-fn resolve_lost_markers(outs: &mut [ChunkOut<'_>]) {
+/// event's time (and CPU when the marker names none). Markers with no event after them in
+/// `parts` are left as they are.
+fn resolve_lost_markers(parts: &mut [Vec<Pending>]) {
     let mut next: Option<(u64, u32)> = None;
-    for out in outs.iter_mut().rev() {
-        for p in out.events.iter_mut().rev() {
-            if p.needs_time {
-                if let Some((ts, cpu)) = next {
-                    fill(p, ts, cpu);
-                }
-            } else {
-                next = Some((p.event.ts, p.event.cpu));
+    for p in parts.iter_mut().rev().flat_map(|v| v.iter_mut().rev()) {
+        if p.needs_time {
+            if let Some((ts, cpu)) = next {
+                fill(p, ts, cpu);
+            }
+        } else {
+            next = Some((p.event.ts, p.event.cpu));
+        }
+    }
+}
+
+/// Takes the markers still waiting for a time off the end of `parts`, in file order.
+fn trailing_markers(parts: &mut Vec<Vec<Pending>>) -> Vec<Pending> {
+    let mut tail = Vec::new();
+    while let Some(last) = parts.last_mut() {
+        match last.last().map(|p| p.needs_time) {
+            Some(true) => tail.extend(last.pop()),
+            Some(false) => break,
+            None => {
+                parts.pop();
             }
         }
     }
-    let mut last: Option<(u64, u32)> = None;
-    for p in outs.iter_mut().flat_map(|o| o.events.iter_mut()) {
-        if p.needs_time {
-            let (ts, cpu) = last.unwrap_or((0, 0));
-            fill(p, ts, cpu);
-        } else {
-            last = Some((p.event.ts, p.event.cpu));
-        }
-    }
+    tail.reverse();
+    tail
 }
 
 fn fill(p: &mut Pending, ts: u64, cpu: u32) {
@@ -188,38 +145,4 @@ fn fill(p: &mut Pending, ts: u64, cpu: u32) {
         p.event.cpu = cpu;
     }
     p.needs_time = false;
-}
-
-/// Feeds the sink in timestamp order; returns how many events arrived out of order.
-/// Sorted input (the common case) streams chunk by chunk without another copy; otherwise
-/// a stable sort by time keeps each CPU's own order among equal timestamps.
-fn emit(outs: Vec<ChunkOut<'_>>, encoding: Encoding, sink: &mut dyn EventSink) -> u64 {
-    let mut max_ts = 0;
-    let mut out_of_order = 0;
-    for p in outs.iter().flat_map(|o| &o.events) {
-        if p.event.ts < max_ts {
-            out_of_order += 1;
-        }
-        max_ts = max_ts.max(p.event.ts);
-    }
-    let mut deliver = |p: &Pending| {
-        let mut event = p.event;
-        if let (StateSrc::Value(v), EventKind::Switch { prev_state, .. }) =
-            (p.state, &mut event.kind)
-        {
-            *prev_state = encoding.decode(v);
-        }
-        sink.event(&event);
-    };
-    if out_of_order == 0 {
-        outs.iter().flat_map(|o| &o.events).for_each(&mut deliver);
-    } else {
-        let mut all: Vec<Pending> = Vec::with_capacity(outs.iter().map(|o| o.events.len()).sum());
-        for out in outs {
-            all.extend(out.events);
-        }
-        all.sort_by_key(|p| p.event.ts);
-        all.iter().for_each(deliver);
-    }
-    out_of_order
 }

@@ -2,22 +2,30 @@
 //! and `-R` renderings), `perf script` / `perf sched script`, and the ftrace text inside
 //! Android systrace HTML (formats.md §5). The flavour is told from the content.
 //!
-//! The input is split at line boundaries into chunks that are parsed in parallel
-//! (rayon) into small event vectors ([`chunk`]); [`merge`] then puts them back in file
-//! order, settles what needs the whole file (the `prev_state` encoding, times of lost
-//! markers), counts and sorts out-of-order events, and feeds the sink.
+//! The input is read in windows of whole lines, so that memory stays bounded whatever the
+//! size of the file: each window is split into chunks parsed in parallel (rayon) into small
+//! event vectors ([`chunk`]), while the previous window's events go to the sink; [`merge`]
+//! puts a window's chunks back in file order (lost-marker times, timestamp order, the
+//! `prev_state` encoding) and [`tally`] keeps the counts of the whole file. The window's
+//! pages of a memory-mapped input are given back once its events are out.
 
 mod chunk;
 mod fields;
 mod html;
 mod line;
 mod merge;
+mod pass;
 mod prefix;
 mod state;
+mod tally;
+#[cfg(test)]
+mod window_tests;
+pub mod wrapped;
 
+use crate::input::{KeepAll, Release};
 use crate::progress::{Progress, Tracker};
 use crate::{EventSink, Ingested, Result};
-use rayon::prelude::*;
+use state::Evidence;
 
 pub use state::Encoding as PrevStateEncoding;
 
@@ -26,16 +34,73 @@ pub use state::Encoding as PrevStateEncoding;
 /// Lines that are not trace lines are counted by reason in `IngestStats::rejected`; the
 /// read fails only when no event line parses at all (the error names the first bad line).
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_tracked(bytes, sink, &Tracker::new(&Progress::new()))
+    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
 }
 
-/// [`read`], counting each parsed chunk in `progress` (and stopping when it is cancelled).
+/// [`read`], telling `release` about each window of `bytes` whose events have gone out and
+/// counting it in `progress` (stopping there when the read is cancelled).
 pub(crate) fn read_tracked(
     bytes: &[u8],
+    release: &dyn Release,
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
+    read_in_windows(bytes, WINDOW, release, sink, progress)
+}
+
+fn read_in_windows(
+    bytes: &[u8],
+    window_size: usize,
+    release: &dyn Release,
     sink: &mut dyn EventSink,
     progress: &Tracker,
 ) -> Result<Ingested> {
     let html = html::is_html(bytes);
+    let windows = windows(bytes, html, window_size);
+    let mut pass = pass::Pass::new();
+    let mut ahead = windows
+        .first()
+        .map(|w| pass::parse(w.text(bytes), progress));
+    for (i, window) in windows.iter().enumerate() {
+        let outs = ahead.take().transpose()?.unwrap_or_default();
+        let later = &windows[i + 1..];
+        let rest = || {
+            later.iter().fold(Evidence::default(), |mut e, w| {
+                e.merge(&pass::evidence(w.text(bytes)));
+                e
+            })
+        };
+        // The next window is parsed while this one's events go to the sink.
+        std::thread::scope(|scope| {
+            let next = later
+                .first()
+                .map(|w| scope.spawn(move || pass::parse(w.text(bytes), progress)));
+            pass.window(outs, window.region_first_line, rest, sink);
+            ahead = next.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        });
+        release.release(window.start..window.end);
+    }
+    pass.finish(html, sink)
+}
+
+/// Text read at a time: its events (about 90 bytes per ~100-byte line) are what is held,
+/// twice over with the window parsed ahead.
+const WINDOW: usize = 32 << 20;
+
+/// A stretch of whole lines of the input; the first window of an HTML block knows its line.
+struct Window {
+    start: usize,
+    end: usize,
+    region_first_line: Option<u64>,
+}
+
+impl Window {
+    fn text<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start..self.end]
+    }
+}
+
+fn windows(bytes: &[u8], html: bool, size: usize) -> Vec<Window> {
     let regions = if html {
         html::trace_data_regions(bytes)
     } else {
@@ -44,26 +109,20 @@ pub(crate) fn read_tracked(
             end: bytes.len(),
         }]
     };
-    let mut pieces = Vec::new();
+    let mut windows = Vec::new();
     for region in &regions {
         let first_line = 1 + memchr::memchr_iter(b'\n', &bytes[..region.start]).count() as u64;
         let text = &bytes[region.start..region.end];
-        let bounds = split_at_lines(text, chunk_size(text.len()));
+        let bounds = split_at_lines(text, size);
         for (i, w) in bounds.windows(2).enumerate() {
-            pieces.push(merge::Piece {
-                text: &text[w[0]..w[1]],
+            windows.push(Window {
+                start: region.start + w[0],
+                end: region.start + w[1],
                 region_first_line: (i == 0).then_some(first_line),
             });
         }
     }
-    let outs: Vec<chunk::ChunkOut<'_>> = pieces
-        .par_iter()
-        .map(|piece| {
-            let out = chunk::parse_chunk(piece.text);
-            progress.advance(piece.text.len() as u64).map(|()| out)
-        })
-        .collect::<Result<_>>()?;
-    merge::finish(&pieces, outs, html, sink)
+    windows
 }
 
 /// Big enough that a chunk's bookkeeping is noise, small enough that both cores get work.
