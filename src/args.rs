@@ -1,7 +1,11 @@
 //! Command-line arguments: what each flag means, with help text that teaches.
 
+mod export;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+pub use export::ExportArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -101,6 +105,13 @@ pub enum Command {
                       schedtrace tui --print --size 160x50 --keys '2/kworker<Enter>' trace.dat"
     )]
     Tui(TuiArgs),
+    /// Tables for notebooks and fleets: runs, tasks, CPUs, slices, waits, intervals, series,
+    /// preemptions as CSV, NDJSON or Parquet, in a Hive-partitioned dataset
+    #[command(
+        long_about = export::LONG_ABOUT,
+        after_help = export::AFTER_HELP
+    )]
+    Export(ExportArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -320,15 +331,7 @@ impl CompareArgs {
 
     /// The `--kernel-release` default for a run labelled `label` (`None`: no label yet).
     pub fn kernel_release_for(&self, label: Option<&str>) -> Option<String> {
-        let mut all = None;
-        for k in &self.kernel_release {
-            match k.split_once('=') {
-                Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
-                Some(_) => {}
-                None => all = Some(k.clone()),
-            }
-        }
-        all
+        kernel_release_for(&self.kernel_release, label)
     }
 
     pub fn options(&self) -> Result<analysis::compare::Options, String> {
@@ -360,6 +363,19 @@ impl CompareArgs {
             analysis_scope: self.analysis_config()?.1,
         })
     }
+}
+
+/// The `--kernel-release` default (`[LABEL=]RELEASE`, repeatable) for a run labelled `label`.
+fn kernel_release_for(list: &[String], label: Option<&str>) -> Option<String> {
+    let mut all = None;
+    for k in list {
+        match k.split_once('=') {
+            Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
+            Some(_) => {}
+            None => all = Some(k.clone()),
+        }
+    }
+    all
 }
 
 fn parse_run_spec(s: &str) -> Result<analysis::compare::RunSpec, String> {
@@ -503,6 +519,7 @@ impl AnalysisOptions {
             fair_set,
             timeline: None,
             series: None,
+            records: None,
         })
     }
 

@@ -4,7 +4,7 @@
 mod advice;
 mod args;
 
-use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, TuiArgs};
+use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, ExportArgs, TuiArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Convert(c) => convert(&c),
         Command::Compare(c) => compare(&c),
         Command::Tui(t) => tui(t),
+        Command::Export(e) => export(&e),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -212,6 +213,22 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
         args::CompareFormat::Markdown => compare::markdown::render(&comparison, &layout),
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn export(e: &ExportArgs) -> Result<(), Failure> {
+    let request = e.request().map_err(Failure::Message)?;
+    let progress = |line: &str| eprintln!("schedtrace: export {line}");
+    let summary = export::export(&request, &progress).map_err(Failure::Message)?;
+    let labels: Vec<&str> = summary.runs.iter().map(|r| r.label.as_str()).collect();
+    eprintln!(
+        "schedtrace: wrote {} rows of {} runs ({}) to {} as {}",
+        summary.rows,
+        summary.runs.len(),
+        labels.join(", "),
+        request.dir.display(),
+        request.format.name()
+    );
     Ok(())
 }
 

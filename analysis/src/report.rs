@@ -39,6 +39,12 @@ pub struct Report {
     /// in the JSON (the window says what the numbers cover).
     #[serde(skip)]
     pub trace_span: Option<(u64, u64)>,
+    /// `Config::records`: every wait and wakeup preemption (for `export`; not in the JSON),
+    /// or why they were dropped.
+    #[serde(skip)]
+    pub records: Option<
+        Result<Box<crate::metrics::records::EventRecords>, crate::metrics::records::RecordsError>,
+    >,
 }
 
 /// Where the trace came from.
