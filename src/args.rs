@@ -295,6 +295,10 @@ pub struct CompareArgs {
     /// schema: schemas/compare.schema.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// No progress line on stderr (it is only drawn when stderr is a terminal)
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -438,6 +442,10 @@ pub struct AnalyzeArgs {
     /// competing tasks' lag per window. DURATION like 10ms, 500us, 1s
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub series: Option<u64>,
+
+    /// No progress line on stderr (it is only drawn when stderr is a terminal)
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 /// How every input is analysed: shared by `analyze` and `tui`.

@@ -3,11 +3,13 @@
 
 mod advice;
 mod args;
+mod progress_bar;
 
 use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, ExportArgs, TuiArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Exit code for unreadable or malformed input (like grep/ripgrep's "error" code).
 const EXIT_BAD_INPUT: u8 = 2;
@@ -61,8 +63,12 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     let options = analysis::pipeline::Options {
         config: a.analysis_config().map_err(Failure::Message)?,
         kernel_release: a.analysis.kernel_release.clone(),
+        progress: Some(Arc::new(ingest::Progress::new())),
     };
-    let (report, timeline) = analysis::pipeline::analyze_with_timeline(&a.file, &options)?;
+    let shown = progress_bar::show(options.progress.as_ref().unwrap(), a.quiet);
+    let analysed = analysis::pipeline::analyze_with_timeline(&a.file, &options);
+    drop(shown);
+    let (report, timeline) = analysed?;
     if let Some(timeline) = timeline {
         // The store is for the TUI and exports; here it is built (for --timeline and for the
         // series) and, with --timeline, sized.
@@ -154,6 +160,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     let options = c.options().map_err(Failure::Message)?;
     // Every input in one parallel batch, then regrouped per run argument. A run's
     // `--kernel-release LABEL=` default is known from its own label or its --label name.
+    let progress = Arc::new(ingest::Progress::new());
     let mut names = c.labels.iter();
     let inputs: Vec<(std::path::PathBuf, analysis::pipeline::Options)> = c
         .runs
@@ -163,11 +170,15 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
             let options = analysis::pipeline::Options {
                 config: config.clone(),
                 kernel_release: c.kernel_release_for(label.as_deref()),
+                progress: Some(progress.clone()),
             };
             r.paths.iter().map(move |p| (p.clone(), options.clone()))
         })
         .collect();
-    let mut loaded = compare::load::load_all(&inputs).into_iter();
+    let shown = progress_bar::show(&progress, c.quiet);
+    let loaded = compare::load::load_all(&inputs);
+    drop(shown);
+    let mut loaded = loaded.into_iter();
     let mut repeats = Vec::with_capacity(c.runs.len());
     for spec in &c.runs {
         let run: Result<Vec<_>, String> = loaded.by_ref().take(spec.paths.len()).collect();
@@ -217,9 +228,19 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
 }
 
 fn export(e: &ExportArgs) -> Result<(), Failure> {
-    let request = e.request().map_err(Failure::Message)?;
-    let progress = |line: &str| eprintln!("schedtrace: export {line}");
-    let summary = export::export(&request, &progress).map_err(Failure::Message)?;
+    let progress = Arc::new(ingest::Progress::new());
+    let request = e.request(&progress).map_err(Failure::Message)?;
+    let shown = progress_bar::show(&progress, e.quiet);
+    // Without the progress line (not a terminal), one line per input done, unless --quiet.
+    let lines = shown.is_none() && !e.quiet;
+    let done = |line: &str| {
+        if lines {
+            eprintln!("schedtrace: export {line}");
+        }
+    };
+    let summary = export::export(&request, &done);
+    drop(shown);
+    let summary = summary.map_err(Failure::Message)?;
     let labels: Vec<&str> = summary.runs.iter().map(|r| r.label.as_str()).collect();
     eprintln!(
         "schedtrace: wrote {} rows of {} runs ({}) to {} as {}",

@@ -362,10 +362,8 @@ fn streams_a_perf_sched_record_pipe_from_stdin() {
 /// the text then gives the trace.dat's fairness ratios (up to the text's microsecond timestamps).
 #[test]
 fn kernel_release_for_text_traces() {
-    let shared = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/traces/pds-6.1-vm/nice"
-    );
+    let shared = fixtures::trace("pds-6.1-vm/nice");
+    let shared = shared.display();
     let dat = analyze_file(&format!("{shared}/trace-v6.dat.xz"));
     let text = analyze_file(&format!("{shared}/report.txt.xz"));
     assert!(text["source"]["kernel_release"].is_null());

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn shared(rel: &str) -> String {
-    format!("{}/../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
+    fixtures::trace(rel).display().to_string()
 }
 
 fn schedtrace(args: &[&str]) -> Output {

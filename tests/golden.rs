@@ -43,12 +43,7 @@ fn resolve(trace: &str) -> String {
     if trace.starts_with("public/") {
         return format!("../shared/traces/{trace}");
     }
-    let own = format!("fixtures/traces/{trace}");
-    if Path::new(ROOT).join(&own).exists() {
-        own
-    } else {
-        format!("../shared/traces/{trace}")
-    }
+    format!("fixtures/traces/{trace}")
 }
 
 fn run(path: &str, args: &[String], json: bool) -> String {

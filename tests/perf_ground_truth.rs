@@ -1,7 +1,7 @@
 //! perf.data against the kernel's own counters, against the trace.dat recorded at the same time,
 //! and against `perf sched latency` on the same file (GitHub issue "perf.data ingest").
 //!
-//! Host captures (`../shared/traces/eevdf-6.18-host`, EEVDF 6.18, 2 CPUs, a busy machine):
+//! Host captures (`fixtures/traces/eevdf-6.18-host`, EEVDF 6.18, 2 CPUs, a busy machine):
 //! `groundtruth.json` holds each workload task's counters read just before it exited,
 //! `taskstats.workload.json` the kernel's exit record (taken in do_exit(), later than that).
 //! This machine's tracer never records one hidden agent's switch-outs (metrics.md §9): the
@@ -12,14 +12,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-const HOST: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/traces/eevdf-6.18-host"
-);
 const US: u64 = 1_000;
 
 fn host(rel: &str) -> PathBuf {
-    Path::new(HOST).join(rel)
+    fixtures::trace("eevdf-6.18-host").join(rel)
 }
 
 fn analyze(path: &Path) -> Report {

@@ -8,8 +8,6 @@
 use analysis::{Config, Report, TaskRow};
 use std::path::{Path, PathBuf};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces");
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
 const US: u64 = 1_000;
 
 fn analyze(path: &Path, time_window: Option<(u64, u64)>) -> Report {
@@ -28,7 +26,7 @@ fn analyze(path: &Path, time_window: Option<(u64, u64)>) -> Report {
 }
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(SHARED).join(rel)
+    fixtures::trace(rel)
 }
 
 /// `a` and `b` agree when every duration sample may differ by `tol` ns.
@@ -202,8 +200,8 @@ fn host_perf_data_equals_its_perf_script() {
 /// 3055.983520 in the text): durations are compared within 4 us (truncation + clock reads).
 #[test]
 fn trace_dat_equals_ftrace_text_of_the_same_run() {
-    let dat_path = Path::new(FIXTURES).join("dual.trace.dat.xz");
-    let txt_path = Path::new(FIXTURES).join("dual.ftrace.txt.xz");
+    let dat_path = fixtures::file("dual.trace.dat.xz");
+    let txt_path = fixtures::file("dual.ftrace.txt.xz");
     let full = analyze(&dat_path, None);
     let window = (
         full.window.start_ns + 2_000_000,
@@ -233,14 +231,8 @@ fn trace_dat_to_perfetto_and_back_gives_the_same_report() {
         (shared("cfs-6.1-vm/pp2/trace-v6.dat.xz"), false),
         (shared("cfs-6.1-vm/pp2/trace-v6.dat.xz"), true),
         (shared("pds-6.1-vm/mi/trace-v6.dat.xz"), true),
-        (
-            Path::new(FIXTURES).join("pipe_pinned.eevdf-6.18.trace.dat"),
-            false,
-        ),
-        (
-            Path::new(FIXTURES).join("pipe_pinned.eevdf-6.18.trace.dat"),
-            true,
-        ),
+        (fixtures::file("pipe_pinned.eevdf-6.18.trace.dat"), false),
+        (fixtures::file("pipe_pinned.eevdf-6.18.trace.dat"), true),
     ] {
         let out = dir.join("converted.perfetto-trace");
         let opts = ingest::perfetto::WriterOptions {

@@ -8,9 +8,11 @@
 
 use crate::timeline_store::TimelineError;
 use crate::{Analyzer, Config, Report, Timeline};
+use ingest::Progress;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What to compute, besides the analysis' own [`Config`].
 #[derive(Debug, Clone, Default)]
@@ -19,6 +21,19 @@ pub struct Options {
     /// `--kernel-release`: assumed when the trace does not record one (text traces): it
     /// decides the scheduler family and how PDS/BMQ priorities map to weights.
     pub kernel_release: Option<String>,
+    /// Moved forward as the input is read (bytes, events), for a progress line or the TUI,
+    /// and able to cancel the read; several inputs may share one (`compare`).
+    pub progress: Option<Arc<Progress>>,
+}
+
+impl Options {
+    /// The progress to count in: the caller's, or one nobody looks at.
+    fn with_progress<T>(&self, read: impl FnOnce(&Progress) -> T) -> T {
+        match &self.progress {
+            Some(progress) => read(progress),
+            None => read(&Progress::new()),
+        }
+    }
 }
 
 /// What an input turned out to be.
@@ -47,7 +62,8 @@ pub fn analyze_with_timeline(
 ) -> Result<(Report, TimelineResult), ingest::Error> {
     let mut analyzer = Analyzer::new(options.config.clone());
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
-    let mut ingested = ingest::read_path(path, &mut sink)?;
+    let mut ingested =
+        options.with_progress(|progress| ingest::read_path_with(path, &mut sink, progress))?;
     ingested.meta = sink.complete(&ingested.meta);
     Ok(analyzer.finish_with_timeline(&ingested, &path.display().to_string()))
 }
@@ -68,14 +84,17 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
             .map(|r| Loaded::Trace(Box::new(r)))
             .map_err(|e| e.to_string());
     }
-    let bytes = ingest::input::load(path).map_err(|e| e.to_string())?;
+    let bytes = options
+        .with_progress(|progress| ingest::input::load_with(path, progress))
+        .map_err(|e| e.to_string())?;
     if let Some(report) = json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
         return Ok(Loaded::JsonReport(report));
     }
     let mut analyzer = Analyzer::new(options.config.clone());
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
-    let mut ingested =
-        ingest::read_bytes(&bytes, &mut sink).map_err(|e| e.in_file(path).to_string())?;
+    let mut ingested = options
+        .with_progress(|progress| ingest::read_bytes_with(&bytes, &mut sink, progress))
+        .map_err(|e| e.in_file(path).to_string())?;
     ingested.meta = sink.complete(&ingested.meta);
     drop(bytes);
     Ok(Loaded::Trace(Box::new(analyzer.finish(&ingested, &shown))))

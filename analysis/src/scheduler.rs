@@ -128,8 +128,9 @@ mod tests {
     use super::*;
 
     fn uname_release(path: &str) -> String {
-        let full = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/").to_string() + path;
-        let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+        let full = fixtures::trace(path);
+        let text =
+            std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()));
         // `uname -a`: "Linux (none) RELEASE #1 ..."
         text.split_whitespace().nth(2).unwrap().to_string()
     }

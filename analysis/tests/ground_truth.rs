@@ -1,5 +1,5 @@
 //! The analysis of real traces against what the kernel itself counted for each workload
-//! task (`../shared/traces/*/ground_truth.json`, read by the task just before it exited).
+//! task (`fixtures/traces/*/ground_truth.json`, read by the task just before it exited).
 //!
 //! Bounds, and why:
 //! - switches: the kernel's nr_voluntary / nr_involuntary_switches were read before the
@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")).join(rel)
+    fixtures::trace(rel)
 }
 
 /// A trace's report, and per pid the summed time from each `sched_waking` to the

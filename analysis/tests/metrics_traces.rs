@@ -1,4 +1,4 @@
-//! The §5–7 metrics on real traces (../shared/traces): weighted fairness against the
+//! The §5–7 metrics on real traces (fixtures/traces, and the public LISA trace beside the clone): weighted fairness against the
 //! kernels' own runtime counters (`nice`), fairness of `mi` compared across CFS, EEVDF
 //! and PDS, local vs remote wakeups (`pp1` vs `pp2`), and cross-LLC migrations on the
 //! public LISA Juno trace with its two clusters.
@@ -7,13 +7,13 @@ use analysis::{Config, FairSet, Report};
 use ingest::{Event, EventKind, EventSink, TraceMeta};
 use serde_json::Value;
 
-fn shared(rel: &str) -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/").to_string() + rel
+fn shared(rel: &str) -> std::path::PathBuf {
+    fixtures::trace(rel)
 }
 
 fn analyze(rel: &str, config: Config) -> Report {
     analysis::pipeline::analyze(
-        shared(rel).as_ref(),
+        &shared(rel),
         &analysis::pipeline::Options {
             config,
             ..Default::default()
@@ -219,11 +219,11 @@ fn pp1_local_pp2_remote() {
 /// independent count over the switch events.
 #[test]
 fn lisa_juno_cross_llc_migrations() {
-    let topo = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/juno-r0.topology.json"
-    );
-    let (t, source) = analysis::topology_load::load(topo).unwrap();
+    if fixtures::public_missing() {
+        return;
+    }
+    let topo = fixtures::file("juno-r0.topology.json");
+    let (t, source) = analysis::topology_load::load(topo.to_str().unwrap()).unwrap();
     let llc = |cpu: u32| t.cpus[cpu as usize].llc.unwrap();
     let config = Config {
         topology: Some((t.clone(), source)),
@@ -282,11 +282,7 @@ fn lisa_juno_cross_llc_migrations() {
         cross_migrate: 0,
         llc,
     };
-    ingest::read_path(
-        shared("public/lisa/sched_load.trace.dat.xz").as_ref(),
-        &mut count,
-    )
-    .unwrap();
+    ingest::read_path(&shared("public/lisa/sched_load.trace.dat.xz"), &mut count).unwrap();
     eprintln!(
         "LISA: cross-LLC {cross} of {} migrations; independent {} of {}; sched_migrate_task across clusters {}",
         r.system.migrations, count.cross_switch, count.all_switch, count.cross_migrate
@@ -302,18 +298,18 @@ fn lisa_juno_cross_llc_migrations() {
 /// against schemas/report.schema.json, and the schema checks the new fields.
 #[test]
 fn metrics_reports_match_the_json_schema() {
+    if fixtures::public_missing() {
+        return;
+    }
     let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/report.schema.json");
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let validator = jsonschema::draft202012::new(&schema).expect("valid schema");
-    let topo = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/juno-r0.topology.json"
-    );
+    let topo = fixtures::file("juno-r0.topology.json");
     let lisa = analyze(
         "public/lisa/sched_load.trace.dat.xz",
         Config {
-            topology: Some(analysis::topology_load::load(topo).unwrap()),
+            topology: Some(analysis::topology_load::load(topo.to_str().unwrap()).unwrap()),
             ..Default::default()
         },
     );

@@ -7,7 +7,7 @@ use analysis::Report;
 use serde_json::Value;
 
 fn vm_captures() -> Vec<std::path::PathBuf> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces");
+    let root = fixtures::trace("");
     let mut found: Vec<_> = std::fs::read_dir(root)
         .unwrap()
         .map(|k| k.unwrap().path())

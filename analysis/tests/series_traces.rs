@@ -8,14 +8,14 @@ use analysis::{Config, FairSet};
 const MS10: u64 = 10_000_000;
 
 fn analyze(rel: &str, fair_set: &str) -> analysis::Report {
-    let path = format!("{}/../../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"));
+    let path = fixtures::trace(rel);
     let config = Config {
         series: Some(MS10),
         fair_set: Some(FairSet::parse(fair_set).unwrap()),
         ..Default::default()
     };
     analysis::pipeline::analyze(
-        path.as_ref(),
+        &path,
         &analysis::pipeline::Options {
             config,
             ..Default::default()

@@ -7,10 +7,7 @@
 use analysis::{Config, FairSet};
 use ingest::{Event, EventKind, EventSink};
 
-const TRACE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/traces/eevdf-6.12-vm/nice/trace-v6.dat.xz"
-);
+const TRACE: &str = "eevdf-6.12-vm/nice/trace-v6.dat.xz";
 const WINDOW: u64 = 10_000_000;
 
 /// First and last time each workload task was switched (in or out), and the trace span.
@@ -51,7 +48,7 @@ fn short_term_windows(time_window: Option<(u64, u64)>) -> u64 {
         ..Default::default()
     };
     let report = analysis::pipeline::analyze(
-        TRACE.as_ref(),
+        &fixtures::trace(TRACE),
         &analysis::pipeline::Options {
             config,
             ..Default::default()
@@ -66,7 +63,7 @@ fn short_term_windows(time_window: Option<(u64, u64)>) -> u64 {
 #[test]
 fn every_window_with_both_spinners_counts() {
     let mut spans = Spans::default();
-    ingest::read_path(TRACE.as_ref(), &mut spans).unwrap();
+    ingest::read_path(&fixtures::trace(TRACE), &mut spans).unwrap();
     let origin = spans.first_ts.unwrap();
     let both_from = spans.tasks.iter().map(|s| s.0).max().unwrap();
     let both_to = spans.tasks.iter().map(|s| s.1).min().unwrap();

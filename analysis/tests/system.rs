@@ -55,16 +55,12 @@ fn system_merges_every_tasks_samples_and_totals() {
     assert_eq!(r.source.scheduler, "unknown");
 }
 
-fn shared(rel: &str) -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/").to_string() + rel
+fn shared(rel: &str) -> std::path::PathBuf {
+    fixtures::trace(rel)
 }
 
 fn analyze_file(rel: &str) -> analysis::Report {
-    analysis::pipeline::analyze(
-        shared(rel).as_ref(),
-        &analysis::pipeline::Options::default(),
-    )
-    .unwrap()
+    analysis::pipeline::analyze(&shared(rel), &analysis::pipeline::Options::default()).unwrap()
 }
 
 /// The scheduler family comes from the trace's own kernel release; the system latency

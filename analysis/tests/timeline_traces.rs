@@ -9,7 +9,7 @@ use analysis::{Analyzer, Config, Report, Timeline, TimelineOptions};
 use std::collections::BTreeMap;
 
 fn vm_captures() -> Vec<std::path::PathBuf> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces");
+    let root = fixtures::trace("");
     let mut found = Vec::new();
     for kernel in std::fs::read_dir(root).unwrap() {
         let kernel = kernel.unwrap().path();

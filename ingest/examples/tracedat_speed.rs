@@ -14,7 +14,7 @@ fn main() {
     let mut switches = 0u64;
     let start = Instant::now();
     for _ in 0..rounds {
-        ingest::tracedat::read_releasing(&bytes, &bytes, &mut |e: &Event| {
+        ingest::read_releasing(&bytes, &bytes, &mut |e: &Event| {
             events += 1;
             if matches!(e.kind, EventKind::Switch { .. }) {
                 switches += 1;

@@ -23,6 +23,9 @@ pub struct Error {
     pub cause: String,
 }
 
+/// The cause of a cancelled read: no reader produces it for a bad input.
+const CANCELLED: &str = "read cancelled";
+
 impl Error {
     pub fn at(offset: u64, cause: impl Into<String>) -> Error {
         Error {
@@ -46,6 +49,16 @@ impl Error {
             location: Location::Whole,
             cause: cause.into(),
         }
+    }
+
+    /// The read was stopped through [`crate::Progress::cancel`]: not a fault of the input.
+    pub fn cancelled() -> Error {
+        Error::whole(CANCELLED)
+    }
+
+    /// Whether this is the error of a cancelled read (see [`Error::cancelled`]).
+    pub fn is_cancelled(&self) -> bool {
+        self.location == Location::Whole && self.cause == CANCELLED
     }
 
     /// Names the file, unless an inner reader already did.

@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::inflate::{Budget, FLOOR};
+use crate::progress::{Progress, Tracker};
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::Read;
@@ -168,7 +169,9 @@ pub fn is_fifo(file: &File) -> bool {
 }
 
 /// Maps the regular file `file` (at `path`), undoing a whole-file compression wrapper.
-pub fn load_file(file: File, path: &Path) -> Result<InputBytes> {
+/// The decompression of a wrapped file is counted in `progress`; a plain file is mapped, which
+/// takes no time worth showing (its reader counts the bytes it works through).
+pub fn load_file(file: File, path: &Path, progress: &Progress) -> Result<InputBytes> {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let raw = if len == 0 {
         // mmap of an empty file fails on Linux; an empty buffer gives the usual "empty input" error.
@@ -183,18 +186,26 @@ pub fn load_file(file: File, path: &Path) -> Result<InputBytes> {
         let _ = map.advise(memmap2::Advice::Sequential);
         InputBytes::Mapped(map)
     };
-    unwrap_compression(raw).map_err(|e| e.in_file(path))
+    unwrap_compression_with(raw, progress).map_err(|e| e.in_file(path))
 }
 
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper. A path
 /// that is not a regular file is read to its end.
 pub fn load(path: &Path) -> Result<InputBytes> {
+    load_with(path, &Progress::new())
+}
+
+/// [`load`], counting the decompression of a wrapped file (or the reading of a stream) in
+/// `progress`.
+pub fn load_with(path: &Path, progress: &Progress) -> Result<InputBytes> {
     if path.as_os_str() == "-" {
-        return load_reader(Vec::new(), std::io::stdin().lock());
+        return load_reader_with(Vec::new(), std::io::stdin().lock(), progress);
     }
     match open(path)? {
-        Opened::Regular(file) => load_file(file, path),
-        Opened::Stream(file) => load_reader(Vec::new(), file).map_err(|e| e.in_file(path)),
+        Opened::Regular(file) => load_file(file, path, progress),
+        Opened::Stream(file) => {
+            load_reader_with(Vec::new(), file, progress).map_err(|e| e.in_file(path))
+        }
     }
 }
 
@@ -283,11 +294,23 @@ pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
 
 /// The whole input of `reader` after the `prefix` already read from it, in memory, undoing a
 /// whole-file compression wrapper.
-pub fn load_reader(mut prefix: Vec<u8>, mut reader: impl Read) -> Result<InputBytes> {
-    reader
+pub fn load_reader(prefix: Vec<u8>, reader: impl Read) -> Result<InputBytes> {
+    load_reader_with(prefix, reader, &Progress::new())
+}
+
+/// [`load_reader`], counting the bytes read (a pipe: the total is known at its end).
+pub fn load_reader_with(
+    mut prefix: Vec<u8>,
+    reader: impl Read,
+    progress: &Progress,
+) -> Result<InputBytes> {
+    let tracker = Tracker::new(progress);
+    tracker.advance(prefix.len() as u64)?;
+    Counted::new(reader, &tracker)
         .read_to_end(&mut prefix)
-        .map_err(|e| Error::whole(format!("cannot read: {e}")))?;
-    unwrap_compression(InputBytes::Owned(prefix))
+        .map_err(|e| read_error(e, progress, "cannot read"))?;
+    tracker.finish_stream();
+    unwrap_compression_with(InputBytes::Owned(prefix), progress)
 }
 
 /// How much of a wrapped input is inflated before its format is checked: enough for
@@ -298,12 +321,24 @@ const SNIFF: usize = 64 << 10;
 /// first and its format checked, so that a wrapper around something that is no trace (a bomb of
 /// zeros) fails at once; the rest inflates within the input's [`Budget`].
 pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
+    unwrap_compression_with(bytes, &Progress::new())
+}
+
+/// [`unwrap_compression`], counting the compressed bytes taken in `progress` (its total grows by
+/// the compressed size first).
+pub fn unwrap_compression_with(bytes: InputBytes, progress: &Progress) -> Result<InputBytes> {
     let Some(wrapper) = Wrapper::detect(&bytes) else {
         return Ok(bytes);
     };
     let budget = Budget::new();
     budget.read(bytes.len() as u64);
+    progress.add_total(bytes.len() as u64);
+    let tracker = Tracker::new(progress);
+    let input = Counted::new(&bytes[..], &tracker);
     let failed = |out: &Vec<u8>, e: std::io::Error| {
+        if progress.is_cancelled() {
+            return Error::cancelled();
+        }
         Error::at(
             out.len() as u64,
             format!(
@@ -314,11 +349,11 @@ pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
         )
     };
     let mut decoder: Box<dyn Read + '_> = match wrapper {
-        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(&bytes[..])),
-        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(&bytes[..])),
-        Wrapper::Zstd => Box::new(
-            zstd::stream::read::Decoder::new(&bytes[..]).map_err(|e| failed(&Vec::new(), e))?,
-        ),
+        Wrapper::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(input)),
+        Wrapper::Gzip => Box::new(flate2::read::MultiGzDecoder::new(input)),
+        Wrapper::Zstd => {
+            Box::new(zstd::stream::read::Decoder::new(input).map_err(|e| failed(&Vec::new(), e))?)
+        }
     };
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(FLOOR as usize));
     let what = format!("the {} wrapper", wrapper.name());
@@ -344,7 +379,41 @@ pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
             break;
         }
     }
+    drop(decoder);
+    tracker.finish(bytes.len() as u64);
     Ok(InputBytes::Owned(out))
+}
+
+/// A failed read of an input: the cancellation if that was the cause, else `what` and the cause.
+fn read_error(e: std::io::Error, progress: &Progress, what: &str) -> Error {
+    if progress.is_cancelled() {
+        Error::cancelled()
+    } else {
+        Error::whole(format!("{what}: {e}"))
+    }
+}
+
+/// A reader that reports what it hands out to a [`Tracker`] and fails once the read is
+/// cancelled (a decompressor pulls its input in blocks of a few KiB: one report per block).
+struct Counted<'t, R> {
+    inner: R,
+    tracker: &'t Tracker<'t>,
+}
+
+impl<'t, R: Read> Counted<'t, R> {
+    fn new(inner: R, tracker: &'t Tracker<'t>) -> Counted<'t, R> {
+        Counted { inner, tracker }
+    }
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.tracker
+            .advance(n as u64)
+            .map_err(|e| std::io::Error::other(e.cause))?;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod input;
 pub mod meta;
 pub mod perfdata;
 pub mod perfetto;
+pub mod progress;
 pub mod relay;
 pub mod text;
 pub mod topology;
@@ -28,6 +29,7 @@ pub mod tracedat;
 pub use error::{Error, Location, Result};
 pub use event::{Comm, Event, EventKind, EventSink, PrevState, TaskRef};
 pub use meta::{Format, IngestStats, Ingested, TraceMeta};
+pub use progress::Progress;
 
 use std::path::Path;
 
@@ -37,14 +39,35 @@ use std::path::Path;
 /// stream, round by round; other inputs on stdin are read whole first (trace.dat and
 /// file-mode perf.data point back and forth in the file).
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_path_with(path, sink, &Progress::new())
+}
+
+/// [`read_path`], moving `progress` forward as it goes and stopping with
+/// [`Error::cancelled`] once it is cancelled.
+pub fn read_path_with(
+    path: &Path,
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
+    let mut counting = progress::Counting::new(sink, progress);
+    let result = read_path_counted(path, &mut counting, progress);
+    counting.finish();
+    result
+}
+
+fn read_path_counted(
+    path: &Path,
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
     if path.as_os_str() == "-" {
         input::widen_stdin_pipe();
-        return read_stream(std::io::stdin(), sink).map_err(|e| e.in_file(path));
+        return read_stream(std::io::stdin(), sink, progress).map_err(|e| e.in_file(path));
     }
     match input::open(path)? {
         input::Opened::Stream(file) => {
             let fifo = input::is_fifo(&file);
-            read_stream(file, sink).map_err(|e| {
+            read_stream(file, sink, progress).map_err(|e| {
                 // A FIFO reads as empty at once when nobody has it open for writing.
                 if fifo && e.cause.starts_with("empty input") {
                     Error::whole("a FIFO with no writer: start the program that writes it first")
@@ -55,9 +78,9 @@ pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
             })
         }
         input::Opened::Regular(file) => {
-            let bytes = input::load_file(file, path)?;
+            let bytes = input::load_file(file, path, progress)?;
             // A memory map gives consumed pages back as the readers stream through it.
-            read_releasing(&bytes, &bytes, sink).map_err(|e| e.in_file(path))
+            read_tracked(&bytes, &bytes, sink, progress).map_err(|e| e.in_file(path))
         }
     }
 }
@@ -66,19 +89,39 @@ pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
 fn read_stream(
     mut reader: impl std::io::Read + Send + 'static,
     sink: &mut dyn EventSink,
+    progress: &Progress,
 ) -> Result<Ingested> {
     let prefix = input::read_prefix(&mut reader, 16)?;
     if perfdata::is_pipe_header(&prefix) {
         let stream = input::ReadAhead::new(reader);
-        return relay::run(|sink| perfdata::read_stream(prefix, stream, sink), sink);
+        let tracker = progress::Tracker::new(progress);
+        let got = relay::run(
+            |sink| perfdata::read_stream_tracked(prefix, stream, sink, &tracker),
+            sink,
+        )?;
+        tracker.finish_stream();
+        return Ok(got);
     }
-    let bytes = input::load_reader(prefix, reader)?;
-    read_bytes(&bytes, sink)
+    let bytes = input::load_reader_with(prefix, reader, progress)?;
+    read_tracked(&bytes, &input::KeepAll, sink, progress)
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
 pub fn read_bytes(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_releasing(bytes, &input::KeepAll, sink)
+    read_bytes_with(bytes, sink, &Progress::new())
+}
+
+/// [`read_bytes`] with a [`Progress`] (see [`read_path_with`]); `bytes.len()` is added to its
+/// total.
+pub fn read_bytes_with(
+    bytes: &[u8],
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
+    let mut counting = progress::Counting::new(sink, progress);
+    let result = read_tracked(bytes, &input::KeepAll, &mut counting, progress);
+    counting.finish();
+    result
 }
 
 /// [`read_bytes`] for a reader that may tell `release` which byte ranges of `bytes` it has
@@ -88,12 +131,27 @@ pub fn read_releasing(
     release: &dyn input::Release,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
-    match Format::detect(bytes)? {
-        Format::TraceDat => tracedat::read_releasing(bytes, release, sink),
+    read_tracked(bytes, release, sink, &Progress::new())
+}
+
+/// Every reader, with this input's share of `progress` (its size added to the total first,
+/// topped up to it at the end: readers report the chunks they decode, not headers).
+fn read_tracked(
+    bytes: &[u8],
+    release: &dyn input::Release,
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+) -> Result<Ingested> {
+    progress.add_total(bytes.len() as u64);
+    let tracker = progress::Tracker::new(progress);
+    let got = match Format::detect(bytes)? {
+        Format::TraceDat => tracedat::read_tracked(bytes, release, sink, &tracker),
         // Both read on a second thread while the sink works on this one (perfdata::split,
         // tracedat's merge).
-        Format::PerfData => perfdata::read_releasing(bytes, release, sink),
-        Format::Text => text::read(bytes, sink),
-        Format::Perfetto => perfetto::read(bytes, sink),
-    }
+        Format::PerfData => perfdata::read_tracked(bytes, release, sink, &tracker),
+        Format::Text => text::read_tracked(bytes, sink, &tracker),
+        Format::Perfetto => perfetto::read_tracked(bytes, sink, &tracker),
+    }?;
+    tracker.finish(bytes.len() as u64);
+    Ok(got)
 }

@@ -65,6 +65,9 @@ fn probe_file() -> Vec<u8> {
 
 #[test]
 fn truncated_header() {
+    if fixtures::public_missing() {
+        return;
+    }
     let file = probe_file();
     let e = err(&file[..50]);
     assert_eq!(e.location, Location::Offset(50));
@@ -78,6 +81,9 @@ fn truncated_header() {
 
 #[test]
 fn attr_size_lies() {
+    if fixtures::public_missing() {
+        return;
+    }
     let file = probe_file();
     let attrs = u64_le(&file, 24) as usize;
     let attr_size = u64_le(&file, 16) as usize;
@@ -98,6 +104,9 @@ fn attr_size_lies() {
 
 #[test]
 fn record_size_zero_or_past_the_end() {
+    if fixtures::public_missing() {
+        return;
+    }
     let file = probe_file();
     let data = u64_le(&file, 40) as usize;
     let mut bad = file.clone();
@@ -121,6 +130,9 @@ fn record_size_zero_or_past_the_end() {
 
 #[test]
 fn feature_offset_past_the_end() {
+    if fixtures::public_missing() {
+        return;
+    }
     let file = probe_file();
     let table = (u64_le(&file, 40) + u64_le(&file, 48)) as usize;
     let mut bad = file.clone();
@@ -138,6 +150,9 @@ fn feature_offset_past_the_end() {
 
 #[test]
 fn tracing_data_cut_in_pipe_mode() {
+    if fixtures::public_missing() {
+        return;
+    }
     let stream = bytes(&shared("public/perfparser/probe.data.stream"));
     // Find HEADER_TRACING_DATA (type 66) and make its payload size larger than the input.
     let mut pos = 16;
@@ -180,6 +195,9 @@ proptest! {
         cut in prop_oneof![Just(1.0f64), 0.0f64..1.0],
         edits in proptest::collection::vec((0.0f64..1.0, any::<u8>()), 0..8),
     ) {
+        if fixtures::public_missing() {
+            return Ok(());
+        }
         thread_local!(static CORPUS: Vec<Vec<u8>> = corpus());
         CORPUS.with(|c| {
             let mut input = c[which].clone();

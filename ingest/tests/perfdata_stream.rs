@@ -120,6 +120,9 @@ fn stream_gives_the_file_events_while_holding_a_few_rounds() {
 
 #[test]
 fn a_file_mode_perf_data_is_not_streamed() {
+    if fixtures::public_missing() {
+        return;
+    }
     let data = bytes(&shared("public/perfparser/probe.data.file"));
     let prefix = data[..16].to_vec();
     assert!(!ingest::perfdata::is_pipe_header(&prefix));

@@ -3,7 +3,7 @@
 
 use ingest::perfetto::{convert, WriterOptions};
 use ingest::{Event, Location};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schedtrace-convert-test-{}", std::process::id()));
@@ -13,12 +13,9 @@ fn tmp(name: &str) -> PathBuf {
 
 #[test]
 fn trace_dat_to_perfetto_and_again() {
-    let input = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/traces/eevdf-6.18-host/pipe_pinned/trace.dat"
-    );
+    let input = fixtures::trace("eevdf-6.18-host/pipe_pinned/trace.dat");
     let first = tmp("pipe_pinned.perfetto-trace");
-    let done = convert(Path::new(input), &first, WriterOptions::default()).unwrap();
+    let done = convert(&input, &first, WriterOptions::default()).unwrap();
     assert_eq!(
         done.ingested.meta.kernel_release.as_deref(),
         Some("6.18.44-fc-v657")

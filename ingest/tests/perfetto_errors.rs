@@ -13,13 +13,9 @@ fn read(bytes: &[u8]) -> ingest::Result<ingest::Ingested> {
 
 /// A valid trace written by our writer from a real trace's first 3000 events.
 fn small_trace(compact: bool) -> Vec<u8> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/traces/cfs-6.1-vm/pp1/trace-v6.dat.xz"
-    );
+    let path = fixtures::trace("cfs-6.1-vm/pp1/trace-v6.dat.xz");
     let mut events = Vec::new();
-    let got =
-        ingest::read_path(std::path::Path::new(path), &mut |e: &Event| events.push(*e)).unwrap();
+    let got = ingest::read_path(&path, &mut |e: &Event| events.push(*e)).unwrap();
     let mut w = Writer::new(
         Vec::new(),
         WriterOptions {

@@ -6,11 +6,6 @@
 use ingest::perfetto::{Writer, WriterOptions};
 use ingest::{Event, EventKind, Ingested};
 use std::collections::BTreeMap;
-use std::path::Path;
-
-fn shared(rel: &str) -> String {
-    format!("{}/../../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 fn read(bytes: &[u8]) -> (Vec<Event>, Ingested) {
     let mut events = Vec::new();
@@ -70,7 +65,7 @@ fn round_trip_with(
     compact_sched: bool,
     mut edit: impl FnMut(&mut Vec<Event>),
 ) -> Outcome {
-    let input = ingest::input::load(Path::new(&shared(rel))).unwrap();
+    let input = ingest::input::load(&fixtures::trace(rel)).unwrap();
     let (mut orig, orig_meta) = read(&input);
     edit(&mut orig);
     let mut writer = Writer::new(
@@ -178,6 +173,9 @@ fn pds_6_1_pp2_plain_and_compact() {
 /// from the print fmt): classes survive because the writer uses one encoding.
 #[test]
 fn lisa_sched_load_plain_and_compact() {
+    if fixtures::public_missing() {
+        return;
+    }
     round_trip("public/lisa/sched_load.trace.dat.xz", false);
     round_trip("public/lisa/sched_load.trace.dat.xz", true);
 }

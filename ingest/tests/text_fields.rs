@@ -159,6 +159,9 @@ fn trace_cmd_host_report_comm_with_space_and_exits() {
 
 #[test]
 fn trace_cmd_raw_rendering_encoding_a() {
+    if fixtures::public_missing() {
+        return;
+    }
     let (got, ev) = read_text(&load(&shared("public/lisa/trace_txt.trace.txt.xz")));
     assert_eq!(
         got.meta.extra["prev_state encoding"],
@@ -232,6 +235,9 @@ fn load_either(rel: &str) -> Vec<u8> {
 /// outside its table, it prints R).
 #[test]
 fn plugin_and_raw_renderings_agree() {
+    if fixtures::public_missing() {
+        return;
+    }
     // (file, preempted, dead) as counted in the -R text: prev_state=4096 / 1024 and =64.
     for (base, want_preempted, want_dead) in [
         ("lisa_sched_load.trace.dat", 79, 4),
@@ -420,6 +426,9 @@ fn perf_script_plugin_rendering() {
 
 #[test]
 fn systrace_html_tgid_column() {
+    if fixtures::public_missing() {
+        return;
+    }
     let (got, ev) = read_text(&load(&shared("public/trappy/trace_systrace.html")));
     assert_eq!(got.meta.cpus, Some(6), "#P:6 of the embedded header");
     // com.android.systemui-611 (611) [001] d..3 514769.086139: sched_switch: prev_comm=ndroid.systemui prev_pid=611 ... prev_state=S ==> next_comm=Binder_5 next_pid=679
@@ -464,6 +473,9 @@ fn systrace_html_tgid_column() {
 
 #[test]
 fn trace_cmd_raw_with_empty_cpus() {
+    if fixtures::public_missing() {
+        return;
+    }
     let (got, ev) = read_text(&load(&shared("public/trappy/raw_trace.txt")));
     assert_eq!(
         (

@@ -4,6 +4,7 @@
 use super::{analysis_config, kernel_release_for, parse_duration, parse_run_spec, parse_time_range, TimeRange};
 use clap::Parser;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub const LONG_ABOUT: &str = "Writes the analysis of one or many traces as tables that polars, pandas, DuckDB \
     or Spark read without schedtrace: runs (one row per trace), tasks and cpus (the JSON report's rows, flat), \
@@ -81,11 +82,16 @@ pub struct ExportArgs {
     /// past it the export of that trace fails with a message saying so (exit status 2)
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub timeline_mem: u64,
+
+    /// No progress on stderr (a progress line on a terminal, else one line per input)
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 impl ExportArgs {
-    /// The export request: every input with its analysis options, as `compare` builds them.
-    pub fn request(&self) -> Result<export::Request, String> {
+    /// The export request: every input with its analysis options, as `compare` builds them,
+    /// all counting their reading in `progress`.
+    pub fn request(&self, progress: &Arc<ingest::Progress>) -> Result<export::Request, String> {
         let unlabelled = self.runs.iter().filter(|r| r.label.is_none()).count();
         if self.labels.len() > unlabelled {
             return Err(format!(
@@ -110,6 +116,7 @@ impl ExportArgs {
                 let options = analysis::pipeline::Options {
                     config: config.clone(),
                     kernel_release: kernel_release_for(&self.kernel_release, label.as_deref()),
+                    progress: Some(progress.clone()),
                 };
                 r.paths.iter().map(move |p| (p.clone(), options.clone()))
             })

@@ -126,7 +126,7 @@ pub fn scratch(test: &str) -> PathBuf {
 /// A shared reference trace, `.xz` undone; `None` (after saying so) when the traces are not
 /// laid beside the clone — except under `CI=true`, where their absence fails the test.
 pub fn shared_trace(rel: &str) -> Option<Vec<u8>> {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces")).join(rel);
+    let path = fixtures::trace(rel);
     if !path.exists() {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),

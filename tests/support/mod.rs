@@ -5,9 +5,10 @@
 
 use std::process::{Command, Output};
 
-/// A file of `../shared/traces` (the real traces laid beside the repository).
+/// A trace of the collection (`fixtures::trace`: the project's own captures in fixtures/traces,
+/// `public/...` beside the clone).
 pub fn shared(rel: &str) -> String {
-    format!("{}/../shared/traces/{rel}", env!("CARGO_MANIFEST_DIR"))
+    fixtures::trace(rel).display().to_string()
 }
 
 /// Runs the binary under test with `args`.

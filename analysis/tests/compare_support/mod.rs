@@ -1,4 +1,4 @@
-//! Helpers shared by the `compare_*` tests: loading shared traces, building runs,
+//! Helpers shared by the `compare_*` tests: loading traces, building runs,
 //! finding cells, and the expected arithmetic of metrics.md §8 written out again
 //! (independently of `analysis::compare::summary`).
 #![allow(dead_code)]
@@ -8,7 +8,7 @@ use analysis::compare::{Repeat, Run};
 use std::path::PathBuf;
 
 pub fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/")).join(rel)
+    fixtures::trace(rel)
 }
 
 pub fn load(rel: &str) -> Repeat {

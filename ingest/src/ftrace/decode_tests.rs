@@ -3,10 +3,7 @@ use super::*;
 use crate::ftrace::format::parse_format;
 
 fn formats() -> Vec<EventFormat> {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/docs/kernel-6.18-formats/"
-    );
+    let dir = fixtures::file("kernel-6.18-formats");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -254,11 +251,8 @@ fn other_events_and_missing_fields() {
 fn usual_layout_path_agrees_with_the_general_plan() {
     use crate::ftrace::{PageDecoder, PageItem};
     use crate::tracedat::layout::CpuSource;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/traces/cfs-6.1-vm/pp1/trace-v6.dat.xz"
-    );
-    let bytes = crate::input::load(path.as_ref()).unwrap();
+    let path = fixtures::trace("cfs-6.1-vm/pp1/trace-v6.dat.xz");
+    let bytes = crate::input::load(&path).unwrap();
     let layout = crate::tracedat::v6::parse(&bytes).unwrap();
     let pages = PageDecoder::new(layout.endian, layout.header_page);
     let mut records: Vec<Vec<u8>> = Vec::new();

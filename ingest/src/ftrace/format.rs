@@ -213,13 +213,8 @@ fn parse_field_line(line: &str) -> Option<Field> {
 mod tests {
     use super::*;
 
-    const DIR: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/docs/kernel-6.18-formats/"
-    );
-
     fn read(name: &str) -> Vec<u8> {
-        std::fs::read(format!("{DIR}{name}")).unwrap()
+        std::fs::read(fixtures::file("kernel-6.18-formats").join(name)).unwrap()
     }
 
     #[test]

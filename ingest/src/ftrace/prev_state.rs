@@ -274,9 +274,8 @@ mod tests {
     const FMT_4_X: &str = r#""prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d", REC->prev_comm, REC->prev_pid, REC->prev_prio, REC->prev_state & (2048-1) ? __print_flags(REC->prev_state & (2048-1), "|", { 1, "S"} , { 2, "D" }, { 4, "T" }, { 8, "t" }, { 16, "Z" }, { 32, "X" }, { 64, "x" }, { 128, "K" }, { 256, "W" }, { 512, "P" }, { 1024, "N" }) : "R", REC->prev_state & 2048 ? "+" : "", REC->next_comm, REC->next_pid, REC->next_prio"#;
 
     fn fmt_6_18() -> String {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/docs/kernel-6.18-formats/sched_sched_switch.format"
+        let text = std::fs::read_to_string(fixtures::file(
+            "kernel-6.18-formats/sched_sched_switch.format",
         ))
         .unwrap();
         crate::ftrace::format::parse_format("sched", text.as_bytes())

@@ -35,6 +35,7 @@ pub mod split;
 use crate::ftrace::TracingData;
 use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
+use crate::progress::{Progress, Tracker};
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
 use scan::Scan;
@@ -43,14 +44,16 @@ use std::io::Read;
 /// Reads a whole perf.data (file or pipe mode, either byte order) held in memory and feeds
 /// its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_releasing(bytes, &KeepAll, sink)
+    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
 }
 
-/// [`read`], telling `release` which input ranges have been consumed.
-pub fn read_releasing(
+/// [`read`], telling `release` which input ranges have been consumed and counting the framed
+/// records in `progress` (stopping when it is cancelled).
+pub(crate) fn read_tracked(
     bytes: &[u8],
     release: &dyn Release,
     sink: &mut dyn EventSink,
+    progress: &Tracker,
 ) -> Result<Ingested> {
     let header = header::parse(bytes)?;
     let mut scan = Scan::new(header.endian, header.mode);
@@ -61,7 +64,7 @@ pub fn read_releasing(
     }
     let data = header.data.slice(bytes, "data", 40)?;
     let end = header.data.offset as usize + data.len();
-    split::run(&header, scan, bytes, end, release, sink)
+    split::run(&header, scan, bytes, end, release, sink, progress)
 }
 
 /// True when `prefix` (at least 16 bytes) starts a pipe-mode perf.data: the one kind of
@@ -78,6 +81,16 @@ pub fn read_stream(
     reader: impl Read,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
+    read_stream_tracked(prefix, reader, sink, &Tracker::new(&Progress::new()))
+}
+
+/// [`read_stream`], counting the bytes framed in `progress` (and stopping a cancelled read).
+pub(crate) fn read_stream_tracked(
+    prefix: Vec<u8>,
+    reader: impl Read,
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
     let mut source = source::Streamed::new(prefix, reader);
     let head = source::Source::get(&mut source, 0, header::PIPE_HEADER_SIZE as usize)?;
     let header = header::parse(head)?;
@@ -93,7 +106,7 @@ pub fn read_stream(
         sink,
         stats: crate::IngestStats::default(),
     };
-    let pass = pass::run(&header, scan, &mut source, &mut emitting)?;
+    let pass = pass::run(&header, scan, &mut source, &mut emitting, progress)?;
     let pass::Emitting {
         emitter,
         sink,

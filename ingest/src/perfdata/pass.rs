@@ -12,6 +12,7 @@ use super::scan::{Scan, SEG_INPUT, SEG_UNPACKED};
 use super::source::Source;
 use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
 use crate::meta::TraceMeta;
+use crate::progress::Tracker;
 use crate::{Error, EventSink, IngestStats, Ingested, Result};
 use std::sync::Arc;
 
@@ -87,13 +88,18 @@ pub struct Pass<'h> {
     ready: Ready,
 }
 
+/// Input framed between two reports to the progress (and looks at its cancellation flag).
+const REPORT_EVERY: u64 = 256 << 10;
+
 /// Reads every record of the data from `header.data.offset` to the end of `source` and
-/// hands the rounds to `rounds`.
-pub fn run<'h>(
+/// hands the rounds to `rounds`, reporting the framed input to `progress` every
+/// [`REPORT_EVERY`] bytes (stopping there when it is cancelled).
+pub(crate) fn run<'h>(
     header: &'h Header,
     scan: Scan,
     source: &mut impl Source,
     rounds: &mut impl Rounds,
+    progress: &Tracker,
 ) -> Result<Pass<'h>> {
     let mut pass = Pass {
         header,
@@ -101,7 +107,12 @@ pub fn run<'h>(
         ready: Ready::default(),
     };
     let mut pos = header.data.offset;
+    let mut report_at = pos + REPORT_EVERY;
     loop {
+        if pos >= report_at {
+            progress.reached(pos)?;
+            report_at = pos + REPORT_EVERY;
+        }
         let len = match record_len(header, source, pos) {
             Ok(len) => len,
             Err(e) => {

@@ -13,6 +13,7 @@ use super::scan::{AttrEntry, Scan, SEG_UNPACKED};
 use super::source::{Mapped, Source};
 use crate::ftrace::{Decoder, Endian, TracingData};
 use crate::input::{KeepAll, Release};
+use crate::progress::Tracker;
 use crate::{EventSink, IngestStats, Ingested, Result, TraceMeta};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
@@ -110,13 +111,14 @@ impl Rounds for Sending {
 
 /// Reads the records of `data_end`-bounded `bytes` (header and file-mode metadata already
 /// taken into `scan`) on a second thread and decodes them into `sink` on this one.
-pub fn run(
+pub(crate) fn run(
     header: &Header,
     scan: Scan,
     bytes: &[u8],
     data_end: usize,
     release: &dyn Release,
     sink: &mut dyn EventSink,
+    progress: &Tracker,
 ) -> Result<Ingested> {
     let (full, messages) = sync_channel::<Message>(ROUNDS_IN_FLIGHT);
     let (empty, recycled) = channel::<Vec<Key>>();
@@ -125,7 +127,7 @@ pub fn run(
             // Pages are given back by the decoding side, once it is done with them.
             let mut source = Mapped::new(bytes, data_end, &KeepAll);
             let mut sending = Sending { full, recycled };
-            pass::run(header, scan, &mut source, &mut sending)
+            pass::run(header, scan, &mut source, &mut sending, progress)
         });
         let mut emitting = Emitting {
             emitter: Emitter::default(),
@@ -138,7 +140,8 @@ pub fn run(
             bytes: &bytes[..data_end],
         };
         let mut session: Option<Box<SessionCopy>> = None;
-        for message in messages {
+        let mut cancelled = false;
+        for message in &messages {
             match message {
                 Message::Meta(meta) => emitting.meta(&meta),
                 Message::Session(copy) => {
@@ -159,13 +162,23 @@ pub fn run(
                     emitting.round(&keys, &copy.view(), input, unpacked);
                     keys.clear();
                     let _ = empty.send(keys);
+                    // Cancelled: stop decoding; the framing thread sees the flag too.
+                    if progress.progress().is_cancelled() {
+                        cancelled = true;
+                        break;
+                    }
                 }
                 Message::DoneBefore(at) => releaser.done_before(at),
             }
         }
+        // Unblocks a framing thread waiting to hand over a round.
+        drop(messages);
         let pass = reader
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        if cancelled {
+            return Err(crate::Error::cancelled());
+        }
         let Emitting {
             emitter,
             sink,

@@ -12,4 +12,5 @@ mod write;
 
 pub use convert::{convert, Converted};
 pub use read::read;
+pub(crate) use read::read_tracked;
 pub use write::{WriteStats, Writer, WriterOptions};

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::event::{Comm, Event, EventKind, EventSink};
 use crate::ftrace::PrevStateDecoder;
 use crate::meta::{Format, IngestStats, Ingested, TraceMeta};
+use crate::progress::{Progress, Tracker};
 use prost::Message;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -26,10 +27,28 @@ const MAX_DECOMPRESSED: u64 = 1 << 30;
 /// CPU numbers above this are taken as corruption rather than allocated for.
 const MAX_CPU: u32 = 1 << 16;
 
+/// Packet bytes read between two reports to the progress (and looks at its cancellation flag).
+const REPORT_EVERY: u64 = 256 << 10;
+
 /// Reads a whole Perfetto trace held in memory and feeds its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_tracked(bytes, sink, &Tracker::new(&Progress::new()))
+}
+
+/// [`read`], reporting the packets read to `progress` every [`REPORT_EVERY`] bytes (and
+/// stopping there when it is cancelled).
+pub(crate) fn read_tracked(
+    bytes: &[u8],
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
     let mut reader = Reader::default();
+    let mut report_at = REPORT_EVERY;
     let framing = wire::for_each_packet(bytes, 0, &mut |offset, packet| {
+        if offset >= report_at {
+            progress.reached(offset)?;
+            report_at = offset + REPORT_EVERY;
+        }
         reader.packet(offset, packet, None)
     })?;
     if reader.packets == 0 {

@@ -15,6 +15,7 @@ mod merge;
 mod prefix;
 mod state;
 
+use crate::progress::{Progress, Tracker};
 use crate::{EventSink, Ingested, Result};
 use rayon::prelude::*;
 
@@ -25,6 +26,15 @@ pub use state::Encoding as PrevStateEncoding;
 /// Lines that are not trace lines are counted by reason in `IngestStats::rejected`; the
 /// read fails only when no event line parses at all (the error names the first bad line).
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
+    read_tracked(bytes, sink, &Tracker::new(&Progress::new()))
+}
+
+/// [`read`], counting each parsed chunk in `progress` (and stopping when it is cancelled).
+pub(crate) fn read_tracked(
+    bytes: &[u8],
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
     let html = html::is_html(bytes);
     let regions = if html {
         html::trace_data_regions(bytes)
@@ -48,8 +58,11 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
     }
     let outs: Vec<chunk::ChunkOut<'_>> = pieces
         .par_iter()
-        .map(|piece| chunk::parse_chunk(piece.text))
-        .collect();
+        .map(|piece| {
+            let out = chunk::parse_chunk(piece.text);
+            progress.advance(piece.text.len() as u64).map(|()| out)
+        })
+        .collect::<Result<_>>()?;
     merge::finish(&pieces, outs, html, sink)
 }
 

@@ -15,6 +15,7 @@ use crate::ftrace::tracing_data::read_initial_header;
 use crate::ftrace::{Decoder, Endian, PageDecoder};
 use crate::input::{KeepAll, Release};
 use crate::meta::{Format, IngestStats, Ingested, TraceMeta};
+use crate::progress::{Progress, Tracker};
 use crate::EventSink;
 use layout::Layout;
 use options::TsAdjust;
@@ -22,14 +23,16 @@ use stream::{CpuStream, Shared};
 
 /// Reads a whole trace.dat held in memory and feeds its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_releasing(bytes, &KeepAll, sink)
+    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
 }
 
-/// [`read`], telling `release` which file ranges each CPU's decoding has left behind.
-pub fn read_releasing(
+/// [`read`], telling `release` which file ranges each CPU's decoding has left behind and
+/// counting each fill of a CPU's pages in `progress` (stopping there once it is cancelled).
+pub(crate) fn read_tracked(
     bytes: &[u8],
     release: &dyn Release,
     sink: &mut dyn EventSink,
+    progress: &Tracker,
 ) -> Result<Ingested> {
     let (_, _, _, version, _) = read_initial_header(bytes, 0)?;
     let layout = match version.as_str() {
@@ -54,6 +57,7 @@ pub fn read_releasing(
         },
         release,
         inflate: std::sync::Arc::new(crate::inflate::Budget::new()),
+        progress,
     };
     let mut streams = layout
         .cpus

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::event::{Event, EventKind};
 use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem};
 use crate::input::Release;
+use crate::progress::Tracker;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Consumed bytes are given back in steps of this size (fewer madvise calls).
@@ -30,6 +31,8 @@ pub struct Shared<'d> {
     pub release: &'d dyn Release,
     /// What the compressed CPU chunks may inflate to, all CPUs together.
     pub inflate: std::sync::Arc<crate::inflate::Budget>,
+    /// Moved forward by the bytes of every fill, which also stops a cancelled read.
+    pub(crate) progress: &'d Tracker<'d>,
 }
 
 /// Per-CPU tallies, summed into `IngestStats` at the end.
@@ -123,6 +126,8 @@ pub struct CpuStream<'a> {
     pub counts: Counts,
     /// File offsets [released_from, consumed_to) are decoded but not yet given back.
     released_from: u64,
+    /// File offset up to which the decoded bytes are counted in the progress.
+    reported_to: u64,
 }
 
 impl<'a> CpuStream<'a> {
@@ -162,6 +167,7 @@ impl<'a> CpuStream<'a> {
                 ..Counts::default()
             },
             released_from: start,
+            reported_to: start,
         })
     }
 
@@ -247,6 +253,8 @@ impl<'a> CpuStream<'a> {
                 .release(self.released_from as usize..consumed as usize);
             self.released_from = consumed;
         }
-        Ok(())
+        let new = consumed.saturating_sub(self.reported_to);
+        self.reported_to = self.reported_to.max(consumed);
+        shared.progress.advance(new)
     }
 }

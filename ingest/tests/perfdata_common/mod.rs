@@ -5,15 +5,14 @@ use ingest::{Event, Ingested};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces");
-pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/perfdata");
-
+/// A trace of the collection (`public/…` beside the clone, the rest in `fixtures/traces/`).
 pub fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(SHARED).join(rel)
+    fixtures::trace(rel)
 }
 
+/// A perf.data of `fixtures/perfdata/`.
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(FIXTURES).join(rel)
+    fixtures::file("perfdata").join(rel)
 }
 
 /// Decompressed bytes of a file (xz etc. undone).

@@ -1,4 +1,4 @@
-//! Helpers shared by the text reader's tests: loading shared traces, collecting events,
+//! Helpers shared by the text reader's tests: loading traces, collecting events,
 //! and an independent per-event-name line counter (whitespace tokens, no prefix parser).
 #![allow(dead_code)]
 
@@ -6,12 +6,13 @@ use ingest::{Event, Ingested};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// A trace of the collection (`public/…` beside the clone, the rest in `fixtures/traces/`).
 pub fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/")).join(rel)
+    fixtures::trace(rel)
 }
 
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/")).join(rel)
+    fixtures::file(rel)
 }
 
 /// The file's bytes, decompressed if it is `.xz` (through the crate's own loader).

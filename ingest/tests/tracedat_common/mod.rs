@@ -1,16 +1,15 @@
-//! Helpers for the trace.dat tests: loading shared traces and reading `trace-cmd report` text.
+//! Helpers for the trace.dat tests: loading traces and reading `trace-cmd report` text.
 #![allow(dead_code)]
 
 use ingest::{Event, EventKind, Ingested};
 use std::collections::BTreeMap;
 
-pub const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/");
-
-/// Bytes of a shared file, with `.xz` undone.
+/// Bytes of a trace of the collection (`public/…` beside the clone, the rest in
+/// `fixtures/traces/`), with `.xz` undone.
 pub fn load(rel: &str) -> Vec<u8> {
-    let path = format!("{SHARED}{rel}");
-    ingest::input::load(std::path::Path::new(&path))
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
+    let path = fixtures::trace(rel);
+    ingest::input::load(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .to_vec()
 }
 

@@ -1,4 +1,4 @@
-//! Tests of the state machine and the rendering on the real traces of `../shared/traces`:
+//! Tests of the state machine and the rendering on the real traces of `fixtures/traces`:
 //! expected values come from the analysis of the same files (the model `analyze --json`
 //! and `compare --json` write), never typed in.
 
@@ -15,9 +15,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 pub fn trace(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces")
-        .join(rel)
+    fixtures::trace(rel)
 }
 
 pub fn sources(runs: &[String]) -> Sources {
