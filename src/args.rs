@@ -369,6 +369,30 @@ impl CompareArgs {
     }
 }
 
+/// Every input file of `runs` in order, each with its analysis options (as `compare` and
+/// `export` analyse them): `config`, the `--kernel-release` default of its run's label (its
+/// own `LABEL=`, else the next `--label` name), and `progress` to count in.
+pub fn run_inputs(
+    runs: &[analysis::compare::RunSpec],
+    labels: &[String],
+    config: &analysis::Config,
+    kernel_release: &[String],
+    progress: &std::sync::Arc<ingest::Progress>,
+) -> Vec<(PathBuf, analysis::pipeline::Options)> {
+    let mut names = labels.iter();
+    runs.iter()
+        .flat_map(|r| {
+            let label = r.label.clone().or_else(|| names.next().cloned());
+            let options = analysis::pipeline::Options {
+                config: config.clone(),
+                kernel_release: kernel_release_for(kernel_release, label.as_deref()),
+                progress: Some(progress.clone()),
+            };
+            r.paths.iter().map(move |p| (p.clone(), options.clone()))
+        })
+        .collect()
+}
+
 /// The `--kernel-release` default (`[LABEL=]RELEASE`, repeatable) for a run labelled `label`.
 fn kernel_release_for(list: &[String], label: Option<&str>) -> Option<String> {
     let mut all = None;

@@ -161,20 +161,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     // Every input in one parallel batch, then regrouped per run argument. A run's
     // `--kernel-release LABEL=` default is known from its own label or its --label name.
     let progress = Arc::new(ingest::Progress::new());
-    let mut names = c.labels.iter();
-    let inputs: Vec<(std::path::PathBuf, analysis::pipeline::Options)> = c
-        .runs
-        .iter()
-        .flat_map(|r| {
-            let label = r.label.clone().or_else(|| names.next().cloned());
-            let options = analysis::pipeline::Options {
-                config: config.clone(),
-                kernel_release: c.kernel_release_for(label.as_deref()),
-                progress: Some(progress.clone()),
-            };
-            r.paths.iter().map(move |p| (p.clone(), options.clone()))
-        })
-        .collect();
+    let inputs = args::run_inputs(&c.runs, &c.labels, &config, &c.kernel_release, &progress);
     let shown = progress_bar::show(&progress, c.quiet);
     let loaded = compare::load::load_all(&inputs);
     drop(shown);

@@ -1,7 +1,7 @@
 //! `schedtrace export`'s arguments: the run grammar and analysis options of `compare`
 //! (parsed by the same functions), and where and how the tables are written.
 
-use super::{analysis_config, kernel_release_for, parse_duration, parse_run_spec, parse_time_range, TimeRange};
+use super::{analysis_config, parse_duration, parse_run_spec, parse_time_range, run_inputs, TimeRange};
 use clap::Parser;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -107,20 +107,7 @@ impl ExportArgs {
             self.fair_set.as_deref(),
             None,
         )?;
-        let mut names = self.labels.iter();
-        let inputs = self
-            .runs
-            .iter()
-            .flat_map(|r| {
-                let label = r.label.clone().or_else(|| names.next().cloned());
-                let options = analysis::pipeline::Options {
-                    config: config.clone(),
-                    kernel_release: kernel_release_for(&self.kernel_release, label.as_deref()),
-                    progress: Some(progress.clone()),
-                };
-                r.paths.iter().map(move |p| (p.clone(), options.clone()))
-            })
-            .collect();
+        let inputs = run_inputs(&self.runs, &self.labels, &config, &self.kernel_release, progress);
         let mut tables = if self.tables.is_empty() {
             export::Table::ALL.to_vec()
         } else {

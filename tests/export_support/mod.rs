@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 /// Every VM capture bundled in fixtures/traces (`<kernel>-vm/<workload>/trace-v6.dat.xz`),
 /// as (label, path); the label is `<kernel>-<workload>`.
 pub fn vm_captures() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/traces");
+    let root = fixtures::trace("");
     let mut out = Vec::new();
     for kernel in std::fs::read_dir(&root).unwrap().flatten() {
         let name = kernel.file_name().to_string_lossy().into_owned();

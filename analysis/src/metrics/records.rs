@@ -33,44 +33,15 @@ impl WaitKind {
     }
 }
 
-/// Where a CPU lies from another one (docs/metrics.md §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlacementClass {
-    SameCpu,
-    SameCore,
-    SameLlc,
-    SameNode,
-    RemoteNode,
-    /// Different CPUs and no topology that relates them.
-    Unknown,
-}
+/// Where a CPU lies from another one (docs/metrics.md §6): the placement metrics' classes.
+pub use super::placement::Class as PlacementClass;
 
-impl PlacementClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            PlacementClass::SameCpu => "same_cpu",
-            PlacementClass::SameCore => "same_core",
-            PlacementClass::SameLlc => "same_llc",
-            PlacementClass::SameNode => "same_node",
-            PlacementClass::RemoteNode => "remote_node",
-            PlacementClass::Unknown => "unknown",
-        }
-    }
-
-    fn of(map: Option<&CpuMap>, from: u32, to: u32) -> PlacementClass {
-        let class = match map {
-            Some(m) => m.class(from, to),
-            None if from == to => Class::SameCpu,
-            None => Class::Unknown,
-        };
-        match class {
-            Class::SameCpu => PlacementClass::SameCpu,
-            Class::SameCore => PlacementClass::SameCore,
-            Class::SameLlc => PlacementClass::SameLlc,
-            Class::SameNode => PlacementClass::SameNode,
-            Class::RemoteNode => PlacementClass::RemoteNode,
-            Class::Unknown => PlacementClass::Unknown,
-        }
+/// `to` seen from `from` (without a topology only the same CPU is known).
+pub(crate) fn classify(map: Option<&CpuMap>, from: u32, to: u32) -> PlacementClass {
+    match map {
+        Some(m) => m.class(from, to),
+        None if from == to => Class::SameCpu,
+        None => Class::Unknown,
     }
 }
 
@@ -184,8 +155,8 @@ impl Recorder {
         }
         let mut records = self.records;
         for w in &mut records.waits {
-            w.placement = w.prev_cpu.map(|p| PlacementClass::of(map, p, w.cpu));
-            w.waker_placement = w.waker_cpu.map(|c| PlacementClass::of(map, c, w.cpu));
+            w.placement = w.prev_cpu.map(|p| classify(map, p, w.cpu));
+            w.waker_placement = w.waker_cpu.map(|c| classify(map, c, w.cpu));
         }
         Ok(records)
     }

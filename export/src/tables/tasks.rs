@@ -4,7 +4,7 @@ use super::{Input, RowSink};
 use crate::cell::ColumnDef;
 use crate::flatten::{self, Leaf};
 use analysis::columns::TASK_COLUMNS;
-use analysis::report::{Preemption, SwitchOut, Switches, TaskFairness, TaskRow};
+use analysis::report::{TaskFairness, TaskRow};
 use analysis::Stats;
 
 pub const DOC: &str = "one row per task (one pid lifetime): the task row of `analyze --json`, every field flat";
@@ -26,32 +26,17 @@ fn template() -> TaskRow {
     TaskRow {
         pid: 1,
         tgid: Some(1),
-        comm: String::new(),
-        comms: Vec::new(),
-        runtime_ns: 0,
-        unknown_ns: 0,
-        sleep_ns: 0,
-        migrations: 0,
-        runqueue_moves: 0,
-        wakeups: 0,
-        switches: Switches::default(),
-        switch_out: SwitchOut::default(),
         slices: stats,
         wakeup_latency: stats,
         preemption_wait: stats,
         sched_delay: stats,
-        preemption: Preemption::default(),
         fairness: Some(TaskFairness {
             ratio: Some(1.0),
             max_abs_lag_at_ns: Some(1),
             ..Default::default()
         }),
         affinity,
-        histograms: Default::default(),
-        group: None,
-        members: Vec::new(),
-        percentiles_exact: true,
-        samples: None,
+        ..TaskRow::empty()
     }
 }
 
