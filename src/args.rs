@@ -333,10 +333,6 @@ impl CompareArgs {
         Ok((config, said))
     }
 
-    /// The `--kernel-release` default for a run labelled `label` (`None`: no label yet).
-    pub fn kernel_release_for(&self, label: Option<&str>) -> Option<String> {
-        kernel_release_for(&self.kernel_release, label)
-    }
 
     pub fn options(&self) -> Result<analysis::compare::Options, String> {
         use analysis::compare::matching::{MatchBy, Matching};
@@ -802,15 +798,15 @@ mod tests {
             panic!("not compare")
         };
         assert_eq!(
-            c.kernel_release_for(Some("a")).as_deref(),
+            kernel_release_for(&c.kernel_release, Some("a")).as_deref(),
             Some("6.1.192-prjc-pds")
         );
         assert_eq!(
-            c.kernel_release_for(Some("b")).as_deref(),
+            kernel_release_for(&c.kernel_release, Some("b")).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
         assert_eq!(
-            c.kernel_release_for(None).as_deref(),
+            kernel_release_for(&c.kernel_release, None).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
     }
