@@ -93,13 +93,13 @@ def system_metric(cmp, key):
 # ## Runtime shares per kernel (`nice`: weights 1024 vs 335 ask for 0.754 / 0.246)
 
 # %%
+# compare --match takes shares of the tasks the regex names: the same denominator here.
 shares = (
     tasks.filter(pl.col("run").str.starts_with("nice"))
-    .with_columns(
-        (pl.col("runtime_ns") / pl.col("runtime_ns").sum().over("run")).alias("share"),
-        pl.col("comm").str.extract(f"^{ROLE}$").alias("role"),
-    )
+    # As compare --match: the first capture group anywhere in the name.
+    .with_columns(pl.col("comm").str.extract(ROLE).alias("role"))
     .filter(pl.col("role").is_not_null())
+    .with_columns((pl.col("runtime_ns") / pl.col("runtime_ns").sum().over("run")).alias("share"))
     .group_by("run", "role")
     .agg(pl.col("comm").first(), pl.col("runtime_ns").sum(), pl.col("share").sum())
     .sort("run", "role")
