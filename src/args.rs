@@ -1,7 +1,11 @@
 //! Command-line arguments: what each flag means, with help text that teaches.
 
+mod export;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+pub use export::ExportArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -101,6 +105,13 @@ pub enum Command {
                       schedtrace tui --print --size 160x50 --keys '2/kworker<Enter>' trace.dat"
     )]
     Tui(TuiArgs),
+    /// Tables for notebooks and fleets: runs, tasks, CPUs, slices, waits, intervals, series,
+    /// preemptions as CSV, NDJSON or Parquet, in a Hive-partitioned dataset
+    #[command(
+        long_about = export::LONG_ABOUT,
+        after_help = export::AFTER_HELP
+    )]
+    Export(ExportArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -323,19 +334,6 @@ impl CompareArgs {
         Ok((config, said))
     }
 
-    /// The `--kernel-release` default for a run labelled `label` (`None`: no label yet).
-    pub fn kernel_release_for(&self, label: Option<&str>) -> Option<String> {
-        let mut all = None;
-        for k in &self.kernel_release {
-            match k.split_once('=') {
-                Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
-                Some(_) => {}
-                None => all = Some(k.clone()),
-            }
-        }
-        all
-    }
-
     pub fn options(&self) -> Result<analysis::compare::Options, String> {
         use analysis::compare::matching::{MatchBy, Matching};
         let regex = |what: &str, s: &Option<String>| -> Result<Option<regex::Regex>, String> {
@@ -365,6 +363,43 @@ impl CompareArgs {
             analysis_scope: self.analysis_config()?.1,
         })
     }
+}
+
+/// Every input file of `runs` in order, each with its analysis options (as `compare` and
+/// `export` analyse them): `config`, the `--kernel-release` default of its run's label (its
+/// own `LABEL=`, else the next `--label` name), and `progress` to count in.
+pub fn run_inputs(
+    runs: &[analysis::compare::RunSpec],
+    labels: &[String],
+    config: &analysis::Config,
+    kernel_release: &[String],
+    progress: &std::sync::Arc<ingest::Progress>,
+) -> Vec<(PathBuf, analysis::pipeline::Options)> {
+    let mut names = labels.iter();
+    runs.iter()
+        .flat_map(|r| {
+            let label = r.label.clone().or_else(|| names.next().cloned());
+            let options = analysis::pipeline::Options {
+                config: config.clone(),
+                kernel_release: kernel_release_for(kernel_release, label.as_deref()),
+                progress: Some(progress.clone()),
+            };
+            r.paths.iter().map(move |p| (p.clone(), options.clone()))
+        })
+        .collect()
+}
+
+/// The `--kernel-release` default (`[LABEL=]RELEASE`, repeatable) for a run labelled `label`.
+fn kernel_release_for(list: &[String], label: Option<&str>) -> Option<String> {
+    let mut all = None;
+    for k in list {
+        match k.split_once('=') {
+            Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
+            Some(_) => {}
+            None => all = Some(k.clone()),
+        }
+    }
+    all
 }
 
 fn parse_run_spec(s: &str) -> Result<analysis::compare::RunSpec, String> {
@@ -512,6 +547,7 @@ impl AnalysisOptions {
             fair_set,
             timeline: None,
             series: None,
+            records: None,
         })
     }
 
@@ -762,15 +798,15 @@ mod tests {
             panic!("not compare")
         };
         assert_eq!(
-            c.kernel_release_for(Some("a")).as_deref(),
+            kernel_release_for(&c.kernel_release, Some("a")).as_deref(),
             Some("6.1.192-prjc-pds")
         );
         assert_eq!(
-            c.kernel_release_for(Some("b")).as_deref(),
+            kernel_release_for(&c.kernel_release, Some("b")).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
         assert_eq!(
-            c.kernel_release_for(None).as_deref(),
+            kernel_release_for(&c.kernel_release, None).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
     }

@@ -5,7 +5,7 @@ mod advice;
 mod args;
 mod progress_bar;
 
-use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, TuiArgs};
+use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, ExportArgs, TuiArgs};
 use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Command::Convert(c) => convert(&c),
         Command::Compare(c) => compare(&c),
         Command::Tui(t) => tui(t),
+        Command::Export(e) => export(&e),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -160,20 +161,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     // Every input in one parallel batch, then regrouped per run argument. A run's
     // `--kernel-release LABEL=` default is known from its own label or its --label name.
     let progress = Arc::new(ingest::Progress::new());
-    let mut names = c.labels.iter();
-    let inputs: Vec<(std::path::PathBuf, analysis::pipeline::Options)> = c
-        .runs
-        .iter()
-        .flat_map(|r| {
-            let label = r.label.clone().or_else(|| names.next().cloned());
-            let options = analysis::pipeline::Options {
-                config: config.clone(),
-                kernel_release: c.kernel_release_for(label.as_deref()),
-                progress: Some(progress.clone()),
-            };
-            r.paths.iter().map(move |p| (p.clone(), options.clone()))
-        })
-        .collect();
+    let inputs = args::run_inputs(&c.runs, &c.labels, &config, &c.kernel_release, &progress);
     let shown = progress_bar::show(&progress, c.quiet);
     let loaded = compare::load::load_all(&inputs);
     drop(shown);
@@ -223,6 +211,32 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
         args::CompareFormat::Markdown => compare::markdown::render(&comparison, &layout),
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn export(e: &ExportArgs) -> Result<(), Failure> {
+    let progress = Arc::new(ingest::Progress::new());
+    let request = e.request(&progress).map_err(Failure::Message)?;
+    let shown = progress_bar::show(&progress, e.quiet);
+    // Without the progress line (not a terminal), one line per input done, unless --quiet.
+    let lines = shown.is_none() && !e.quiet;
+    let done = |line: &str| {
+        if lines {
+            eprintln!("schedtrace: export {line}");
+        }
+    };
+    let summary = export::export(&request, &done);
+    drop(shown);
+    let summary = summary.map_err(Failure::Message)?;
+    let labels: Vec<&str> = summary.runs.iter().map(|r| r.label.as_str()).collect();
+    eprintln!(
+        "schedtrace: wrote {} rows of {} runs ({}) to {} as {}",
+        summary.rows,
+        summary.runs.len(),
+        labels.join(", "),
+        request.dir.display(),
+        request.format.name()
+    );
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use crate::cpu::{Cpu, Lost, Occupant};
 use crate::metrics::fairness::{Fairness, PrioScale};
 use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
+use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
@@ -62,6 +63,8 @@ pub struct Analyzer {
     pub(crate) series: Option<Box<SeriesCounts>>,
     /// Suspect gaps between consecutive events (the first [`crate::report::TIME_JUMPS_KEPT`]).
     pub(crate) time_jumps: Vec<crate::report::TimeJump>,
+    /// Per-event records when `Config::records` asks for them.
+    pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
 }
 
 impl Analyzer {
@@ -73,6 +76,7 @@ impl Analyzer {
             .or(config.series.map(|_| Default::default()))
             .map(crate::timeline_store::StoreState::new);
         let series = config.series.map(|len| Box::new(SeriesCounts::new(len)));
+        let config_records = config.records;
         let mut fairness = Fairness::new();
         if let Some(len) = config.series {
             fairness.record_windows(len.max(1));
@@ -99,6 +103,7 @@ impl Analyzer {
             store,
             series,
             time_jumps: Vec::new(),
+            records: config_records.map(|limit| Box::new(Recorder::new(limit))),
         }
         .with_topology()
     }
@@ -298,6 +303,9 @@ impl Analyzer {
             );
             if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
                 self.cpus[ci].local_wakeups += 1;
+            }
+            if self.records.is_some() {
+                self.record_wait(n, ts, cpu);
             }
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);

@@ -135,6 +135,10 @@ impl Analyzer {
             system,
             series,
             trace_span: self.first_ts.map(|first| (first, self.last_ts)),
+            records: self
+                .records
+                .take()
+                .map(|r| r.finish(map.as_ref()).map(Box::new)),
         };
         (report, timeline)
     }

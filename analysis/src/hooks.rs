@@ -6,6 +6,8 @@ use crate::analyzer::{Analyzer, MAX_CPUS};
 use crate::cpu::Occupant;
 use crate::metrics::fairness::Presence;
 use crate::metrics::preemption;
+use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
+use crate::timeline::{State, Wait};
 use crate::FairSet;
 use ingest::Comm;
 
@@ -89,6 +91,50 @@ impl Analyzer {
         if let Some(w) = waker_comm {
             self.triples
                 .add(w, self.tasks[wakee].comm, self.tasks[victim].comm, self.now);
+        }
+        if let Some(records) = &mut self.records {
+            let waker = self.tasks[wakee].waker;
+            records.preemption(PreemptionRecord {
+                ts_ns: self.now,
+                cpu,
+                waker_pid: (waker >= 0).then_some(waker),
+                wakee_pid: self.tasks[wakee].pid,
+                victim_pid: self.tasks[victim].pid,
+            });
+        }
+    }
+
+    /// Task `slot` is about to be switched in on `cpu` at `now`: records the wait it ends,
+    /// under the rule `Task::switch_in` takes its sample by (a runnable task, counted).
+    pub(crate) fn record_wait(&mut self, slot: usize, now: u64, cpu: u32) {
+        let t = &self.tasks[slot];
+        let State::Runnable { wait, .. } = t.state else {
+            return;
+        };
+        if !self.scope.counts(now, cpu) {
+            return;
+        }
+        let kind = match wait {
+            Wait::Wakeup => WaitKind::Wakeup,
+            Wait::Untimed => WaitKind::WakeupUntimed,
+            Wait::Preempt => WaitKind::Preemption,
+        };
+        let woken = kind != WaitKind::Preemption;
+        let record = WaitRecord {
+            pid: t.pid,
+            start_ns: t.since,
+            end_ns: now,
+            cpu,
+            kind,
+            waker_pid: (woken && t.waker >= 0).then_some(t.waker),
+            waker_cpu: woken.then_some(t.waker_cpu),
+            prev_cpu: t.last_run_cpu.filter(|_| woken),
+            // Classified at the end, with the final topology.
+            placement: None,
+            waker_placement: None,
+        };
+        if let Some(records) = &mut self.records {
+            records.wait(record);
         }
     }
 

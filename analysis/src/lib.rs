@@ -80,6 +80,8 @@ mod cpu;
 mod finish;
 mod hooks;
 mod metrics;
+/// Per-event records for the export (`Config::records`).
+pub use metrics::records;
 pub mod pipeline;
 pub mod report;
 mod scheduler;
@@ -121,6 +123,9 @@ pub struct Config {
     /// `--series`: window length in ns of the per-window time series ([`series`]; they
     /// keep the timeline store during the pass, with its memory limit).
     pub series: Option<u64>,
+    /// Keep every wait and wakeup preemption as a record ([`records`], for `export`),
+    /// within this many heap bytes; off by default (`analyze` keeps only statistics).
+    pub records: Option<u64>,
 }
 
 /// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").

@@ -39,6 +39,12 @@ pub struct Report {
     /// in the JSON (the window says what the numbers cover).
     #[serde(skip)]
     pub trace_span: Option<(u64, u64)>,
+    /// `Config::records`: every wait and wakeup preemption (for `export`; not in the JSON),
+    /// or why they were dropped.
+    #[serde(skip)]
+    pub records: Option<
+        Result<Box<crate::metrics::records::EventRecords>, crate::metrics::records::RecordsError>,
+    >,
 }
 
 /// Where the trace came from.
@@ -329,6 +335,36 @@ pub struct System {
 }
 
 impl TaskRow {
+    /// A row with nothing counted yet (pid 0, no name): what a grouped row starts from.
+    pub fn empty() -> TaskRow {
+        TaskRow {
+            pid: 0,
+            tgid: None,
+            comm: String::new(),
+            comms: Vec::new(),
+            runtime_ns: 0,
+            unknown_ns: 0,
+            sleep_ns: 0,
+            migrations: 0,
+            runqueue_moves: 0,
+            wakeups: 0,
+            switches: Switches::default(),
+            switch_out: SwitchOut::default(),
+            slices: Stats::default(),
+            wakeup_latency: Stats::default(),
+            preemption_wait: Stats::default(),
+            sched_delay: Stats::default(),
+            preemption: Preemption::default(),
+            fairness: None,
+            affinity: TaskAffinityRow::default(),
+            histograms: TaskHistograms::default(),
+            group: None,
+            members: Vec::new(),
+            percentiles_exact: true,
+            samples: None,
+        }
+    }
+
     /// Recomputes the row's wait and slice statistics from `samples`.
     pub(crate) fn fill_waits(&mut self, samples: &mut TaskSamples) {
         let s = samples.stats();

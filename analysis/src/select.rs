@@ -3,8 +3,7 @@
 //! `--group`). Grouped rows merge counts and the exact samples, so their percentiles
 //! stay exact (when the samples are at hand, i.e. not for a report read from JSON).
 
-use crate::report::{Report, SwitchOut, Switches, TaskRow};
-use crate::stats::Stats;
+use crate::report::{Report, TaskRow};
 use regex::Regex;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -273,27 +272,8 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         } else {
             leader.comm.clone()
         },
-        comms: Vec::new(),
-        runtime_ns: 0,
-        unknown_ns: 0,
-        sleep_ns: 0,
-        migrations: 0,
-        runqueue_moves: 0,
-        wakeups: 0,
-        switches: Switches::default(),
-        switch_out: SwitchOut::default(),
-        slices: Stats::default(),
-        wakeup_latency: Stats::default(),
-        preemption_wait: Stats::default(),
-        sched_delay: Stats::default(),
-        preemption: Default::default(),
-        fairness: None,
-        affinity: Default::default(),
-        histograms: Default::default(),
         group: Some(if by_name { "name" } else { "process" }.to_string()),
-        members: Vec::new(),
-        percentiles_exact: true,
-        samples: None,
+        ..TaskRow::empty()
     };
     let have_samples = members.iter().all(|m| m.samples.is_some());
     let mut samples = crate::report::TaskSamples::default();

@@ -7,6 +7,9 @@
 mod cli;
 mod compare_cli;
 mod compare_v1;
+mod export_dataset;
+mod export_roundtrip;
+mod export_support;
 mod fuzz_smoke;
 mod golden;
 mod perf_ground_truth;

@@ -10,6 +10,7 @@
 //! | [`placement`] | cache affinity, placement classes, local / remote wakeups (§6) |
 //! | [`fairness`] | entitlement, fairness ratio, lag, Jain's index, short-term windows (§7) |
 //! | [`quality`] | the data-quality ledger (§9) |
+//! | [`records`] | per-event waits and wakeup preemptions, for the export (opt-in) |
 //!
 //! The engine ([`crate::analyzer`]) dispatches every event to them with static calls, and
 //! [`crate::finish`] asks each for its part of the report.
@@ -19,4 +20,5 @@ pub(crate) mod latency;
 pub(crate) mod placement;
 pub(crate) mod preemption;
 pub(crate) mod quality;
+pub mod records;
 pub(crate) mod runqueue;

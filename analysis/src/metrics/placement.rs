@@ -141,6 +141,20 @@ pub enum Class {
     Unknown,
 }
 
+impl Class {
+    /// The class as the export names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::SameCpu => "same_cpu",
+            Class::SameCore => "same_core",
+            Class::SameLlc => "same_llc",
+            Class::SameNode => "same_node",
+            Class::RemoteNode => "remote_node",
+            Class::Unknown => "unknown",
+        }
+    }
+}
+
 /// Each CPU's core, LLC and node as dense indices, from a [`Topology`].
 #[derive(Debug, Clone, Default)]
 pub struct CpuMap {
@@ -378,11 +392,7 @@ pub(crate) fn task_row(
     let mut placement = Placement::default();
     let mut migrations = MigrationClasses::default();
     let (mut restarts, mut warm) = (0, 0);
-    let class = |from, to| match map {
-        Some(m) => m.class(from, to),
-        None if from == to => Class::SameCpu,
-        None => Class::Unknown,
-    };
+    let class = |from, to| super::records::classify(map, from, to);
     // A CPU with itself is `SameCpu` under any topology: its counts are kept per kind only.
     let same_cpu = (0..a.same_cpu.len()).map(|k| (k as u64, a.same_cpu[k]));
     let pairs = a

@@ -1,0 +1,92 @@
+//! A table's columns and cells: the one typed model every table builds and every
+//! writer (CSV, NDJSON, Parquet) writes, so that the three formats cannot disagree.
+
+/// The stored type of a column. Integers are i64: trace timestamps in ns fit (until the
+/// year 2262) and every reader has the type, where u64 is missing from CSV readers' guesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Int,
+    Real,
+    Text,
+    Bool,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int => "int64",
+            Kind::Real => "float64",
+            Kind::Text => "string",
+            Kind::Bool => "bool",
+        }
+    }
+}
+
+/// One column: its name (units in it: `_ns`), type, unit of the stored value and meaning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    pub name: String,
+    pub kind: Kind,
+    /// `ns`, `count`, `fraction`, `1/s`, `number`, `cpu`, `pid`, or "" for text.
+    pub unit: &'static str,
+    pub doc: String,
+}
+
+impl ColumnDef {
+    pub fn new(name: &str, kind: Kind, unit: &'static str, doc: &str) -> ColumnDef {
+        ColumnDef {
+            name: name.to_string(),
+            kind,
+            unit,
+            doc: doc.to_string(),
+        }
+    }
+}
+
+/// One value. `Null`: not defined for the row (no samples, no waker, no topology).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Int(i64),
+    Real(f64),
+    Text(String),
+    Bool(bool),
+    Null,
+}
+
+impl Cell {
+    pub fn int(n: impl TryInto<i64>) -> Cell {
+        n.try_into().map_or(Cell::Null, Cell::Int)
+    }
+
+    pub fn opt_int<T: TryInto<i64>>(n: Option<T>) -> Cell {
+        n.map_or(Cell::Null, Cell::int)
+    }
+
+    pub fn text(s: impl Into<String>) -> Cell {
+        Cell::Text(s.into())
+    }
+
+    pub fn opt_text(s: Option<impl Into<String>>) -> Cell {
+        s.map_or(Cell::Null, Cell::text)
+    }
+
+    pub fn real(x: f64) -> Cell {
+        Cell::Real(x)
+    }
+
+    pub fn opt_real(x: Option<f64>) -> Cell {
+        x.map_or(Cell::Null, Cell::Real)
+    }
+
+    /// Whether the cell can be stored in a column of `kind` (Null fits any).
+    pub fn fits(&self, kind: Kind) -> bool {
+        matches!(
+            (self, kind),
+            (Cell::Null, _)
+                | (Cell::Int(_), Kind::Int)
+                | (Cell::Real(_), Kind::Real)
+                | (Cell::Text(_), Kind::Text)
+                | (Cell::Bool(_), Kind::Bool)
+        )
+    }
+}

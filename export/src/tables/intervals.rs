@@ -1,0 +1,94 @@
+//! `intervals`: the timeline store, every state interval of every task (Perfetto's
+//! `thread_state` shape). A task's intervals tile its life: each starts where the one
+//! before it ended.
+
+use super::{end_reason, in_window, Input, RowSink};
+use crate::cell::{Cell, ColumnDef, Kind};
+use analysis::timeline_store::ThreadState;
+
+pub const DOC: &str =
+    "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
+
+fn state(s: ThreadState) -> &'static str {
+    match s {
+        ThreadState::Running => "running",
+        ThreadState::RunnableWakeup => "runnable_wakeup",
+        ThreadState::RunnablePreempted => "runnable_preempted",
+        ThreadState::Sleeping => "sleeping",
+        ThreadState::Blocked => "blocked",
+        ThreadState::Unknown => "unknown",
+    }
+}
+
+pub fn columns() -> Vec<ColumnDef> {
+    vec![
+        ColumnDef::new("pid", Kind::Int, "pid", "thread id"),
+        ColumnDef::new(
+            "tgid",
+            Kind::Int,
+            "pid",
+            "process id; null when the trace does not say",
+        ),
+        ColumnDef::new("comm", Kind::Text, "", "the task's last name"),
+        ColumnDef::new(
+            "state",
+            Kind::Text,
+            "",
+            "running, runnable_wakeup, runnable_preempted, sleeping, blocked (D), unknown",
+        ),
+        ColumnDef::new(
+            "cpu",
+            Kind::Int,
+            "cpu",
+            "running: its CPU; runnable: the runqueue's CPU at the end of the wait; else null",
+        ),
+        ColumnDef::new("start_ns", Kind::Int, "ns", "start (trace clock)"),
+        ColumnDef::new("dur_ns", Kind::Int, "ns", "length"),
+        ColumnDef::new(
+            "end_reason",
+            Kind::Text,
+            "",
+            "switched_in, block, wakeup_preempt, preempt, exit, woken, lost_track, trace_end",
+        ),
+        ColumnDef::new(
+            "waker_pid",
+            Kind::Int,
+            "pid",
+            "runnable_wakeup: the waking task (0 = an interrupt on an idle CPU), when known",
+        ),
+        ColumnDef::new(
+            "latency_timed",
+            Kind::Bool,
+            "",
+            "runnable_wakeup: false when the wait's start was not observed (no sched_waking)",
+        ),
+    ]
+}
+
+pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    for task in input.timeline.tasks() {
+        for v in task
+            .intervals()
+            .filter(|v| in_window(input.report, v.start_ns, v.dur_ns))
+        {
+            let wakeup = v.state == ThreadState::RunnableWakeup;
+            sink.row(&[
+                Cell::int(task.pid),
+                Cell::opt_int(task.tgid),
+                Cell::text(task.comm.as_str()),
+                Cell::text(state(v.state)),
+                Cell::opt_int(v.cpu),
+                Cell::int(v.start_ns),
+                Cell::int(v.dur_ns),
+                Cell::text(end_reason(v.end)),
+                Cell::opt_int(v.waker_pid),
+                if wakeup {
+                    Cell::Bool(v.latency_timed)
+                } else {
+                    Cell::Null
+                },
+            ])?;
+        }
+    }
+    Ok(())
+}
