@@ -1,6 +1,7 @@
 //! Command-line arguments: what each flag means, with help text that teaches.
 
 mod export;
+mod runs;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -256,24 +257,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "PATTERN")]
     pub comm: Option<String>,
 
-    /// Analyse every trace over this time range only: `START,END` in seconds of the trace clock,
-    /// or `+START,+END` from each trace's first event (runs start at different times)
-    #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
-    pub time: Option<TimeRange>,
-
-    /// Restrict the fairness metrics' competing set to these tasks (pids or a name regex), in
-    /// every trace
-    #[arg(long, value_name = "PID,PID|REGEX")]
-    pub fair_set: Option<String>,
-
-    /// CPU topology for traces that have none (as for analyze): `host`, a sysfs copy or a JSON file
-    #[arg(long, value_name = "host|DIR|FILE")]
-    pub topology: Option<String>,
-
-    /// Kernel release to assume for traces that record none: `LABEL=RELEASE` for one run's
-    /// traces, or `RELEASE` for all (repeatable)
-    #[arg(long, value_name = "[LABEL=]RELEASE")]
-    pub kernel_release: Vec<String>,
+    #[command(flatten)]
+    pub scope: runs::RunAnalysis,
 
     /// Welch p-values at or above this are not flagged (with two or more repeats per run)
     #[arg(long, value_name = "P", default_value_t = 0.05)]
@@ -312,26 +297,7 @@ pub enum CompareFormat {
 impl CompareArgs {
     /// The analysis of every trace, and its options in words for the comparison's header.
     pub fn analysis_config(&self) -> Result<(analysis::Config, Vec<String>), String> {
-        let mut said = Vec::new();
-        if let Some(t) = &self.time {
-            said.push(format!("--time {}", t.describe()));
-        }
-        if let Some(f) = &self.fair_set {
-            said.push(format!("--fair-set {f}"));
-        }
-        if let Some(t) = &self.topology {
-            said.push(format!("--topology {t}"));
-        }
-        for k in &self.kernel_release {
-            said.push(format!("--kernel-release {k}"));
-        }
-        let config = analysis_config(
-            self.time.clone(),
-            self.topology.as_deref(),
-            self.fair_set.as_deref(),
-            None,
-        )?;
-        Ok((config, said))
+        Ok((self.scope.config()?, self.scope.described()))
     }
 
     pub fn options(&self) -> Result<analysis::compare::Options, String> {
@@ -798,15 +764,15 @@ mod tests {
             panic!("not compare")
         };
         assert_eq!(
-            kernel_release_for(&c.kernel_release, Some("a")).as_deref(),
+            kernel_release_for(&c.scope.kernel_release, Some("a")).as_deref(),
             Some("6.1.192-prjc-pds")
         );
         assert_eq!(
-            kernel_release_for(&c.kernel_release, Some("b")).as_deref(),
+            kernel_release_for(&c.scope.kernel_release, Some("b")).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
         assert_eq!(
-            kernel_release_for(&c.kernel_release, None).as_deref(),
+            kernel_release_for(&c.scope.kernel_release, None).as_deref(),
             Some("6.1.192-prjc-bmq")
         );
     }

@@ -161,7 +161,13 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     // Every input in one parallel batch, then regrouped per run argument. A run's
     // `--kernel-release LABEL=` default is known from its own label or its --label name.
     let progress = Arc::new(ingest::Progress::new());
-    let inputs = args::run_inputs(&c.runs, &c.labels, &config, &c.kernel_release, &progress);
+    let inputs = args::run_inputs(
+        &c.runs,
+        &c.labels,
+        &config,
+        &c.scope.kernel_release,
+        &progress,
+    );
     let shown = progress_bar::show(&progress, c.quiet);
     let loaded = compare::load::load_all(&inputs);
     drop(shown);
@@ -172,7 +178,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
         repeats.push(run.map_err(Failure::Message)?);
     }
     let runs = compare::assemble(&c.runs, repeats, &c.labels);
-    let scoped = c.time.is_some() || c.fair_set.is_some() || c.topology.is_some();
+    let scoped = c.scope.time.is_some() || c.scope.fair_set.is_some() || c.scope.topology.is_some();
     if let Some(json) = runs
         .iter()
         .flat_map(|r| &r.repeats)

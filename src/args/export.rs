@@ -1,9 +1,7 @@
 //! `schedtrace export`'s arguments: the run grammar and analysis options of `compare`
 //! (parsed by the same functions), and where and how the tables are written.
 
-use super::{
-    analysis_config, parse_duration, parse_run_spec, parse_time_range, run_inputs, TimeRange,
-};
+use super::{parse_duration, parse_run_spec, run_inputs};
 use clap::Parser;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -63,22 +61,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "DURATION", default_value = "10ms", value_parser = parse_duration)]
     pub series: u64,
 
-    /// Analyse every trace over this time range only (as for compare); the interval tables
-    /// keep the whole intervals that overlap it
-    #[arg(long, value_name = "START,END", value_parser = parse_time_range)]
-    pub time: Option<TimeRange>,
-
-    /// Restrict the fairness metrics' competing set to these tasks (pids or a name regex)
-    #[arg(long, value_name = "PID,PID|REGEX")]
-    pub fair_set: Option<String>,
-
-    /// CPU topology for traces that have none (as for analyze): `host`, a sysfs copy or a JSON file
-    #[arg(long, value_name = "host|DIR|FILE")]
-    pub topology: Option<String>,
-
-    /// Kernel release to assume for traces that record none: `LABEL=RELEASE` or `RELEASE` (repeatable)
-    #[arg(long, value_name = "[LABEL=]RELEASE")]
-    pub kernel_release: Vec<String>,
+    #[command(flatten)]
+    pub scope: super::runs::RunAnalysis,
 
     /// Memory limit in MiB of each trace's timeline store, and apart of its per-event records;
     /// past it the export of that trace fails with a message saying so (exit status 2)
@@ -105,17 +89,12 @@ impl ExportArgs {
             .format
             .unwrap_or_else(export::Format::default_for_build);
         format.available()?;
-        let config = analysis_config(
-            self.time.clone(),
-            self.topology.as_deref(),
-            self.fair_set.as_deref(),
-            None,
-        )?;
+        let config = self.scope.config()?;
         let inputs = run_inputs(
             &self.runs,
             &self.labels,
             &config,
-            &self.kernel_release,
+            &self.scope.kernel_release,
             progress,
         );
         let mut tables = if self.tables.is_empty() {
