@@ -15,13 +15,9 @@ use std::io::Read;
 /// way the whole-file path judges it (an HTML page is read whole: its blocks are found in
 /// the whole text).
 pub fn holds_text(raw: &[u8], wrapper: Wrapper) -> bool {
-    let Ok(reader) = decoder(wrapper, raw) else {
+    let Some(head) = crate::input::wrapped_head(raw, wrapper, SNIFF) else {
         return false;
     };
-    let mut head = Vec::with_capacity(SNIFF);
-    if reader.take(SNIFF as u64).read_to_end(&mut head).is_err() {
-        return false;
-    }
     Wrapper::detect(&head).is_none()
         && matches!(Format::detect(&head), Ok(Format::Text))
         && !html::is_html(&head)
@@ -53,7 +49,7 @@ fn read_in(
     std::thread::scope(|scope| {
         scope.spawn(move || {
             let mut inflated =
-                match Inflated::new(Counted::new(raw, progress), raw, wrapper, window) {
+                match Inflated::new(Counted::new(raw, progress), raw, wrapper, window, progress) {
                     Ok(inflated) => inflated,
                     Err(e) => return drop(windows.send(Err(e))),
                 };
@@ -79,7 +75,7 @@ fn read_in(
                 Ok(()) => e,
             })?;
             consumed += text.len() as u64;
-            let rest = || evidence_after(raw, wrapper, window, consumed);
+            let rest = || evidence_after(raw, wrapper, window, consumed, progress);
             // The compressed bytes taken are what `progress` counts (see `Counted`).
             let outs = pass::parse(&text, &uncounted)?;
             pass.window(outs, None, rest, sink);
@@ -95,9 +91,10 @@ fn evidence_after(
     wrapper: Wrapper,
     window: usize,
     skip: u64,
+    progress: &Tracker,
 ) -> super::state::Evidence {
     let mut evidence = super::state::Evidence::default();
-    let Ok(mut inflated) = Inflated::new(raw, raw, wrapper, window) else {
+    let Ok(mut inflated) = Inflated::new(raw, raw, wrapper, window, progress) else {
         return evidence;
     };
     let mut at = 0u64;
@@ -126,14 +123,16 @@ struct Inflated<'a> {
 }
 
 impl<'a> Inflated<'a> {
-    /// `input` reads `raw`, the compressed bytes (whose size sets the budget).
+    /// `input` reads `raw`, the compressed bytes (whose size sets the budget; `progress`, the
+    /// run's limit).
     fn new(
         input: impl Read + Send + 'a,
         raw: &[u8],
         wrapper: Wrapper,
         window: usize,
+        progress: &Tracker,
     ) -> Result<Inflated<'a>> {
-        let budget = Budget::new();
+        let budget = progress.budget();
         budget.read(raw.len() as u64);
         Ok(Inflated {
             reader: decoder(wrapper, input).map_err(|e| Self::failed(wrapper, 0, e))?,
@@ -159,11 +158,11 @@ impl<'a> Inflated<'a> {
 
     fn next_window(&mut self) -> Result<Option<Vec<u8>>> {
         let mut text = std::mem::take(&mut self.carry);
-        let what = format!("the {} wrapper", self.wrapper.name());
+        let what = self.wrapper.label();
         while !self.done && (text.len() < self.window || memchr::memrchr(b'\n', &text).is_none()) {
             let step = if self.sniffed { INFLATE_STEP } else { SNIFF };
             self.sniffed = true;
-            self.budget.inflate(step as u64, self.out, &what)?;
+            self.budget.inflate(step as u64, self.out, what)?;
             let before = text.len();
             (&mut self.reader)
                 .take(step as u64)
