@@ -33,8 +33,10 @@ fn records(data: &[u8]) -> Vec<(u32, &[u8])> {
     out
 }
 
-/// A real `perf record -o -` capture with its event records said `copies` times over.
-fn repeated_capture(copies: usize) -> Vec<u8> {
+/// Writes to `out` a real `perf record -o -` capture with its event records said `copies`
+/// times over; returns the bytes written. Streamed: a test process that held them would lend
+/// its peak RSS to the children that other tests spawn meanwhile (see `main.rs`).
+fn write_repeated_capture(copies: usize, out: &mut impl Write) -> u64 {
     let raw = std::fs::read(fixtures::file("perfdata/sched-record.pipe.data.xz")).unwrap();
     let mut data = Vec::new();
     xz2::read::XzDecoder::new(&raw[..])
@@ -50,11 +52,11 @@ fn repeated_capture(copies: usize) -> Vec<u8> {
         "the capture holds {} event bytes",
         body.len()
     );
-    let mut out = data;
+    out.write_all(&data).unwrap();
     for _ in 1..copies {
-        out.extend_from_slice(&body);
+        out.write_all(&body).unwrap();
     }
-    out
+    data.len() as u64 + (copies as u64 - 1) * body.len() as u64
 }
 
 fn analyze_json(path: &std::path::Path, mib: u64) -> Value {
@@ -73,27 +75,28 @@ fn analyze_json(path: &std::path::Path, mib: u64) -> Value {
     serde_json::from_str(&r.stdout).unwrap()
 }
 
-/// 48 copies of the events of a real capture, ~330 MB plain, in a `.zst` of a few MB: read within
+/// 64 copies of the events of a real capture, ~420 MB plain, in a `.zst` of a few MB: read within
 /// 160 MB of peak RSS (less than half of the inflated size), with every event, task and count the
 /// plain file gives.
 #[test]
 fn a_zst_of_a_pipe_perf_data_is_read_as_it_inflates() {
     let dir = scratch("zstpipe");
-    let data = repeated_capture(48);
     let plain = dir.join("big.pipe.data");
-    std::fs::write(&plain, &data).unwrap();
     let packed = dir.join("big.pipe.data.zst");
+    let size = {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&plain).unwrap());
+        write_repeated_capture(64, &mut file)
+    };
     {
         let mut enc =
             zstd::stream::Encoder::new(std::fs::File::create(&packed).unwrap(), 3).unwrap();
         // A window larger than the repeated body, so the copies cost next to nothing.
         enc.long_distance_matching(true).unwrap();
         enc.window_log(24).unwrap();
-        enc.write_all(&data).unwrap();
+        std::io::copy(&mut std::fs::File::open(&plain).unwrap(), &mut enc).unwrap();
         enc.finish().unwrap();
     }
-    let inflated_mib = data.len() as u64 >> 20;
-    drop(data);
+    let inflated_mib = size >> 20;
     let bound = 160;
     assert!(
         inflated_mib > 2 * bound,
