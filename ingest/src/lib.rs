@@ -99,17 +99,9 @@ fn read_path_counted(
         input::Opened::Regular(file) => {
             let raw = input::map_file(file, path)?;
             let tracker = progress::Tracker::with_options(progress, options);
-            // Compressed text and pipe-mode perf.data are read as they inflate, never held whole.
             if let Some(wrapper) = input::Wrapper::detect(&raw) {
-                if text::wrapped::holds_text(&raw, wrapper) {
-                    return text::wrapped::read(&raw, wrapper, sink, &tracker)
-                        .map_err(|e| e.in_file(path));
-                }
-                if input::wrapped_head(&raw, wrapper, 16)
-                    .is_some_and(|h| perfdata::is_pipe_header(&h))
-                {
-                    return perfdata::wrapped::read(&raw, wrapper, sink, &tracker)
-                        .map_err(|e| e.in_file(path));
+                if let Some(got) = read_inflating(&raw, wrapper, sink, &tracker) {
+                    return got.map_err(|e| e.in_file(path));
                 }
             }
             let bytes = input::unwrap_compression_with(raw, progress, options)
@@ -117,6 +109,28 @@ fn read_path_counted(
             // A memory map gives consumed pages back as the readers stream through it.
             read_tracked(&bytes, &bytes, sink, &tracker).map_err(|e| e.in_file(path))
         }
+    }
+}
+
+/// Reads `raw`, compressed with `wrapper`, as it inflates, never held whole, when what it holds
+/// can be read so (trace text, a pipe-mode perf.data); `None` when it must be inflated whole
+/// first (a trace.dat or file-mode perf.data points back and forth, an HTML page is searched).
+fn read_inflating(
+    raw: &[u8],
+    wrapper: input::Wrapper,
+    sink: &mut dyn EventSink,
+    tracker: &progress::Tracker,
+) -> Option<Result<Ingested>> {
+    let head = input::wrapped_head(raw, wrapper, input::SNIFF)?;
+    let len = raw.len() as u64;
+    if text::wrapped::is_text(&head) {
+        Some(tracker.whole(len, || {
+            text::wrapped::read(raw, wrapper, text::WINDOW, sink, tracker)
+        }))
+    } else if perfdata::is_pipe_header(&head) {
+        Some(tracker.whole(len, || perfdata::wrapped::read(raw, wrapper, sink, tracker)))
+    } else {
+        None
     }
 }
 
@@ -191,8 +205,7 @@ fn read_tracked(
     sink: &mut dyn EventSink,
     tracker: &progress::Tracker,
 ) -> Result<Ingested> {
-    tracker.progress().add_total(bytes.len() as u64);
-    let got = match Format::detect(bytes)? {
+    tracker.whole(bytes.len() as u64, || match Format::detect(bytes)? {
         Format::TraceDat => tracedat::read_tracked(bytes, release, sink, tracker),
         // Both read on a second thread while the sink works on this one (perfdata::split,
         // tracedat's merge).
@@ -200,7 +213,5 @@ fn read_tracked(
         Format::Text => text::read_tracked(bytes, release, sink, tracker),
         Format::Perfetto => perfetto::read_tracked(bytes, sink, tracker),
         Format::SchedViz => schedviz::read_tar(bytes, sink, tracker),
-    }?;
-    tracker.finish(bytes.len() as u64);
-    Ok(got)
+    })
 }

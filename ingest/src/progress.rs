@@ -138,6 +138,16 @@ impl<'p> Tracker<'p> {
         self.progress.add_total(self.done.load(Relaxed));
     }
 
+    /// Runs `read` over an input of `len` bytes: its size is added to the total first and the
+    /// count topped up to it at the end (readers report the chunks they work through, not
+    /// headers or padding).
+    pub fn whole<T>(&self, len: u64, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.progress.add_total(len);
+        let got = read()?;
+        self.finish(len);
+        Ok(got)
+    }
+
     /// The input, `len` bytes, has been read to its end.
     pub fn finish(&self, len: u64) {
         let rest = len.saturating_sub(self.done.swap(len, Relaxed));

@@ -134,10 +134,18 @@ fn bit_62_in_a_trace_dat_page_timestamp_is_a_named_jump() {
     assert_eq!(jumps[0]["cpu"], 1);
     assert!(jumps[0]["to_ns"].as_u64().unwrap() >= 1 << 62);
     assert_eq!(event_sum(&report), 1452);
-    assert!(report["quality"]["skipped"].is_null(), "{}", report["quality"]);
+    assert!(
+        report["quality"]["skipped"].is_null(),
+        "{}",
+        report["quality"]
+    );
 
     let (report, at) = with_bit_62(dat, Some(2), "bit62third");
-    assert!(report["quality"]["time_jumps"].is_null(), "{}", report["quality"]);
+    assert!(
+        report["quality"]["time_jumps"].is_null(),
+        "{}",
+        report["quality"]
+    );
     let skipped = report["quality"]["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     assert_eq!(skipped[0]["cpu"], 1);

@@ -17,14 +17,13 @@ pub(crate) fn read(
     sink: &mut dyn EventSink,
     progress: &Tracker,
 ) -> Result<Ingested> {
-    progress.progress().add_total(raw.len() as u64);
     let budget = progress.budget();
     budget.read(raw.len() as u64);
     // The framing reports inflated offsets, which are no part of this input's compressed total:
     // it counts into a progress nobody looks at (the compressed bytes are counted as taken).
     let plain = crate::Progress::new();
     let framing = Tracker::with_options(&plain, progress.options());
-    let got = crate::relay::run(
+    crate::relay::run(
         |sink| {
             let inflating = decoder(wrapper, Counted::new(raw, progress)).map_err(|e| {
                 Error::whole(format!("{} decompression failed: {e}", wrapper.name()))
@@ -37,7 +36,5 @@ pub(crate) fn read(
     .map_err(|e| match progress.progress().check() {
         Err(cancelled) => cancelled,
         Ok(()) => e,
-    })?;
-    progress.finish(raw.len() as u64);
-    Ok(got)
+    })
 }

@@ -58,11 +58,7 @@ pub(crate) fn read_dir(
             }
         }
     }
-    let bytes = capture.trace_bytes();
-    progress.progress().add_total(bytes);
-    let got = capture.read(sink, progress)?;
-    progress.finish(bytes);
-    Ok(got)
+    progress.whole(capture.trace_bytes(), || capture.read(sink, progress))
 }
 
 /// Reads the schedviz capture packed in the tar archive `bytes`.

@@ -4,41 +4,27 @@
 //! Inflation draws on the input's [`Budget`] in the same steps as
 //! [`crate::input::unwrap_compression`], so a bomb fails with the same error.
 
-use super::{html, pass, WINDOW};
+use super::{html, pass};
 use crate::inflate::Budget;
 use crate::input::{decoder, Counted, Wrapper, INFLATE_STEP, SNIFF};
 use crate::progress::Tracker;
 use crate::{Error, EventSink, Format, Ingested, Result};
 use std::io::Read;
 
-/// Whether `raw` (compressed with `wrapper`) holds plain trace text, judged on its head the
-/// way the whole-file path judges it (an HTML page is read whole: its blocks are found in
-/// the whole text).
-pub fn holds_text(raw: &[u8], wrapper: Wrapper) -> bool {
-    let Some(head) = crate::input::wrapped_head(raw, wrapper, SNIFF) else {
-        return false;
-    };
-    Wrapper::detect(&head).is_none()
-        && matches!(Format::detect(&head), Ok(Format::Text))
-        && !html::is_html(&head)
+/// Whether `head`, the first [`SNIFF`] inflated bytes of a wrapped input, starts plain trace
+/// text, judged the way the whole-file path judges it (an HTML page is read whole: its blocks
+/// are found in the whole text).
+pub fn is_text(head: &[u8]) -> bool {
+    Wrapper::detect(head).is_none()
+        && matches!(Format::detect(head), Ok(Format::Text))
+        && !html::is_html(head)
 }
 
-/// Reads the trace text compressed in `raw` and feeds its events to `sink` in time order.
-/// The compressed bytes are counted in `progress` as the decompressor takes them.
+/// Reads the trace text compressed in `raw` and feeds its events to `sink` in time order, in
+/// windows of at least `window` bytes (after the first, [`SNIFF`] bytes; the reader's own is
+/// [`super::WINDOW`]). The compressed bytes are counted in `progress` as the decompressor takes
+/// them.
 pub(crate) fn read(
-    raw: &[u8],
-    wrapper: Wrapper,
-    sink: &mut dyn EventSink,
-    progress: &Tracker,
-) -> Result<Ingested> {
-    progress.progress().add_total(raw.len() as u64);
-    let got = read_in(raw, wrapper, WINDOW, sink, progress)?;
-    progress.finish(raw.len() as u64);
-    Ok(got)
-}
-
-/// [`read`] in windows of at least `window` bytes (after the first, [`SNIFF`] bytes).
-fn read_in(
     raw: &[u8],
     wrapper: Wrapper,
     window: usize,

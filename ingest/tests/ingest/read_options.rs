@@ -4,8 +4,26 @@
 use ingest::{Event, ReadOptions};
 use std::path::Path;
 
-fn read(path: &Path, options: ReadOptions) -> ingest::Result<ingest::Ingested> {
+type Got = ingest::Result<ingest::Ingested>;
+
+fn read(path: &Path, options: ReadOptions) -> Got {
     ingest::read_path_opts(path, &mut |_: &Event| {}, &Default::default(), options)
+}
+
+/// `read` 20 times under `a` on one thread and 20 times under `b` on another, at once.
+fn at_once(
+    a: ReadOptions,
+    b: ReadOptions,
+    read: impl Fn(ReadOptions) -> Got + Sync,
+) -> [Vec<Got>; 2] {
+    std::thread::scope(|scope| {
+        let twenty = |options| {
+            let read = &read;
+            scope.spawn(move || (0..20).map(|_| read(options)).collect::<Vec<_>>())
+        };
+        let (a, b) = (twenty(a), twenty(b));
+        [a.join().unwrap(), b.join().unwrap()]
+    })
 }
 
 /// A pipe-mode perf.data in an `.xz` (218 KiB inflated), read by two threads at once, many
@@ -20,24 +38,17 @@ fn two_reads_at_once_keep_their_own_inflation_limit() {
     };
     let want = read(&path, ReadOptions::default()).unwrap();
     assert!(want.stats.events["sched_switch"] > 0);
-    std::thread::scope(|scope| {
-        let limited = scope.spawn(|| (0..20).map(|_| read(&path, small)).collect::<Vec<_>>());
-        let plain = scope.spawn(|| {
-            (0..20)
-                .map(|_| read(&path, ReadOptions::default()))
-                .collect::<Vec<_>>()
-        });
-        for got in limited.join().unwrap() {
-            let e = got.unwrap_err().to_string();
-            assert!(
-                e.contains("over the limit of 100000 bytes (--max-inflate)"),
-                "{e}"
-            );
-        }
-        for got in plain.join().unwrap() {
-            assert_eq!(got.unwrap().stats.events, want.stats.events);
-        }
-    });
+    let [limited, plain] = at_once(small, ReadOptions::default(), |o| read(&path, o));
+    for got in limited {
+        let e = got.unwrap_err().to_string();
+        assert!(
+            e.contains("over the limit of 100000 bytes (--max-inflate)"),
+            "{e}"
+        );
+    }
+    for got in plain {
+        assert_eq!(got.unwrap().stats.events, want.stats.events);
+    }
 }
 
 /// A trace.dat with one corrupt page, read strictly and leniently by two threads at once: the
@@ -54,27 +65,19 @@ fn two_reads_at_once_keep_their_own_strictness() {
         strict: true,
         ..Default::default()
     };
-    let read_bytes = |options: ReadOptions| {
+    let [strict, lenient] = at_once(strict, ReadOptions::default(), |options| {
         ingest::read_bytes_opts(&bytes, &mut |_: &Event| {}, &Default::default(), options)
-    };
-    std::thread::scope(|scope| {
-        let strict = scope.spawn(|| (0..20).map(|_| read_bytes(strict)).collect::<Vec<_>>());
-        let lenient = scope.spawn(|| {
-            (0..20)
-                .map(|_| read_bytes(ReadOptions::default()))
-                .collect::<Vec<_>>()
-        });
-        for got in strict.join().unwrap() {
-            let e = got.unwrap_err().to_string();
-            assert!(
-                e.contains("corrupt page: commit says 9000 data bytes"),
-                "{e}"
-            );
-        }
-        for got in lenient.join().unwrap() {
-            let skipped = got.unwrap().stats.skipped;
-            assert_eq!(skipped.len(), 1, "{skipped:?}");
-            assert_eq!(skipped[0].offset, off as u64 + 8);
-        }
     });
+    for got in strict {
+        let e = got.unwrap_err().to_string();
+        assert!(
+            e.contains("corrupt page: commit says 9000 data bytes"),
+            "{e}"
+        );
+    }
+    for got in lenient {
+        let skipped = got.unwrap().stats.skipped;
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        assert_eq!(skipped[0].offset, off as u64 + 8);
+    }
 }
