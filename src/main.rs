@@ -16,14 +16,17 @@ const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    ingest::inflate::set_max_inflate(cli.max_inflate);
-    ingest::damage::set_strict(cli.strict);
+    // Carried into every read of this run, never set process-wide.
+    let read = ingest::ReadOptions {
+        strict: cli.strict,
+        max_inflate: cli.max_inflate,
+    };
     let result = match cli.command {
-        Command::Analyze(a) => analyze(&a),
-        Command::Convert(c) => convert(&c),
-        Command::Compare(c) => compare(&c),
-        Command::Tui(t) => tui(t),
-        Command::Export(e) => export(&e),
+        Command::Analyze(a) => analyze(&a, read),
+        Command::Convert(c) => convert(&c, read),
+        Command::Compare(c) => compare(&c, read),
+        Command::Tui(t) => tui(t, read),
+        Command::Export(e) => export(&e, read),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -57,13 +60,14 @@ impl From<std::io::Error> for Failure {
     }
 }
 
-fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
+fn analyze(a: &AnalyzeArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
     // Checked before the trace is read: a bad --comm should not cost the analysis first.
     let selection = a.selection().map_err(Failure::Message)?;
     let options = analysis::pipeline::Options {
         config: a.analysis_config().map_err(Failure::Message)?,
         kernel_release: a.analysis.kernel_release.clone(),
         progress: Some(Arc::new(ingest::Progress::new())),
+        read,
     };
     let shown = progress_bar::show(options.progress.as_ref().unwrap(), a.quiet);
     let analysed = analysis::pipeline::analyze_with_timeline(&a.file, &options);
@@ -119,12 +123,12 @@ fn analyze(a: &AnalyzeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn convert(c: &ConvertArgs) -> Result<(), Failure> {
+fn convert(c: &ConvertArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
     let opts = ingest::perfetto::WriterOptions {
         compact_sched: c.compact_sched,
         ..Default::default()
     };
-    let done = ingest::perfetto::convert(&c.file, &c.output, opts)?;
+    let done = ingest::perfetto::convert(&c.file, &c.output, opts, read)?;
     let w = &done.written;
     eprintln!(
         "schedtrace: wrote {} ({} packets, {} bytes): {} events, {} compact switches, {} compact wakings, \
@@ -147,7 +151,7 @@ fn convert(c: &ConvertArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn compare(c: &CompareArgs) -> Result<(), Failure> {
+fn compare(c: &CompareArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
     use analysis::compare;
     let unlabelled = c.runs.iter().filter(|r| r.label.is_none()).count();
     if c.labels.len() > unlabelled {
@@ -167,6 +171,7 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
         &config,
         &c.scope.kernel_release,
         &progress,
+        read,
     );
     let shown = progress_bar::show(&progress, c.quiet);
     let loaded = compare::load::load_all(&inputs);
@@ -220,9 +225,9 @@ fn compare(c: &CompareArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn export(e: &ExportArgs) -> Result<(), Failure> {
+fn export(e: &ExportArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
     let progress = Arc::new(ingest::Progress::new());
-    let request = e.request(&progress).map_err(Failure::Message)?;
+    let request = e.request(&progress, read).map_err(Failure::Message)?;
     let shown = progress_bar::show(&progress, e.quiet);
     // Without the progress line (not a terminal), one line per input done, unless --quiet.
     let lines = shown.is_none() && !e.quiet;
@@ -246,7 +251,7 @@ fn export(e: &ExportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn tui(t: TuiArgs) -> Result<(), Failure> {
+fn tui(t: TuiArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
     let options = tui::Options {
         sources: tui::Sources {
             runs: t.runs,
@@ -256,6 +261,7 @@ fn tui(t: TuiArgs) -> Result<(), Failure> {
                 ..t.analysis.analysis_config().map_err(Failure::Message)?
             },
             kernel_release: t.analysis.kernel_release,
+            read,
         },
         restore: tui::Restore {
             view: t.view,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Decodes a Perfetto trace with Google's own schema (PyPI `perfetto`'s perfetto_trace_pb2)
-and prints every sched event as one JSON object per line, for tests/perfetto_google_schema.rs.
+and prints every sched event and print marker as one JSON object per line, for tests/perfetto_google_schema.rs.
 Exit 3 when the modules are not importable (the test then skips, or fails under CI)."""
 import json
 import sys
@@ -50,6 +50,9 @@ for packet in trace.packet:
             rec.update(parent_pid=f.parent_pid, child_pid=f.child_pid, child_comm=comm(f.child_comm))
         elif kind in ("sched_process_exit", "sched_process_free"):
             rec.update(pid=getattr(e, kind).pid)
+        elif kind == "print" and e.print.buf:
+            # An empty print only marks where the source's window ends.
+            rec.update(buf=e.print.buf)
         else:
             continue
         out.append(rec)

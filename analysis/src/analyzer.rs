@@ -528,7 +528,7 @@ impl EventSink for Analyzer {
             // Handled before the window logic above.
             EventKind::TaskName { .. } => {}
             EventKind::Lost { count } => self.on_lost(ts, cpu, count),
-            EventKind::Free { .. } | EventKind::Other => {}
+            EventKind::Free { .. } | EventKind::Other | EventKind::Print { .. } => {}
         }
         self.cpus[cpu as usize].last_event = Some(ts);
     }

@@ -25,6 +25,8 @@ pub struct Options {
     /// Moved forward as the input is read (bytes, events), for a progress line or the TUI,
     /// and able to cancel the read; several inputs may share one (`compare`).
     pub progress: Option<Arc<Progress>>,
+    /// `--strict` and `--max-inflate` of this run.
+    pub read: ingest::ReadOptions,
 }
 
 impl Options {
@@ -63,8 +65,9 @@ pub fn analyze_with_timeline(
 ) -> Result<(Report, TimelineResult), ingest::Error> {
     let mut analyzer = Analyzer::new(options.config.clone());
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
-    let mut ingested =
-        options.with_progress(|progress| ingest::read_path_with(path, &mut sink, progress))?;
+    let mut ingested = options.with_progress(|progress| {
+        ingest::read_path_opts(path, &mut sink, progress, options.read)
+    })?;
     ingested.meta = sink.complete(&ingested.meta);
     Ok(analyzer.finish_with_timeline(&ingested, &path.display().to_string()))
 }
@@ -93,7 +96,7 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
             .map_err(|e| e.to_string());
     }
     let bytes = options
-        .with_progress(|progress| ingest::input::load_with(path, progress))
+        .with_progress(|progress| ingest::input::load_with(path, progress, options.read))
         .map_err(|e| e.to_string())?;
     // The head starts like JSON, so the whole is a report or an error.
     json_report(&bytes)

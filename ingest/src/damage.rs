@@ -2,21 +2,7 @@
 //! sample that fails its checks — is skipped and counted ([`Skipped`], per CPU with offset,
 //! bytes and reason) rather than costing the whole trace; the CPU then reads like one that
 //! lost events there (its tasks are unknown until their next switch). `--strict`
-//! ([`set_strict`]) keeps the hard error at the first damage.
-
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// `--strict`: process-wide, a command-line setting for every input of the run.
-static STRICT: AtomicBool = AtomicBool::new(false);
-
-pub fn set_strict(strict: bool) {
-    STRICT.store(strict, Ordering::Relaxed);
-}
-
-/// Whether damage is an error (`--strict`) rather than skipped.
-pub fn strict() -> bool {
-    STRICT.load(Ordering::Relaxed)
-}
+//! ([`crate::ReadOptions::strict`]) keeps the hard error at the first damage.
 
 /// One stretch of input skipped as damaged.
 #[derive(Debug, Clone, PartialEq, Eq)]

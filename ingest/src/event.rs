@@ -4,6 +4,7 @@
 //! (task names are stored inline, no allocation per event) so that decoders can
 //! hand them to the analysis one at a time without building a big vector.
 
+pub use crate::mark::Mark;
 use std::fmt;
 
 /// Kernel `TASK_COMM_LEN`: task names are at most 15 bytes plus a NUL.
@@ -144,12 +145,15 @@ pub enum EventKind {
     Lost { count: Option<u64> },
     /// Any other event (counted by the ingest; the analysis only uses its time).
     Other,
+    /// An ftrace `print` (a `trace_marker` write of the workload): for the analysis like
+    /// [`EventKind::Other`]; its text is kept for `convert`.
+    Print { text: Mark },
 }
 
 impl EventKind {
     /// The name of every kind, in the order of [`EventKind::index`]: the kernel's event name
     /// for the sched kinds (as `trace-cmd report` and `perf script` count them).
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "sched_switch",
         "sched_waking",
         "sched_wakeup",
@@ -161,6 +165,7 @@ impl EventKind {
         "task_name",
         "lost",
         "other",
+        "print",
     ];
 
     /// A dense index of the kind (for per-kind counters without a map).
@@ -177,6 +182,7 @@ impl EventKind {
             EventKind::TaskName { .. } => 8,
             EventKind::Lost { .. } => 9,
             EventKind::Other => 10,
+            EventKind::Print { .. } => 11,
         }
     }
 
@@ -196,6 +202,9 @@ pub struct Event {
     pub current_pid: i32,
     pub kind: EventKind,
 }
+
+// A marker's text must not make every event larger: it is held apart (see `Mark`).
+const _: () = assert!(std::mem::size_of::<Mark>() == 4);
 
 /// Receives events in global timestamp order.
 pub trait EventSink {

@@ -6,9 +6,10 @@
 //! The default allowance grows with the compressed bytes read: [`FLOOR`] plus [`RATIO`] times
 //! them. Real traces inflate 3–10× (the `.xz` files of the reference traces at most 9.7×), so
 //! 64× is generous for honest inputs and still bounds a bomb by its own size. `--max-inflate`
-//! replaces the rule by a fixed total ([`set_max_inflate`]).
+//! replaces the rule by a fixed total ([`crate::ReadOptions::max_inflate`], per run).
 
 use crate::error::{Error, Result};
+use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Inflated bytes always allowed, whatever the compressed size (small inputs, headers).
@@ -16,25 +17,22 @@ pub const FLOOR: u64 = 64 << 20;
 /// Inflated bytes allowed per compressed byte read.
 pub const RATIO: u64 = 64;
 
-/// The user's fixed limit per input (`--max-inflate`); 0 = the default rule. Process-wide: it
-/// is a command-line setting, the same for every input of the run.
-static MAX_INFLATE: AtomicU64 = AtomicU64::new(0);
-
-/// Sets the total inflated bytes one input may reach (`None`: back to the default rule).
-pub fn set_max_inflate(bytes: Option<u64>) {
-    MAX_INFLATE.store(bytes.unwrap_or(0), Ordering::Relaxed);
-}
-
 /// The inflation account of one input. Shared by the threads that decode it (atomics).
 #[derive(Debug, Default)]
 pub struct Budget {
     compressed: AtomicU64,
     inflated: AtomicU64,
+    /// The user's fixed total (`--max-inflate`); `None`: the default rule.
+    fixed: Option<u64>,
 }
 
 impl Budget {
-    pub fn new() -> Budget {
-        Budget::default()
+    /// An empty account whose limit is `max_inflate` (`None`: the default rule).
+    pub fn new(max_inflate: Option<u64>) -> Budget {
+        Budget {
+            fixed: max_inflate,
+            ..Budget::default()
+        }
     }
 
     /// `n` more compressed bytes were read.
@@ -44,11 +42,11 @@ impl Budget {
 
     /// The inflated bytes allowed now.
     fn allowance(&self) -> u64 {
-        match MAX_INFLATE.load(Ordering::Relaxed) {
-            0 => {
+        match self.fixed {
+            None => {
                 FLOOR.saturating_add(RATIO.saturating_mul(self.compressed.load(Ordering::Relaxed)))
             }
-            fixed => fixed,
+            Some(fixed) => fixed,
         }
     }
 
@@ -64,13 +62,13 @@ impl Budget {
         if total <= allowed {
             return Ok(());
         }
-        let rule = match MAX_INFLATE.load(Ordering::Relaxed) {
-            0 => format!(
+        let rule = match self.fixed {
+            None => format!(
                 "{RATIO}x the {} compressed bytes read + {} MiB",
                 self.compressed.load(Ordering::Relaxed),
                 FLOOR >> 20
             ),
-            _ => "--max-inflate".to_string(),
+            Some(_) => "--max-inflate".to_string(),
         };
         Err(Error::at(
             at,
@@ -79,6 +77,40 @@ impl Budget {
                  limit of {allowed} bytes ({rule}); raise it with --max-inflate SIZE"
             ),
         ))
+    }
+}
+
+/// A decompressor's output read through a [`Budget`]: each read's bytes are taken from it after
+/// they are produced (a stream declares no size up front), so a bomb stops within one read of
+/// the limit, with the limit named in the error.
+pub struct Budgeted<'b, R> {
+    inner: R,
+    budget: &'b Budget,
+    /// Bytes handed out so far: the output offset an error names.
+    out: u64,
+    what: &'static str,
+}
+
+impl<'b, R: Read> Budgeted<'b, R> {
+    /// `what` names the inflating thing in the error (`"the zstd wrapper"`).
+    pub fn new(inner: R, budget: &'b Budget, what: &'static str) -> Budgeted<'b, R> {
+        Budgeted {
+            inner,
+            budget,
+            out: 0,
+            what,
+        }
+    }
+}
+
+impl<R: Read> Read for Budgeted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.budget
+            .inflate(n as u64, self.out, self.what)
+            .map_err(|e| std::io::Error::other(e.cause))?;
+        self.out += n as u64;
+        Ok(n)
     }
 }
 
@@ -129,7 +161,7 @@ mod tests {
 
     #[test]
     fn the_default_allowance_grows_with_what_was_read() {
-        let b = Budget::new();
+        let b = Budget::new(None);
         assert!(b.inflate(FLOOR, 0, "x").is_ok());
         let err = b.inflate(1, 7, "a chunk").unwrap_err().to_string();
         assert!(err.contains("over the limit of 67108864 bytes"), "{err}");
@@ -137,5 +169,21 @@ mod tests {
         // 64 MiB + 1 taken; 64 MiB + 64000 allowed now.
         assert!(b.inflate(63_999, 0, "x").is_ok());
         assert!(b.inflate(1, 0, "x").is_err());
+    }
+
+    #[test]
+    fn each_budget_keeps_its_own_fixed_limit() {
+        let (small, large) = (Budget::new(Some(1000)), Budget::new(Some(5000)));
+        let mut out = Vec::new();
+        let read = |budget: &Budget, out: &mut Vec<u8>| {
+            out.clear();
+            Budgeted::new(std::io::repeat(7).take(3000), budget, "zeros").read_to_end(out)
+        };
+        let err = read(&small, &mut out).unwrap_err().to_string();
+        assert!(
+            err.contains("over the limit of 1000 bytes (--max-inflate)"),
+            "{err}"
+        );
+        assert_eq!(read(&large, &mut out).unwrap(), 3000);
     }
 }

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::inflate::{Budget, FLOOR};
 use crate::progress::{Progress, Tracker};
+use crate::ReadOptions;
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::Read;
@@ -104,6 +105,15 @@ impl Wrapper {
             Wrapper::Zstd => "zstd",
         }
     }
+
+    /// The wrapper as an inflation error names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Wrapper::Xz => "the xz wrapper",
+            Wrapper::Gzip => "the gzip wrapper",
+            Wrapper::Zstd => "the zstd wrapper",
+        }
+    }
 }
 
 /// An opened input path: a regular file is mapped; anything else (a FIFO, the pipe of a
@@ -143,7 +153,8 @@ pub fn open(path: &Path) -> Result<Opened> {
         .map_err(|e| Error::whole(format!("cannot stat: {e}")).in_file(path))?;
     if meta.is_dir() {
         return Err(Error::whole(
-            "is a directory, not a trace file; give the trace.dat / perf.data / trace text inside it",
+            "is a directory, not a trace file, nor a schedviz capture (traces/ and formats/ in it); \
+             give the trace.dat / perf.data / trace text inside it",
         )
         .in_file(path));
     }
@@ -171,8 +182,13 @@ pub fn is_fifo(file: &File) -> bool {
 /// Maps the regular file `file` (at `path`), undoing a whole-file compression wrapper.
 /// The decompression of a wrapped file is counted in `progress`; a plain file is mapped, which
 /// takes no time worth showing (its reader counts the bytes it works through).
-pub fn load_file(file: File, path: &Path, progress: &Progress) -> Result<InputBytes> {
-    unwrap_compression_with(map_file(file, path)?, progress).map_err(|e| e.in_file(path))
+pub fn load_file(
+    file: File,
+    path: &Path,
+    progress: &Progress,
+    options: ReadOptions,
+) -> Result<InputBytes> {
+    unwrap_compression_with(map_file(file, path)?, progress, options).map_err(|e| e.in_file(path))
 }
 
 /// Maps the regular file `file` (at `path`) as it is.
@@ -197,19 +213,19 @@ pub fn map_file(file: File, path: &Path) -> Result<InputBytes> {
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper. A path
 /// that is not a regular file is read to its end.
 pub fn load(path: &Path) -> Result<InputBytes> {
-    load_with(path, &Progress::new())
+    load_with(path, &Progress::new(), ReadOptions::default())
 }
 
 /// [`load`], counting the decompression of a wrapped file (or the reading of a stream) in
-/// `progress`.
-pub fn load_with(path: &Path, progress: &Progress) -> Result<InputBytes> {
+/// `progress`, inflating within the run's `options.max_inflate`.
+pub fn load_with(path: &Path, progress: &Progress, options: ReadOptions) -> Result<InputBytes> {
     if path.as_os_str() == "-" {
-        return load_reader_with(Vec::new(), std::io::stdin().lock(), progress);
+        return load_reader_with(Vec::new(), std::io::stdin().lock(), progress, options);
     }
     match open(path)? {
-        Opened::Regular(file) => load_file(file, path, progress),
+        Opened::Regular(file) => load_file(file, path, progress, options),
         Opened::Stream(file) => {
-            load_reader_with(Vec::new(), file, progress).map_err(|e| e.in_file(path))
+            load_reader_with(Vec::new(), file, progress, options).map_err(|e| e.in_file(path))
         }
     }
 }
@@ -300,7 +316,7 @@ pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
 /// The whole input of `reader` after the `prefix` already read from it, in memory, undoing a
 /// whole-file compression wrapper.
 pub fn load_reader(prefix: Vec<u8>, reader: impl Read) -> Result<InputBytes> {
-    load_reader_with(prefix, reader, &Progress::new())
+    load_reader_with(prefix, reader, &Progress::new(), ReadOptions::default())
 }
 
 /// [`load_reader`], counting the bytes read (a pipe: the total is known at its end).
@@ -308,6 +324,7 @@ pub fn load_reader_with(
     mut prefix: Vec<u8>,
     reader: impl Read,
     progress: &Progress,
+    options: ReadOptions,
 ) -> Result<InputBytes> {
     let tracker = Tracker::new(progress);
     tracker.advance(prefix.len() as u64)?;
@@ -315,7 +332,7 @@ pub fn load_reader_with(
         .read_to_end(&mut prefix)
         .map_err(|e| read_error(e, progress, "cannot read"))?;
     tracker.finish_stream();
-    unwrap_compression_with(InputBytes::Owned(prefix), progress)
+    unwrap_compression_with(InputBytes::Owned(prefix), progress, options)
 }
 
 /// How much of a wrapped input is inflated before its format is checked: enough for
@@ -323,6 +340,15 @@ pub fn load_reader_with(
 pub const SNIFF: usize = 64 << 10;
 /// Inflated at a time after the first [`SNIFF`] bytes, each step drawn from the [`Budget`].
 pub const INFLATE_STEP: usize = 1 << 20;
+
+/// The first `n` bytes (fewer if it holds fewer) that `wrapper` holds in `raw`, or `None` when
+/// they do not inflate: enough to tell the format inside before choosing how to read it.
+pub fn wrapped_head(raw: &[u8], wrapper: Wrapper, n: usize) -> Option<Vec<u8>> {
+    let reader = decoder(wrapper, raw).ok()?;
+    let mut head = Vec::with_capacity(n);
+    reader.take(n as u64).read_to_end(&mut head).ok()?;
+    Some(head)
+}
 
 /// A reader of what `wrapper` holds in `bytes` (every member or frame, one after another).
 pub fn decoder<'a>(
@@ -340,16 +366,20 @@ pub fn decoder<'a>(
 /// first and its format checked, so that a wrapper around something that is no trace (a bomb of
 /// zeros) fails at once; the rest inflates within the input's [`Budget`].
 pub fn unwrap_compression(bytes: InputBytes) -> Result<InputBytes> {
-    unwrap_compression_with(bytes, &Progress::new())
+    unwrap_compression_with(bytes, &Progress::new(), ReadOptions::default())
 }
 
 /// [`unwrap_compression`], counting the compressed bytes taken in `progress` (its total grows by
-/// the compressed size first).
-pub fn unwrap_compression_with(bytes: InputBytes, progress: &Progress) -> Result<InputBytes> {
+/// the compressed size first), inflating within `options.max_inflate`.
+pub fn unwrap_compression_with(
+    bytes: InputBytes,
+    progress: &Progress,
+    options: ReadOptions,
+) -> Result<InputBytes> {
     let Some(wrapper) = Wrapper::detect(&bytes) else {
         return Ok(bytes);
     };
-    let budget = Budget::new();
+    let budget = Budget::new(options.max_inflate);
     budget.read(bytes.len() as u64);
     progress.add_total(bytes.len() as u64);
     let tracker = Tracker::new(progress);
@@ -369,11 +399,11 @@ pub fn unwrap_compression_with(bytes: InputBytes, progress: &Progress) -> Result
     };
     let mut decoder = decoder(wrapper, input).map_err(|e| failed(&Vec::new(), e))?;
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(FLOOR as usize));
-    let what = format!("the {} wrapper", wrapper.name());
+    let what = wrapper.label();
     let mut sniffed = false;
     loop {
         let step = if sniffed { INFLATE_STEP } else { SNIFF };
-        budget.inflate(step as u64, out.len() as u64, &what)?;
+        budget.inflate(step as u64, out.len() as u64, what)?;
         let before = out.len();
         (&mut decoder)
             .take(step as u64)

@@ -17,18 +17,22 @@ pub mod event;
 pub mod ftrace;
 pub mod inflate;
 pub mod input;
+mod mark;
 pub mod meta;
+pub mod options;
 pub mod perfdata;
 pub mod perfetto;
 pub mod progress;
 pub mod relay;
+pub mod schedviz;
 pub mod text;
 pub mod topology;
 pub mod tracedat;
 
 pub use error::{Error, Location, Result};
-pub use event::{Comm, Event, EventKind, EventSink, PrevState, TaskRef};
+pub use event::{Comm, Event, EventKind, EventSink, Mark, PrevState, TaskRef};
 pub use meta::{Format, IngestStats, Ingested, TraceMeta};
+pub use options::ReadOptions;
 pub use progress::Progress;
 
 use std::path::Path;
@@ -49,8 +53,18 @@ pub fn read_path_with(
     sink: &mut dyn EventSink,
     progress: &Progress,
 ) -> Result<Ingested> {
+    read_path_opts(path, sink, progress, ReadOptions::default())
+}
+
+/// [`read_path_with`] under this run's [`ReadOptions`] (`--strict`, `--max-inflate`).
+pub fn read_path_opts(
+    path: &Path,
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+    options: ReadOptions,
+) -> Result<Ingested> {
     let mut counting = progress::Counting::new(sink, progress);
-    let result = read_path_counted(path, &mut counting, progress);
+    let result = read_path_counted(path, &mut counting, progress, options);
     counting.finish();
     result
 }
@@ -59,15 +73,20 @@ fn read_path_counted(
     path: &Path,
     sink: &mut dyn EventSink,
     progress: &Progress,
+    options: ReadOptions,
 ) -> Result<Ingested> {
     if path.as_os_str() == "-" {
         input::widen_stdin_pipe();
-        return read_stream(std::io::stdin(), sink, progress).map_err(|e| e.in_file(path));
+        return read_stream(std::io::stdin(), sink, progress, options).map_err(|e| e.in_file(path));
+    }
+    if path.is_dir() && schedviz::is_capture_dir(path) {
+        let tracker = progress::Tracker::with_options(progress, options);
+        return schedviz::read_dir(path, sink, &tracker).map_err(|e| e.in_file(path));
     }
     match input::open(path)? {
         input::Opened::Stream(file) => {
             let fifo = input::is_fifo(&file);
-            read_stream(file, sink, progress).map_err(|e| {
+            read_stream(file, sink, progress, options).map_err(|e| {
                 // A FIFO reads as empty at once when nobody has it open for writing.
                 if fifo && e.cause.starts_with("empty input") {
                     Error::whole("a FIFO with no writer: start the program that writes it first")
@@ -79,19 +98,39 @@ fn read_path_counted(
         }
         input::Opened::Regular(file) => {
             let raw = input::map_file(file, path)?;
-            // Compressed text is read as it inflates, never held whole.
+            let tracker = progress::Tracker::with_options(progress, options);
             if let Some(wrapper) = input::Wrapper::detect(&raw) {
-                if text::wrapped::holds_text(&raw, wrapper) {
-                    let tracker = progress::Tracker::new(progress);
-                    return text::wrapped::read(&raw, wrapper, sink, &tracker)
-                        .map_err(|e| e.in_file(path));
+                if let Some(got) = read_inflating(&raw, wrapper, sink, &tracker) {
+                    return got.map_err(|e| e.in_file(path));
                 }
             }
-            let bytes =
-                input::unwrap_compression_with(raw, progress).map_err(|e| e.in_file(path))?;
+            let bytes = input::unwrap_compression_with(raw, progress, options)
+                .map_err(|e| e.in_file(path))?;
             // A memory map gives consumed pages back as the readers stream through it.
-            read_tracked(&bytes, &bytes, sink, progress).map_err(|e| e.in_file(path))
+            read_tracked(&bytes, &bytes, sink, &tracker).map_err(|e| e.in_file(path))
         }
+    }
+}
+
+/// Reads `raw`, compressed with `wrapper`, as it inflates, never held whole, when what it holds
+/// can be read so (trace text, a pipe-mode perf.data); `None` when it must be inflated whole
+/// first (a trace.dat or file-mode perf.data points back and forth, an HTML page is searched).
+fn read_inflating(
+    raw: &[u8],
+    wrapper: input::Wrapper,
+    sink: &mut dyn EventSink,
+    tracker: &progress::Tracker,
+) -> Option<Result<Ingested>> {
+    let head = input::wrapped_head(raw, wrapper, input::SNIFF)?;
+    let len = raw.len() as u64;
+    if text::wrapped::is_text(&head) {
+        Some(tracker.whole(len, || {
+            text::wrapped::read(raw, wrapper, text::WINDOW, sink, tracker)
+        }))
+    } else if perfdata::is_pipe_header(&head) {
+        Some(tracker.whole(len, || perfdata::wrapped::read(raw, wrapper, sink, tracker)))
+    } else {
+        None
     }
 }
 
@@ -100,11 +139,12 @@ fn read_stream(
     mut reader: impl std::io::Read + Send + 'static,
     sink: &mut dyn EventSink,
     progress: &Progress,
+    options: ReadOptions,
 ) -> Result<Ingested> {
     let prefix = input::read_prefix(&mut reader, 16)?;
+    let tracker = progress::Tracker::with_options(progress, options);
     if perfdata::is_pipe_header(&prefix) {
         let stream = input::ReadAhead::new(reader);
-        let tracker = progress::Tracker::new(progress);
         let got = relay::run(
             |sink| perfdata::read_stream_tracked(prefix, stream, sink, &tracker),
             sink,
@@ -112,8 +152,8 @@ fn read_stream(
         tracker.finish_stream();
         return Ok(got);
     }
-    let bytes = input::load_reader_with(prefix, reader, progress)?;
-    read_tracked(&bytes, &input::KeepAll, sink, progress)
+    let bytes = input::load_reader_with(prefix, reader, progress, options)?;
+    read_tracked(&bytes, &input::KeepAll, sink, &tracker)
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
@@ -128,8 +168,19 @@ pub fn read_bytes_with(
     sink: &mut dyn EventSink,
     progress: &Progress,
 ) -> Result<Ingested> {
+    read_bytes_opts(bytes, sink, progress, ReadOptions::default())
+}
+
+/// [`read_bytes_with`] under this run's [`ReadOptions`].
+pub fn read_bytes_opts(
+    bytes: &[u8],
+    sink: &mut dyn EventSink,
+    progress: &Progress,
+    options: ReadOptions,
+) -> Result<Ingested> {
     let mut counting = progress::Counting::new(sink, progress);
-    let result = read_tracked(bytes, &input::KeepAll, &mut counting, progress);
+    let tracker = progress::Tracker::with_options(progress, options);
+    let result = read_tracked(bytes, &input::KeepAll, &mut counting, &tracker);
     counting.finish();
     result
 }
@@ -141,27 +192,26 @@ pub fn read_releasing(
     release: &dyn input::Release,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
-    read_tracked(bytes, release, sink, &Progress::new())
+    let progress = Progress::new();
+    read_tracked(bytes, release, sink, &progress::Tracker::new(&progress))
 }
 
-/// Every reader, with this input's share of `progress` (its size added to the total first,
-/// topped up to it at the end: readers report the chunks they decode, not headers).
+/// Every reader, with this input's share of the progress in `tracker` (the input's size added
+/// to the total first, topped up to it at the end: readers report the chunks they decode, not
+/// headers).
 fn read_tracked(
     bytes: &[u8],
     release: &dyn input::Release,
     sink: &mut dyn EventSink,
-    progress: &Progress,
+    tracker: &progress::Tracker,
 ) -> Result<Ingested> {
-    progress.add_total(bytes.len() as u64);
-    let tracker = progress::Tracker::new(progress);
-    let got = match Format::detect(bytes)? {
-        Format::TraceDat => tracedat::read_tracked(bytes, release, sink, &tracker),
+    tracker.whole(bytes.len() as u64, || match Format::detect(bytes)? {
+        Format::TraceDat => tracedat::read_tracked(bytes, release, sink, tracker),
         // Both read on a second thread while the sink works on this one (perfdata::split,
         // tracedat's merge).
-        Format::PerfData => perfdata::read_tracked(bytes, release, sink, &tracker),
-        Format::Text => text::read_tracked(bytes, release, sink, &tracker),
-        Format::Perfetto => perfetto::read_tracked(bytes, sink, &tracker),
-    }?;
-    tracker.finish(bytes.len() as u64);
-    Ok(got)
+        Format::PerfData => perfdata::read_tracked(bytes, release, sink, tracker),
+        Format::Text => text::read_tracked(bytes, release, sink, tracker),
+        Format::Perfetto => perfetto::read_tracked(bytes, sink, tracker),
+        Format::SchedViz => schedviz::read_tar(bytes, sink, tracker),
+    })
 }

@@ -11,6 +11,8 @@ pub enum Format {
     PerfData,
     Text,
     Perfetto,
+    /// A schedviz capture packed in a tar archive (a capture folder is told apart by path).
+    SchedViz,
 }
 
 impl Format {
@@ -21,6 +23,7 @@ impl Format {
             Format::PerfData => "perf.data",
             Format::Text => "text",
             Format::Perfetto => "perfetto",
+            Format::SchedViz => "schedviz",
         }
     }
 
@@ -49,12 +52,10 @@ impl Format {
                 }
             }
         }
-        // tar: "ustar" at offset 257 of the first header.
+        // tar: "ustar" at offset 257 of the first header; read as a schedviz capture, which
+        // says what the archive lacks when it is not one.
         if bytes.get(257..262) == Some(b"ustar") {
-            return Err(Error::at(
-                257,
-                "a tar archive: extract it (tar xf) and give the trace.dat / perf.data inside",
-            ));
+            return Ok(Format::SchedViz);
         }
         if bytes.starts_with(b"PERFFILE") {
             return Err(Error::at(

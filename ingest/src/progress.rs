@@ -13,7 +13,7 @@
 //! every figure is a sum.
 
 use crate::event::{Event, EventSink};
-use crate::{Error, Result, TraceMeta};
+use crate::{Error, ReadOptions, Result, TraceMeta};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Counters of a read in progress (all monotonic) and its cancellation flag.
@@ -79,10 +79,12 @@ impl Progress {
 
 /// One input's share of a [`Progress`] (several inputs may share one): what the reader of that
 /// input reports, as a position reached or as bytes done, and the top-up to the input's size at
-/// the end (a reader skips headers and padding it never reports). `Sync`: trace.dat's CPU
-/// streams report from several threads.
+/// the end (a reader skips headers and padding it never reports); and the run's
+/// [`ReadOptions`] for that input, since every reader threads its tracker down to where damage
+/// is met and bytes inflate. `Sync`: trace.dat's CPU streams report from several threads.
 pub(crate) struct Tracker<'p> {
     progress: &'p Progress,
+    options: ReadOptions,
     /// Bytes of this input added to `progress` so far.
     done: AtomicU64,
     /// Highest position given to [`Tracker::reached`].
@@ -90,9 +92,15 @@ pub(crate) struct Tracker<'p> {
 }
 
 impl<'p> Tracker<'p> {
+    /// A tracker with the default [`ReadOptions`].
     pub fn new(progress: &'p Progress) -> Tracker<'p> {
+        Tracker::with_options(progress, ReadOptions::default())
+    }
+
+    pub fn with_options(progress: &'p Progress, options: ReadOptions) -> Tracker<'p> {
         Tracker {
             progress,
+            options,
             done: AtomicU64::new(0),
             reached: AtomicU64::new(0),
         }
@@ -100,6 +108,16 @@ impl<'p> Tracker<'p> {
 
     pub fn progress(&self) -> &'p Progress {
         self.progress
+    }
+
+    /// The read options of this input's run.
+    pub fn options(&self) -> ReadOptions {
+        self.options
+    }
+
+    /// A fresh inflation account for this input, with the run's limit.
+    pub fn budget(&self) -> crate::inflate::Budget {
+        crate::inflate::Budget::new(self.options.max_inflate)
     }
 
     /// `n` more bytes of this input are done (the end of a chunk: stops when cancelled).
@@ -118,6 +136,16 @@ impl<'p> Tracker<'p> {
     /// An input whose size was not known up front (a pipe) has ended: what it gave is its total.
     pub fn finish_stream(&self) {
         self.progress.add_total(self.done.load(Relaxed));
+    }
+
+    /// Runs `read` over an input of `len` bytes: its size is added to the total first and the
+    /// count topped up to it at the end (readers report the chunks they work through, not
+    /// headers or padding).
+    pub fn whole<T>(&self, len: u64, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.progress.add_total(len);
+        let got = read()?;
+        self.finish(len);
+        Ok(got)
     }
 
     /// The input, `len` bytes, has been read to its end.

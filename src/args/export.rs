@@ -76,8 +76,12 @@ pub struct ExportArgs {
 
 impl ExportArgs {
     /// The export request: every input with its analysis options, as `compare` builds them,
-    /// all counting their reading in `progress`.
-    pub fn request(&self, progress: &Arc<ingest::Progress>) -> Result<export::Request, String> {
+    /// all counting their reading in `progress` and read with the run's `read` options.
+    pub fn request(
+        &self,
+        progress: &Arc<ingest::Progress>,
+        read: ingest::ReadOptions,
+    ) -> Result<export::Request, String> {
         let unlabelled = self.runs.iter().filter(|r| r.label.is_none()).count();
         if self.labels.len() > unlabelled {
             return Err(format!(
@@ -96,6 +100,7 @@ impl ExportArgs {
             &config,
             &self.scope.kernel_release,
             progress,
+            read,
         );
         let mut tables = if self.tables.is_empty() {
             export::Table::ALL.to_vec()

@@ -61,13 +61,15 @@ impl RunAnalysis {
 
 /// Every input file of `runs` in order, each with its analysis options (as `compare` and
 /// `export` analyse them): `config`, the `--kernel-release` default of its run's label (its
-/// own `LABEL=`, else the next `--label` name), and `progress` to count in.
+/// own `LABEL=`, else the next `--label` name), `progress` to count in and the run's `read`
+/// options (`--strict`, `--max-inflate`).
 pub fn run_inputs(
     runs: &[analysis::compare::RunSpec],
     labels: &[String],
     config: &analysis::Config,
     kernel_release: &[String],
     progress: &std::sync::Arc<ingest::Progress>,
+    read: ingest::ReadOptions,
 ) -> Vec<(PathBuf, analysis::pipeline::Options)> {
     let mut names = labels.iter();
     runs.iter()
@@ -77,6 +79,7 @@ pub fn run_inputs(
                 config: config.clone(),
                 kernel_release: kernel_release_for(kernel_release, label.as_deref()),
                 progress: Some(progress.clone()),
+                read,
             };
             r.paths.iter().map(move |p| (p.clone(), options.clone()))
         })

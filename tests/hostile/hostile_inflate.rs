@@ -160,7 +160,13 @@ fn a_directory_is_named_as_one() {
         Duration::from_secs(10),
     );
     r.expect_code(2);
-    assert!(r.stderr.contains("is a directory"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "is a directory, not a trace file, nor a schedviz capture (traces/ and formats/ in it)"
+        ),
+        "{}",
+        r.stderr
+    );
 }
 
 /// `perf script` text of cpu-clock samples only: a report that says there are no scheduler
@@ -204,7 +210,13 @@ fn a_tar_archive_and_a_cut_perf_data_are_named() {
     r.expect_code(2);
     assert!(
         r.stderr
-            .contains("offset 257 (0x101): a tar archive: extract it"),
+            .contains("offset 257 (0x101): a tar archive that is not a schedviz capture ("),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("); extract it (tar xf) and give the trace.dat / perf.data inside"),
         "{}",
         r.stderr
     );

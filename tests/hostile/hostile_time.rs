@@ -95,34 +95,64 @@ fn a_timestamp_of_u64_max_ns_ends() {
     }
 }
 
-/// Bit 62 set in the timestamp of one page header of a real trace.dat (CPU 1, its third
-/// page): the analysis ends at once and the ledger names the jump on CPU 1.
-#[test]
-fn bit_62_in_a_trace_dat_page_timestamp_is_a_named_jump() {
-    let Some(mut dat) = shared_trace("cfs-6.1-vm/mi/trace-v6.dat.xz") else {
-        return;
-    };
+/// The trace.dat `dat` with bit 62 set in the timestamp of CPU 1's page `page` (`None`: its
+/// last), analysed.
+fn with_bit_62(mut dat: Vec<u8>, page: Option<usize>, name: &str) -> (Value, usize) {
     // v6: after "flyrecord\0" one (offset, size) pair per CPU, little-endian.
     let fly = dat.windows(10).position(|w| w == b"flyrecord\0").unwrap() + 10;
-    let cpu1 = u64::from_le_bytes(dat[fly + 16..fly + 24].try_into().unwrap()) as usize;
-    let page = cpu1 + 2 * 4096;
-    let ts = u64::from_le_bytes(dat[page..page + 8].try_into().unwrap()) | 1 << 62;
-    dat[page..page + 8].copy_from_slice(&ts.to_le_bytes());
-    let dir = scratch("bit62");
-    let path = dir.join("mi.dat");
+    let word = |at: usize| u64::from_le_bytes(dat[at..at + 8].try_into().unwrap()) as usize;
+    let (cpu1, size) = (word(fly + 16), word(fly + 24));
+    let at = cpu1 + page.unwrap_or(size / 4096 - 1) * 4096;
+    let ts = word(at) as u64 | 1 << 62;
+    dat[at..at + 8].copy_from_slice(&ts.to_le_bytes());
+    let path = scratch(name).join("mi.dat");
     std::fs::write(&path, dat).unwrap();
-    let report = analyze_json(&path);
-    let jumps = report["quality"]["time_jumps"].as_array().unwrap();
-    assert_eq!(jumps.len(), 1);
-    assert_eq!(jumps[0]["cpu"], 1);
-    assert!(jumps[0]["to_ns"].as_u64().unwrap() >= 1 << 62);
-    let events: u64 = report["quality"]["events"]
+    (analyze_json(&path), at)
+}
+
+fn event_sum(report: &Value) -> u64 {
+    report["quality"]["events"]
         .as_object()
         .unwrap()
         .values()
         .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(events, 1452);
+        .sum()
+}
+
+/// Bit 62 set in the timestamp of one page header of a real trace.dat (CPU 1). On its last page
+/// the analysis ends at once and the ledger names the jump on CPU 1, every event read. On its
+/// third page, whose records then run far past the next page's time, the page is taken for
+/// damage: skipped and named, no jump.
+#[test]
+fn bit_62_in_a_trace_dat_page_timestamp_is_a_named_jump() {
+    let Some(dat) = shared_trace("cfs-6.1-vm/mi/trace-v6.dat.xz") else {
+        return;
+    };
+    let (report, _) = with_bit_62(dat.clone(), None, "bit62last");
+    let jumps = report["quality"]["time_jumps"].as_array().unwrap();
+    assert_eq!(jumps.len(), 1);
+    assert_eq!(jumps[0]["cpu"], 1);
+    assert!(jumps[0]["to_ns"].as_u64().unwrap() >= 1 << 62);
+    assert_eq!(event_sum(&report), 1452);
+    assert!(
+        report["quality"]["skipped"].is_null(),
+        "{}",
+        report["quality"]
+    );
+
+    let (report, at) = with_bit_62(dat, Some(2), "bit62third");
+    assert!(
+        report["quality"]["time_jumps"].is_null(),
+        "{}",
+        report["quality"]
+    );
+    let skipped = report["quality"]["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0]["cpu"], 1);
+    assert_eq!(skipped[0]["offset"], at as u64 + 16);
+    let reason = skipped[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("past the next page's"), "{reason}");
+    assert!(event_sum(&report) < 1452);
 }
 
 /// A two-line trace from 80 s: `--time` in seconds from 0 selects nothing and says so;

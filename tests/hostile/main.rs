@@ -10,3 +10,5 @@ mod convert_window;
 mod hostile_inflate;
 mod hostile_support;
 mod hostile_time;
+mod hostile_warnings;
+mod wrapped_pipe;

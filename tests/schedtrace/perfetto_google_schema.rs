@@ -1,6 +1,6 @@
 //! `convert` output decoded with Google's own Perfetto schema (PyPI `perfetto`'s
-//! `perfetto_trace_pb2`, through `tests/perfetto_google_decode.py`): every sched event of the
-//! source, every field, equal — in the plain and the compact_sched encoding. Without python3
+//! `perfetto_trace_pb2`, through `tests/perfetto_google_decode.py`): every sched event and
+//! `print` marker of the source, every field, equal — in the plain and the compact_sched encoding. Without python3
 //! and the `perfetto` / `protobuf` modules the test says so and passes, except under CI=true
 //! (`.ci/run` installs them), where it fails.
 
@@ -92,6 +92,11 @@ fn expected(e: &Event, compact: bool) -> Option<Value> {
         ),
         EventKind::Exit { pid } => ("sched_process_exit", json!({"pid": pid})),
         EventKind::Free { pid } => ("sched_process_free", json!({"pid": pid})),
+        // The workload's marker, with the newline the kernel's print buffer ends in.
+        EventKind::Print { text } => (
+            "print",
+            json!({"buf": format!("{}\n", text.to_string_lossy())}),
+        ),
         _ => return None,
     };
     let mut v = fields;
@@ -175,6 +180,8 @@ fn converted_sched_events_decode_with_googles_schema_unchanged() {
             .collect();
         let want: Vec<Value> = source.iter().filter_map(|e| expected(e, compact)).collect();
         assert!(want.len() > 1000, "{}", want.len());
+        let markers = want.iter().filter(|e| e["kind"] == "print").count();
+        assert!(markers > 0, "the fixture's print markers");
         let (got, want) = (sorted(got), sorted(want));
         assert_eq!(got.len(), want.len(), "compact {compact}");
         for (g, w) in got.iter().zip(&want) {

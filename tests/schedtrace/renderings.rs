@@ -239,7 +239,8 @@ fn trace_dat_to_perfetto_and_back_gives_the_same_report() {
             compact_sched: compact,
             ..Default::default()
         };
-        ingest::perfetto::convert(&input, &out, opts).unwrap_or_else(|e| panic!("{e}"));
+        ingest::perfetto::convert(&input, &out, opts, Default::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         let direct = analyze(&input, None);
         let via = analyze(&out, None);
         let what = format!("{} (compact_sched {compact})", input.display());

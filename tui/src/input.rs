@@ -30,6 +30,8 @@ pub struct Sources {
     pub config: Config,
     /// `--kernel-release` for traces that do not record one.
     pub kernel_release: Option<String>,
+    /// `--strict` and `--max-inflate` of this run.
+    pub read: ingest::ReadOptions,
 }
 
 /// One loaded file.
@@ -266,7 +268,8 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     let bytes = if plain_trace(path).unwrap_or(false) {
         None
     } else {
-        let bytes = ingest::input::load_with(path, progress).map_err(|e| e.to_string())?;
+        let bytes =
+            ingest::input::load_with(path, progress, sources.read).map_err(|e| e.to_string())?;
         if let Some(value) =
             analysis::pipeline::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))?
         {
@@ -288,10 +291,9 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     let mut analyzer = analysis::Analyzer::new(config);
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, sources.kernel_release.clone());
     let mut ingested = match &bytes {
-        None => ingest::read_path_with(path, &mut sink, progress),
-        Some(bytes) => {
-            ingest::read_bytes_with(bytes, &mut sink, progress).map_err(|e| e.in_file(path))
-        }
+        None => ingest::read_path_opts(path, &mut sink, progress, sources.read),
+        Some(bytes) => ingest::read_bytes_opts(bytes, &mut sink, progress, sources.read)
+            .map_err(|e| e.in_file(path)),
     }
     .map_err(|e| e.to_string())?;
     ingested.meta = sink.complete(&ingested.meta);

@@ -10,7 +10,7 @@ use super::endian::{Be, ByteOrder as Order, Endian, Le};
 use super::field::{array, i32_at, Int, Str, Width};
 use super::format::EventFormat;
 use super::prev_state::PrevStateDecoder;
-use crate::event::{Comm, EventKind, PrevState, TaskRef, COMM_LEN};
+use crate::event::{Comm, EventKind, Mark, PrevState, TaskRef, COMM_LEN};
 use std::collections::HashMap;
 
 /// Result of decoding one record.
@@ -65,6 +65,10 @@ enum Plan {
     },
     Free {
         pid: Int,
+    },
+    /// `ftrace/print`: a `trace_marker` write, its text in `buf`.
+    Print {
+        buf: Str,
     },
     Other,
 }
@@ -252,6 +256,11 @@ impl Decoder {
     }
 
     /// Name of the dense event index from [`Decoded::Event`] / [`Decoded::Malformed`].
+    /// Whether the trace's formats describe event id `id`.
+    pub fn knows(&self, id: u16) -> bool {
+        matches!(self.slots.get(id as usize), Some(Some(_)))
+    }
+
     pub fn event_name(&self, name: u32) -> &str {
         self.names.get(name as usize).map_or("?", String::as_str)
     }
@@ -356,6 +365,9 @@ impl Decoder {
     fn kind<O: Order>(&self, r: &[u8], plan: &Plan) -> Option<EventKind> {
         Some(match *plan {
             Plan::Other => EventKind::Other,
+            Plan::Print { buf } => EventKind::Print {
+                text: Mark::from_bytes(buf.bytes::<O>(r)?),
+            },
             Plan::Switch {
                 prev_comm,
                 prev_pid,
@@ -508,6 +520,7 @@ fn plan_for(f: &EventFormat) -> Plan {
         })(),
         ("sched", "sched_process_exit") => l("pid").map(|pid| Plan::Exit { pid }),
         ("sched", "sched_process_free") => l("pid").map(|pid| Plan::Free { pid }),
+        ("ftrace", "print") => s("buf").map(|buf| Plan::Print { buf }),
         _ => None,
     };
     // A sched event without its key fields (a vendor variant) is still counted, as Other.

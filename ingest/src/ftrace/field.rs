@@ -108,16 +108,20 @@ impl Str {
     /// The task name; `None` when its bytes lie outside the record.
     #[inline(always)]
     pub fn read<O: ByteOrder>(self, r: &[u8]) -> Option<Comm> {
-        let bytes = match self {
-            Str::Fixed { offset, size } => {
-                let bytes = r.get(offset..offset.checked_add(size)?)?;
-                // `char comm[16]`, the usual case: a fixed 16-byte copy (a name keeps at most 16
-                // bytes anyway) instead of a variable-length memcpy call per name.
-                if let Some(head) = bytes.first_chunk::<COMM_LEN>() {
-                    return Some(Comm::from_bytes(head));
-                }
-                bytes
-            }
+        let bytes = self.bytes::<O>(r)?;
+        // `char comm[16]`, the usual case: a fixed 16-byte copy (a name keeps at most 16
+        // bytes anyway) instead of a variable-length memcpy call per name.
+        if let (Str::Fixed { .. }, Some(head)) = (self, bytes.first_chunk::<COMM_LEN>()) {
+            return Some(Comm::from_bytes(head));
+        }
+        Some(Comm::from_bytes(bytes))
+    }
+
+    /// The field's bytes in the record (with any NUL padding); `None` when they lie outside it.
+    #[inline(always)]
+    pub fn bytes<O: ByteOrder>(self, r: &[u8]) -> Option<&[u8]> {
+        Some(match self {
+            Str::Fixed { offset, size } => r.get(offset..offset.checked_add(size)?)?,
             Str::Flex { offset } => r.get(offset..)?,
             Str::Loc {
                 offset,
@@ -139,8 +143,7 @@ impl Str {
                 };
                 r.get(start..start.checked_add(len)?)?
             }
-        };
-        Some(Comm::from_bytes(bytes))
+        })
     }
 }
 

@@ -13,6 +13,17 @@ const RB_MISSED_STORED: u64 = 1 << 30;
 /// `commit` bits holding the number of data bytes.
 const COMMIT_LEN_MASK: u64 = 0x07ff_ffff;
 
+/// How far (in raw clock units, ns for the usual clocks) the last record of a page may pass
+/// the timestamp of the CPU's next page: events of one CPU are written in time order, so a
+/// real page never passes it by much (nested writes can stamp a little out of order); the
+/// deltas of a random payload, up to 2^27 each, pass it by far.
+pub const NEXT_PAGE_SLACK_NS: u64 = 10_000_000;
+
+/// Records with event ids the trace has no format for that make a page suspect (when they are
+/// most of it). A few are honest: a capture that saved the formats of some events only (a
+/// schedviz folder: the sched ones) still has the odd `print` among them.
+pub const UNKNOWN_IDS_SUSPECT: u64 = 8;
+
 const TYPE_PADDING: u32 = 29;
 const TYPE_TIME_EXTEND: u32 = 30;
 const TYPE_TIME_STAMP: u32 = 31;
@@ -36,6 +47,60 @@ pub struct PageDecoder {
 impl PageDecoder {
     pub fn new(endian: Endian, header: HeaderPage) -> PageDecoder {
         PageDecoder { endian, header }
+    }
+
+    /// Checks that the records of a page make sense as ring-buffer data before any is used: a
+    /// page whose header is intact but whose payload is not (overwritten, random bytes) frames
+    /// into records of nonsense that would pass one by one. It fails, naming the page's data
+    /// (`file_offset` is where the page starts), when the records do not frame (as
+    /// [`PageDecoder::decode_page`] would fail), when their time runs past `next_ts` (the
+    /// timestamp of the CPU's next page, when known) by more than [`NEXT_PAGE_SLACK_NS`], or when
+    /// most of their event ids, at least [`UNKNOWN_IDS_SUSPECT`], are not among the trace's
+    /// formats (`known`).
+    pub fn check_page(
+        &self,
+        page: &[u8],
+        file_offset: u64,
+        next_ts: Option<u64>,
+        known: impl Fn(u16) -> bool,
+    ) -> Result<()> {
+        let (mut records, mut unknown, mut last_ts) = (0u64, 0u64, None);
+        let at = file_offset + self.header.data_offset as u64;
+        self.decode_page(page, file_offset, &mut |item| {
+            if let PageItem::Record { ts, payload } = item {
+                records += 1;
+                last_ts = Some(ts);
+                let id = payload.first_chunk::<2>().map(|&b| self.endian.u16(b));
+                unknown += u64::from(!id.is_some_and(&known));
+            }
+        })
+        // A record that does not frame condemns the records before it too: the whole data is
+        // blamed (a bad header word keeps its own offset).
+        .map_err(|e| match e.location {
+            crate::Location::Offset(o) if o > at => Error::at(at, e.cause),
+            _ => e,
+        })?;
+        if let (Some(last), Some(next)) = (last_ts, next_ts) {
+            if last > next.saturating_add(NEXT_PAGE_SLACK_NS) {
+                return Err(Error::at(
+                    at,
+                    format!(
+                        "corrupt page: its {records} records run to timestamp {last}, past the next \
+                         page's {next}"
+                    ),
+                ));
+            }
+        }
+        if unknown >= UNKNOWN_IDS_SUSPECT && 2 * unknown > records {
+            return Err(Error::at(
+                at,
+                format!(
+                    "corrupt page: {unknown} of its {records} records have event ids the trace has \
+                     no format for"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Decodes one page; `file_offset` is where the page starts (for errors).
@@ -112,6 +177,14 @@ impl PageDecoder {
                         break; // Null padding: the rest of the page is unused.
                     }
                     let len = array0("padding length")? as usize;
+                    // The kernel's padding to the end of a page may pass the committed data, but
+                    // never the page.
+                    if pos.saturating_add(4).saturating_add(len) > page.len() - data_start {
+                        return Err(err(
+                            data_start + pos,
+                            format!("corrupt page: {len}-byte padding runs past the page"),
+                        ));
+                    }
                     ts = ts.wrapping_add(delta);
                     pos = pos.saturating_add(4).saturating_add(len);
                 }

@@ -19,14 +19,16 @@ pub struct Unpacker {
 }
 
 impl Unpacker {
-    pub fn new() -> Result<Unpacker> {
+    /// `max_inflate`: the run's fixed limit on what the stream may inflate to (`None`: the
+    /// default rule).
+    pub fn new(max_inflate: Option<u64>) -> Result<Unpacker> {
         Ok(Unpacker {
             decoder: Decoder::new()
                 .map_err(|e| Error::whole(format!("cannot create zstd decoder: {e}")))?,
             out: Vec::new(),
             base: 0,
             chunk: vec![0; 1 << 17],
-            budget: Budget::new(),
+            budget: Budget::new(max_inflate),
         })
     }
 
@@ -79,7 +81,7 @@ mod tests {
     fn a_compressed_record_of_a_gigabyte_stops_at_the_budget() {
         let payload = zstd_of_zeros(1 << 30);
         assert!(payload.len() < 64 << 10, "{}", payload.len());
-        let mut u = Unpacker::new().unwrap();
+        let mut u = Unpacker::new(None).unwrap();
         let err = u.feed(&payload, 4096).unwrap_err();
         assert!(
             err.cause
@@ -98,7 +100,7 @@ mod tests {
             .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
             .collect();
         let z = zstd::bulk::compress(&raw, 3).unwrap();
-        let mut u = Unpacker::new().unwrap();
+        let mut u = Unpacker::new(None).unwrap();
         let (a, b) = z.split_at(z.len() / 2);
         u.feed(a, 0).unwrap();
         u.feed(b, a.len() as u64).unwrap();

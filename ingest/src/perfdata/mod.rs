@@ -31,6 +31,7 @@ pub mod sample;
 pub mod scan;
 pub mod source;
 pub mod split;
+pub(crate) mod wrapped;
 
 use crate::ftrace::TracingData;
 use crate::input::{KeepAll, Release};
@@ -47,6 +48,20 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
     read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
 }
 
+/// [`read`] under a run's `options` (`--strict`, `--max-inflate`).
+pub fn read_opts(
+    bytes: &[u8],
+    sink: &mut dyn EventSink,
+    options: crate::ReadOptions,
+) -> Result<Ingested> {
+    read_tracked(
+        bytes,
+        &KeepAll,
+        sink,
+        &Tracker::with_options(&Progress::new(), options),
+    )
+}
+
 /// [`read`], telling `release` which input ranges have been consumed and counting the framed
 /// records in `progress` (stopping when it is cancelled).
 pub(crate) fn read_tracked(
@@ -56,7 +71,7 @@ pub(crate) fn read_tracked(
     progress: &Tracker,
 ) -> Result<Ingested> {
     let header = header::parse(bytes)?;
-    let mut scan = Scan::new(header.endian, header.mode);
+    let mut scan = Scan::new(header.endian, header.mode, progress.options());
     if header.mode == Mode::File {
         scan.features = features::read_file_features(bytes, &header)?;
         scan.read_file_attrs(bytes, &header)?;
@@ -100,7 +115,7 @@ pub(crate) fn read_stream_tracked(
             "a file-mode perf.data cannot be read as a stream (it points back and forth): give the file name",
         ));
     }
-    let scan = Scan::new(header.endian, header.mode);
+    let scan = Scan::new(header.endian, header.mode, progress.options());
     let mut emitting = pass::Emitting {
         emitter: emit::Emitter::default(),
         sink,

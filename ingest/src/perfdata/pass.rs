@@ -154,7 +154,7 @@ impl Pass<'_> {
     /// after a bad size: every later record is found through the one before it.
     fn skip_tail(&mut self, source: &mut impl Source, pos: u64, e: Error) -> Result<()> {
         // Before the first timed record the input is metadata: nothing would be left to read.
-        if crate::damage::strict() || self.scan.timed_records == 0 {
+        if self.scan.options.strict || self.scan.timed_records == 0 {
             return Err(e);
         }
         let head = source.get(pos, 256)?.to_vec();

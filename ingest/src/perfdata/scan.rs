@@ -30,6 +30,8 @@ pub const SEG_UNPACKED: u64 = 1;
 pub struct Scan {
     pub endian: Endian,
     pub mode: Mode,
+    /// The run's `--strict` and `--max-inflate`.
+    pub options: crate::ReadOptions,
     pub attrs: Vec<AttrEntry>,
     pub ids: IdMap,
     ids_dirty: bool,
@@ -53,10 +55,11 @@ pub struct Scan {
 }
 
 impl Scan {
-    pub fn new(endian: Endian, mode: Mode) -> Scan {
+    pub fn new(endian: Endian, mode: Mode, options: crate::ReadOptions) -> Scan {
         Scan {
             endian,
             mode,
+            options,
             attrs: Vec::new(),
             ids: IdMap::default(),
             ids_dirty: false,
@@ -231,7 +234,7 @@ impl Scan {
                     rec.body
                 };
                 if self.unpacker.is_none() {
-                    self.unpacker = Some(Unpacker::new()?);
+                    self.unpacker = Some(Unpacker::new(self.options.max_inflate)?);
                 }
                 self.unpacker.as_mut().unwrap().feed(payload, at + 8)?;
                 self.scan_unpacked()

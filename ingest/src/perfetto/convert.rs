@@ -5,6 +5,7 @@
 use super::write::{WriteStats, Writer, WriterOptions};
 use crate::error::{Error, Result};
 use crate::meta::Ingested;
+use crate::ReadOptions;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -16,11 +17,18 @@ pub struct Converted {
     pub written: WriteStats,
 }
 
-/// Converts `input` (`-` = stdin) to a Perfetto trace at `output` (`-` = stdout).
-pub fn convert(input: &Path, output: &Path, opts: WriterOptions) -> Result<Converted> {
+/// Converts `input` (`-` = stdin) to a Perfetto trace at `output` (`-` = stdout), reading it
+/// with the run's `read` options.
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    opts: WriterOptions,
+    read: ReadOptions,
+) -> Result<Converted> {
     if output.as_os_str() == "-" {
         let stdout = std::io::stdout();
-        let (ingested, written) = convert_to(input, BufWriter::new(stdout.lock()), opts, output)?;
+        let (ingested, written) =
+            convert_to(input, BufWriter::new(stdout.lock()), opts, output, read)?;
         return Ok(Converted { ingested, written });
     }
     if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
@@ -33,7 +41,7 @@ pub fn convert(input: &Path, output: &Path, opts: WriterOptions) -> Result<Conve
     let tmp = PathBuf::from(tmp_name);
     let file = File::create(&tmp)
         .map_err(|e| Error::whole(format!("cannot create: {e}")).in_file(&tmp))?;
-    let result = convert_to(input, BufWriter::new(file), opts, output).and_then(|done| {
+    let result = convert_to(input, BufWriter::new(file), opts, output, read).and_then(|done| {
         std::fs::rename(&tmp, output).map_err(|e| {
             Error::whole(format!("cannot rename {}: {e}", tmp.display())).in_file(output)
         })?;
@@ -51,9 +59,10 @@ fn convert_to<W: Write>(
     out: W,
     opts: WriterOptions,
     output: &Path,
+    read: ReadOptions,
 ) -> Result<(Ingested, WriteStats)> {
     let mut writer = Writer::new(out, opts);
-    let ingested = crate::read_path(input, &mut writer)?;
+    let ingested = crate::read_path_opts(input, &mut writer, &crate::Progress::new(), read)?;
     let (mut out, written) = writer
         .finish(&ingested.meta)
         .map_err(|e| Error::whole(format!("cannot write: {e}")).in_file(output))?;

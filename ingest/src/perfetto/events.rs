@@ -2,10 +2,10 @@
 //! both directions, and of `sched_switch.prev_state` (formats.md §3.3, §6.3).
 
 use super::proto::{
-    FtraceEvent, FtraceEventKind as K, SchedMigrateTask, SchedProcessExit, SchedProcessFork,
-    SchedProcessFree, SchedSwitch, SchedWakeup,
+    FtraceEvent, FtraceEventKind as K, PrintFtraceEvent, SchedMigrateTask, SchedProcessExit,
+    SchedProcessFork, SchedProcessFree, SchedSwitch, SchedWakeup,
 };
-use crate::event::{Comm, Event, EventKind, PrevState, TaskRef};
+use crate::event::{Comm, Event, EventKind, Mark, PrevState, TaskRef};
 
 /// A decoded regular event. `raw_prev_state` is set for switches: their
 /// [`PrevState`] is decided once the kernel release is known (it may come later in
@@ -102,7 +102,18 @@ pub fn decode(e: &FtraceEvent) -> Decoded {
             },
             None,
         ),
-        Some(K::Print(_)) => ("print", EventKind::Other, None),
+        Some(K::Print(p)) => (
+            "print",
+            // An empty print is what `convert` writes for a non-sched event it cannot write
+            // (it keeps the window's ends): read back as the event it stood for.
+            match p.buf.as_deref() {
+                Some(buf) if !buf.is_empty() => EventKind::Print {
+                    text: Mark::from_bytes(buf),
+                },
+                _ => EventKind::Other,
+            },
+            None,
+        ),
         Some(K::CpuFrequency(_)) => ("cpu_frequency", EventKind::Other, None),
         Some(K::CpuIdle(_)) => ("cpu_idle", EventKind::Other, None),
         // Generic events carry their name as data; counting them under one label keeps
@@ -148,8 +159,9 @@ fn wakeup(task: TaskRef, target_cpu: i32) -> SchedWakeup {
     }
 }
 
-/// Our event → a regular `FtraceEvent`; `None` for what Perfetto has no event for
-/// here (`Other`, `TaskName`, `Lost`, which the writer handles otherwise).
+/// Our event → a regular `FtraceEvent` (sched events and `print` markers); `None` for what
+/// Perfetto has no event for here (`Other`, `TaskName`, `Lost`, which the writer handles
+/// otherwise).
 pub fn encode(e: &Event) -> Option<FtraceEvent> {
     let kind = match e.kind {
         EventKind::Switch {
@@ -196,6 +208,11 @@ pub fn encode(e: &Event) -> Option<FtraceEvent> {
         EventKind::Free { pid } => K::SchedProcessFree(SchedProcessFree {
             pid: Some(pid),
             ..Default::default()
+        }),
+        // The kernel's print buffer ends with the newline that `Mark` does not keep.
+        EventKind::Print { text } => K::Print(PrintFtraceEvent {
+            ip: None,
+            buf: Some([&text.bytes()[..], b"\n"].concat()),
         }),
         EventKind::TaskName { .. } | EventKind::Lost { .. } | EventKind::Other => return None,
     };

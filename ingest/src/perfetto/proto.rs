@@ -116,7 +116,7 @@ pub struct FtraceEvent {
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum FtraceEventKind {
     #[prost(message, tag = "3")]
-    Print(Empty),
+    Print(PrintFtraceEvent),
     #[prost(message, tag = "4")]
     SchedSwitch(SchedSwitch),
     #[prost(message, tag = "11")]
@@ -141,8 +141,17 @@ pub enum FtraceEventKind {
     SchedMigrateTask(SchedMigrateTask),
 }
 
-/// The events we only count (`PrintFtraceEvent`, `CpuFrequencyFtraceEvent`,
-/// `CpuIdleFtraceEvent`): their fields are skipped.
+/// `PrintFtraceEvent`: a `trace_marker` write (`buf`, with the kernel's trailing newline).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PrintFtraceEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub ip: Option<u64>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub buf: Option<Vec<u8>>,
+}
+
+/// The events we only count (`CpuFrequencyFtraceEvent`, `CpuIdleFtraceEvent`): their fields
+/// are skipped.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Empty {}
 

@@ -292,7 +292,7 @@ impl<W: Write> Writer<W> {
             }
             _ => {
                 let Some(event) = encode(e) else {
-                    unreachable!("add() is only called for sched events")
+                    unreachable!("add() is only called for sched events and markers")
                 };
                 b.events.push(event);
                 self.stats.regular_events += 1;
@@ -324,7 +324,7 @@ impl<W: Write> Writer<W> {
         b.events.push(FtraceEvent {
             timestamp: Some(e.ts),
             pid: u32::try_from(e.current_pid).ok(),
-            event: Some(proto::FtraceEventKind::Print(proto::Empty {})),
+            event: Some(proto::FtraceEventKind::Print(Default::default())),
             ..Default::default()
         });
         b.len += 1;

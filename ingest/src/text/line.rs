@@ -62,12 +62,33 @@ pub fn classify(line: &[u8]) -> Line<'_> {
             state,
         },
         Ok(None) => Line::Event {
+            kind: marker(prefix.name, prefix.body).unwrap_or(EventKind::Other),
             prefix,
-            kind: EventKind::Other,
             state: StateSrc::Done,
         },
         Err(reason) => Line::Reject(reason),
     }
+}
+
+/// A `trace_marker` write: `print: tracing_mark_write: TEXT` in `trace-cmd report` (which
+/// prints the event's `ip` as a symbol, then its text), `print: ip=SYM buf=TEXT` in its raw
+/// rendering (`-R`), `tracing_mark_write: TEXT` in the kernel's own text.
+fn marker(name: &[u8], body: &[u8]) -> Option<EventKind> {
+    let text = match name {
+        b"print" if body.starts_with(b"ip=") => {
+            let buf = memchr::memmem::find(body, b" buf=")?;
+            &body[buf + 5..]
+        }
+        b"print" => {
+            let colon = memchr::memmem::find(body, b": ")?;
+            &body[colon + 2..]
+        }
+        b"tracing_mark_write" => body,
+        _ => return None,
+    };
+    Some(EventKind::Print {
+        text: crate::event::Mark::from_bytes(text),
+    })
 }
 
 /// A callchain line of `perf script` (`\t    ffffffff8a0a6f0e native_safe_halt+0xe
@@ -134,5 +155,28 @@ mod tests {
         assert!(matches!(classify(b"cpus=6"), Line::Cpus(6)));
         assert!(matches!(classify(b"CPU 3 is empty"), Line::CpuEmpty));
         assert!(matches!(classify(b"hello"), Line::Reject(_)));
+    }
+
+    #[test]
+    fn markers_keep_their_text() {
+        let text = |line: &[u8]| match classify(line) {
+            Line::Event {
+                kind: EventKind::Print { text },
+                ..
+            } => text.to_string_lossy(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            text(b"         schedwl-244   [003]    63.450064: print:                tracing_mark_write: schedwl: setup scenario=mi ntasks=4"),
+            "schedwl: setup scenario=mi ntasks=4"
+        );
+        assert_eq!(
+            text(b"         schedwl-244   [003] .....  63.450064: tracing_mark_write: begin: x"),
+            "begin: x"
+        );
+        assert_eq!(
+            text(b"         shutils-3106  [001]  2084.238797: print:                 ip=tracing_mark_write buf=cpu_frequency_devlib:        state=450000 cpu_id=0"),
+            "cpu_frequency_devlib:        state=450000 cpu_id=0"
+        );
     }
 }

@@ -85,7 +85,7 @@ fn read_in_windows(
 
 /// Text read at a time: its events (about 90 bytes per ~100-byte line) are what is held,
 /// twice over with the window parsed ahead.
-const WINDOW: usize = 32 << 20;
+pub(crate) const WINDOW: usize = 32 << 20;
 
 /// A stretch of whole lines of the input; the first window of an HTML block knows its line.
 struct Window {

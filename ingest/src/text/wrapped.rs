@@ -4,45 +4,27 @@
 //! Inflation draws on the input's [`Budget`] in the same steps as
 //! [`crate::input::unwrap_compression`], so a bomb fails with the same error.
 
-use super::{html, pass, WINDOW};
+use super::{html, pass};
 use crate::inflate::Budget;
 use crate::input::{decoder, Counted, Wrapper, INFLATE_STEP, SNIFF};
 use crate::progress::Tracker;
 use crate::{Error, EventSink, Format, Ingested, Result};
 use std::io::Read;
 
-/// Whether `raw` (compressed with `wrapper`) holds plain trace text, judged on its head the
-/// way the whole-file path judges it (an HTML page is read whole: its blocks are found in
-/// the whole text).
-pub fn holds_text(raw: &[u8], wrapper: Wrapper) -> bool {
-    let Ok(reader) = decoder(wrapper, raw) else {
-        return false;
-    };
-    let mut head = Vec::with_capacity(SNIFF);
-    if reader.take(SNIFF as u64).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    Wrapper::detect(&head).is_none()
-        && matches!(Format::detect(&head), Ok(Format::Text))
-        && !html::is_html(&head)
+/// Whether `head`, the first [`SNIFF`] inflated bytes of a wrapped input, starts plain trace
+/// text, judged the way the whole-file path judges it (an HTML page is read whole: its blocks
+/// are found in the whole text).
+pub fn is_text(head: &[u8]) -> bool {
+    Wrapper::detect(head).is_none()
+        && matches!(Format::detect(head), Ok(Format::Text))
+        && !html::is_html(head)
 }
 
-/// Reads the trace text compressed in `raw` and feeds its events to `sink` in time order.
-/// The compressed bytes are counted in `progress` as the decompressor takes them.
+/// Reads the trace text compressed in `raw` and feeds its events to `sink` in time order, in
+/// windows of at least `window` bytes (after the first, [`SNIFF`] bytes; the reader's own is
+/// [`super::WINDOW`]). The compressed bytes are counted in `progress` as the decompressor takes
+/// them.
 pub(crate) fn read(
-    raw: &[u8],
-    wrapper: Wrapper,
-    sink: &mut dyn EventSink,
-    progress: &Tracker,
-) -> Result<Ingested> {
-    progress.progress().add_total(raw.len() as u64);
-    let got = read_in(raw, wrapper, WINDOW, sink, progress)?;
-    progress.finish(raw.len() as u64);
-    Ok(got)
-}
-
-/// [`read`] in windows of at least `window` bytes (after the first, [`SNIFF`] bytes).
-fn read_in(
     raw: &[u8],
     wrapper: Wrapper,
     window: usize,
@@ -53,7 +35,7 @@ fn read_in(
     std::thread::scope(|scope| {
         scope.spawn(move || {
             let mut inflated =
-                match Inflated::new(Counted::new(raw, progress), raw, wrapper, window) {
+                match Inflated::new(Counted::new(raw, progress), raw, wrapper, window, progress) {
                     Ok(inflated) => inflated,
                     Err(e) => return drop(windows.send(Err(e))),
                 };
@@ -79,7 +61,7 @@ fn read_in(
                 Ok(()) => e,
             })?;
             consumed += text.len() as u64;
-            let rest = || evidence_after(raw, wrapper, window, consumed);
+            let rest = || evidence_after(raw, wrapper, window, consumed, progress);
             // The compressed bytes taken are what `progress` counts (see `Counted`).
             let outs = pass::parse(&text, &uncounted)?;
             pass.window(outs, None, rest, sink);
@@ -95,9 +77,10 @@ fn evidence_after(
     wrapper: Wrapper,
     window: usize,
     skip: u64,
+    progress: &Tracker,
 ) -> super::state::Evidence {
     let mut evidence = super::state::Evidence::default();
-    let Ok(mut inflated) = Inflated::new(raw, raw, wrapper, window) else {
+    let Ok(mut inflated) = Inflated::new(raw, raw, wrapper, window, progress) else {
         return evidence;
     };
     let mut at = 0u64;
@@ -126,14 +109,16 @@ struct Inflated<'a> {
 }
 
 impl<'a> Inflated<'a> {
-    /// `input` reads `raw`, the compressed bytes (whose size sets the budget).
+    /// `input` reads `raw`, the compressed bytes (whose size sets the budget; `progress`, the
+    /// run's limit).
     fn new(
         input: impl Read + Send + 'a,
         raw: &[u8],
         wrapper: Wrapper,
         window: usize,
+        progress: &Tracker,
     ) -> Result<Inflated<'a>> {
-        let budget = Budget::new();
+        let budget = progress.budget();
         budget.read(raw.len() as u64);
         Ok(Inflated {
             reader: decoder(wrapper, input).map_err(|e| Self::failed(wrapper, 0, e))?,
@@ -159,11 +144,11 @@ impl<'a> Inflated<'a> {
 
     fn next_window(&mut self) -> Result<Option<Vec<u8>>> {
         let mut text = std::mem::take(&mut self.carry);
-        let what = format!("the {} wrapper", self.wrapper.name());
+        let what = self.wrapper.label();
         while !self.done && (text.len() < self.window || memchr::memrchr(b'\n', &text).is_none()) {
             let step = if self.sniffed { INFLATE_STEP } else { SNIFF };
             self.sniffed = true;
-            self.budget.inflate(step as u64, self.out, &what)?;
+            self.budget.inflate(step as u64, self.out, what)?;
             let before = text.len();
             (&mut self.reader)
                 .take(step as u64)

@@ -1,6 +1,6 @@
 //! Compressed text read as it inflates gives what the inflated text read in memory gives.
 
-use super::read_in;
+use super::read;
 use crate::event::{Event, EventKind, PrevState};
 use crate::input::Wrapper;
 
@@ -18,7 +18,7 @@ fn inflating(raw: &[u8], wrapper: Wrapper, window: usize) -> (String, Vec<Event>
     let mut events = Vec::new();
     let progress = crate::Progress::new();
     let tracker = crate::progress::Tracker::new(&progress);
-    let got = read_in(
+    let got = read(
         raw,
         wrapper,
         window,

@@ -236,7 +236,7 @@ mod tests {
         block.extend_from_slice(&(zeros.len() as u32).to_le_bytes());
         block.extend_from_slice(&(512u32 << 20).to_le_bytes());
         block.extend_from_slice(&zeros);
-        let budget = Arc::new(Budget::new());
+        let budget = Arc::new(Budget::new(None));
         let mut out = Vec::new();
         let err = Chunks::new(&block, 64, Endian::Little, Codec::Zstd, budget.clone())
             .unwrap()
@@ -252,7 +252,7 @@ mod tests {
         assert_eq!(out.capacity(), 0);
         // An honest chunk of another CPU, after it: a chunk's own size is charged, not the
         // claimed 512 MiB again.
-        let honest = Budget::new();
+        let honest = Budget::new(None);
         let page = vec![7u8; 40960];
         let z = zstd::bulk::compress(&page, 1).unwrap();
         let mut block = 1u32.to_le_bytes().to_vec();

@@ -46,7 +46,28 @@ pub(crate) fn read_tracked(
         }
     };
     let kernel_release = layout.options.kernel_release();
-    let decoder = Decoder::new(&layout.formats, layout.endian, kernel_release.as_deref());
+    let meta = meta(&layout, kernel_release.clone());
+    read_layout(
+        &layout,
+        kernel_release.as_deref(),
+        meta,
+        release,
+        sink,
+        progress,
+    )
+}
+
+/// Reads the CPU pages that `layout` points at (of a trace.dat, or of a schedviz capture laid
+/// out the same way) into `sink`, in time order, under `meta`.
+pub(crate) fn read_layout(
+    layout: &Layout,
+    kernel_release: Option<&str>,
+    meta: TraceMeta,
+    release: &dyn Release,
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
+    let decoder = Decoder::new(&layout.formats, layout.endian, kernel_release);
     let shared = Shared {
         decoder: &decoder,
         pages: PageDecoder::new(layout.endian, layout.header_page),
@@ -56,7 +77,7 @@ pub(crate) fn read_tracked(
             offset: layout.options.ts_offset,
         },
         release,
-        inflate: std::sync::Arc::new(crate::inflate::Budget::new()),
+        inflate: std::sync::Arc::new(progress.budget()),
         progress,
     };
     let mut streams = layout
@@ -64,7 +85,6 @@ pub(crate) fn read_tracked(
         .iter()
         .map(|c| CpuStream::new(c, &shared, layout.endian))
         .collect::<Result<Vec<_>>>()?;
-    let meta = meta(&layout, kernel_release);
     sink.meta(&meta);
     merge::run(&mut streams, &shared, &layout.cmdlines, sink)?;
     let mut ingested = Ingested {

@@ -74,8 +74,9 @@ impl<'a> Pages<'a> {
         }
     }
 
-    /// The next whole page and the file offset to blame for it.
-    fn next_page(&mut self, page_size: usize, counts: &mut Counts) -> Result<Option<(&[u8], u64)>> {
+    /// The next whole page, the file offset to blame for it, and the first 8 bytes of the page
+    /// after it (its timestamp) when they are at hand (not in a chunk still compressed).
+    fn next_page(&mut self, page_size: usize, counts: &mut Counts) -> Result<Option<NextPage<'_>>> {
         match self {
             Pages::Raw { bytes, offset, pos } => {
                 if *pos + page_size > bytes.len() {
@@ -87,7 +88,11 @@ impl<'a> Pages<'a> {
                 }
                 let at = *pos;
                 *pos += page_size;
-                Ok(Some((&bytes[at..at + page_size], *offset + at as u64)))
+                Ok(Some((
+                    &bytes[at..at + page_size],
+                    *offset + at as u64,
+                    head_after(bytes, *pos, page_size),
+                )))
             }
             Pages::Chunked {
                 chunks,
@@ -109,10 +114,23 @@ impl<'a> Pages<'a> {
                 }
                 let at = *pos;
                 *pos += page_size;
-                Ok(Some((&current[at..at + page_size], *current_offset)))
+                Ok(Some((
+                    &current[at..at + page_size],
+                    *current_offset,
+                    head_after(current, *pos, page_size),
+                )))
             }
         }
     }
+}
+
+/// A page, the file offset to blame for it, and the timestamp bytes of the page after it.
+type NextPage<'p> = (&'p [u8], u64, Option<[u8; 8]>);
+
+/// The first 8 bytes of the whole page at `at` of `bytes`, if there is one.
+fn head_after(bytes: &[u8], at: usize, page_size: usize) -> Option<[u8; 8]> {
+    let page = bytes.get(at..at.checked_add(page_size)?)?;
+    page.first_chunk::<8>().copied()
 }
 
 /// A CPU's decoding state and its buffer of decoded, not yet merged events.
@@ -178,7 +196,8 @@ impl<'a> CpuStream<'a> {
         let counts = &mut self.counts;
         let last_ts = &mut self.last_ts;
         for _ in 0..max_pages {
-            let Some((page, offset)) = self.pages.next_page(shared.page_size, counts)? else {
+            let Some((page, offset, next_head)) = self.pages.next_page(shared.page_size, counts)?
+            else {
                 self.exhausted = true;
                 break;
             };
@@ -196,35 +215,48 @@ impl<'a> CpuStream<'a> {
                     kind,
                 });
             };
+            // A page whose payload is no ring-buffer data (overwritten, random) is skipped whole:
+            // the records it seems to hold are not events.
+            let next_ts = next_head.map(|h| shared.pages.endian.u64_at(&h, 0).unwrap_or(0));
             let decoded = shared
                 .pages
-                .decode_page(page, offset, &mut |item| match item {
-                    PageItem::Record { ts, payload } => match shared.decoder.decode(payload) {
-                        Decoded::Event {
-                            name,
-                            current_pid,
-                            kind,
-                        } => {
-                            counts.names[name as usize] += 1;
-                            push(ts, current_pid, kind, counts);
-                        }
-                        Decoded::Unknown { id } => *counts.unknown_ids.entry(id).or_insert(0) += 1,
-                        Decoded::Malformed { name, reason } => {
-                            *counts.malformed.entry((name, reason)).or_insert(0) += 1
-                        }
-                    },
-                    PageItem::Lost { ts, count } => {
-                        counts.lost_pages += 1;
-                        counts.lost_events += count.unwrap_or(0);
-                        push(ts, -1, EventKind::Lost { count }, counts);
-                    }
+                .check_page(page, offset, next_ts, |id| shared.decoder.knows(id))
+                .and_then(|()| {
+                    shared
+                        .pages
+                        .decode_page(page, offset, &mut |item| match item {
+                            PageItem::Record { ts, payload } => {
+                                match shared.decoder.decode(payload) {
+                                    Decoded::Event {
+                                        name,
+                                        current_pid,
+                                        kind,
+                                    } => {
+                                        counts.names[name as usize] += 1;
+                                        push(ts, current_pid, kind, counts);
+                                    }
+                                    Decoded::Unknown { id } => {
+                                        *counts.unknown_ids.entry(id).or_insert(0) += 1
+                                    }
+                                    Decoded::Malformed { name, reason } => {
+                                        *counts.malformed.entry((name, reason)).or_insert(0) += 1
+                                    }
+                                }
+                            }
+                            PageItem::Lost { ts, count } => {
+                                counts.lost_pages += 1;
+                                counts.lost_events += count.unwrap_or(0);
+                                push(ts, -1, EventKind::Lost { count }, counts);
+                            }
+                        })
                 });
             if let Err(e) = decoded {
-                if crate::damage::strict() {
+                if shared.progress.options().strict {
                     return Err(e);
                 }
-                // The records before the damage were whole and stay; the rest of the page is
-                // skipped, and the CPU reads as after lost events from its last event on.
+                // The page is skipped from the damage on (from its data, when its records as a
+                // whole make no sense), and the CPU reads as after lost events from its last
+                // event on.
                 let at = match e.location {
                     crate::Location::Offset(o) if o >= offset && o < offset + page.len() as u64 => {
                         o

@@ -11,16 +11,14 @@ fn read(bytes: &[u8]) -> Result<ingest::Ingested, Error> {
     ingest::perfdata::read(bytes, &mut sink)
 }
 
-/// `--strict` is process-wide: the tests that set it take turns.
-static STRICT: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// The error of `bytes` under `--strict` (by default an unframable tail after the events is
 /// skipped and listed instead, see `a_cut_pipe_stream_is_read_to_the_cut`).
 fn err(bytes: &[u8]) -> Error {
-    let _turn = STRICT.lock().unwrap_or_else(|e| e.into_inner());
-    ingest::damage::set_strict(true);
-    let got = read(bytes);
-    ingest::damage::set_strict(false);
+    let strict = ingest::ReadOptions {
+        strict: true,
+        ..Default::default()
+    };
+    let got = ingest::perfdata::read_opts(bytes, &mut |_: &ingest::Event| {}, strict);
     match got {
         Ok(_) => panic!("corrupt input was accepted"),
         Err(e) => e,
@@ -32,7 +30,6 @@ fn a_cut_pipe_stream_is_read_to_the_cut() {
     if fixtures::public_missing() {
         return;
     }
-    let _turn = STRICT.lock().unwrap_or_else(|e| e.into_inner());
     let stream = bytes(&shared("public/perfparser/probe.data.stream"));
     let whole = read(&stream).unwrap();
     let cut = read(&stream[..stream.len() - 5]).unwrap();

@@ -2,7 +2,7 @@
 //! renamed into place only on success, Perfetto in → identical Perfetto out.
 
 use ingest::perfetto::{convert, WriterOptions};
-use ingest::{Event, Location};
+use ingest::{Event, EventKind, Location};
 use std::path::PathBuf;
 
 fn tmp(name: &str) -> PathBuf {
@@ -15,20 +15,43 @@ fn tmp(name: &str) -> PathBuf {
 fn trace_dat_to_perfetto_and_again() {
     let input = fixtures::trace("eevdf-6.18-host/pipe_pinned/trace.dat");
     let first = tmp("pipe_pinned.perfetto-trace");
-    let done = convert(&input, &first, WriterOptions::default()).unwrap();
+    let done = convert(&input, &first, WriterOptions::default(), Default::default()).unwrap();
     assert_eq!(
         done.ingested.meta.kernel_release.as_deref(),
         Some("6.18.44-fc-v657")
     );
-    // The 6 `print` events have no Perfetto form here; everything else is written.
-    assert_eq!(done.written.not_written.values().sum::<u64>(), 6);
+    // Every event is written, the 6 `print` markers included.
+    assert_eq!(done.written.not_written.values().sum::<u64>(), 0);
     assert!(!tmp("pipe_pinned.perfetto-trace.partial").exists());
 
     let mut switches = 0;
+    let mut markers = Vec::new();
     let back = ingest::read_path(&first, &mut |e: &Event| {
-        switches += matches!(e.kind, ingest::EventKind::Switch { .. }) as u64
+        switches += matches!(e.kind, EventKind::Switch { .. }) as u64;
+        if let EventKind::Print { text } = e.kind {
+            markers.push(((e.ts + 500) / 1000, e.cpu, text.to_string_lossy()));
+        }
     })
     .unwrap();
+    // Their times (µs, rounded as trace-cmd rounds them), CPUs and texts as `trace-cmd report`
+    // prints them.
+    let report = ingest::input::load(&fixtures::trace(
+        "eevdf-6.18-host/pipe_pinned/trace-cmd.report.txt.xz",
+    ))
+    .unwrap();
+    let want: Vec<(u64, u32, String)> = String::from_utf8_lossy(&report)
+        .lines()
+        .filter_map(|l| {
+            let (head, text) = l.split_once(": print:")?;
+            let (_, text) = text.split_once("tracing_mark_write: ")?;
+            let cpu = head.split_once('[')?.1.split_once(']')?.0.parse().ok()?;
+            let (secs, micros) = head.rsplit_once(' ')?.1.split_once('.')?;
+            let us = secs.parse::<u64>().ok()? * 1_000_000 + micros.parse::<u64>().ok()?;
+            Some((us, cpu, text.to_string()))
+        })
+        .collect();
+    assert_eq!(want.len(), 6);
+    assert_eq!(markers, want);
     assert_eq!(
         Some(&switches),
         done.ingested.stats.events.get("sched_switch")
@@ -37,7 +60,13 @@ fn trace_dat_to_perfetto_and_again() {
 
     // Perfetto in, Perfetto out: the same bytes.
     let second = tmp("again.perfetto-trace");
-    convert(&first, &second, WriterOptions::default()).unwrap();
+    convert(
+        &first,
+        &second,
+        WriterOptions::default(),
+        Default::default(),
+    )
+    .unwrap();
     assert_eq!(
         std::fs::read(&first).unwrap(),
         std::fs::read(&second).unwrap()
@@ -49,10 +78,10 @@ fn failures_leave_no_output() {
     let junk = tmp("junk.bin");
     std::fs::write(&junk, [0x0a, 0x7f, 0x01]).unwrap();
     let out = tmp("junk.perfetto-trace");
-    let e = convert(&junk, &out, WriterOptions::default()).unwrap_err();
+    let e = convert(&junk, &out, WriterOptions::default(), Default::default()).unwrap_err();
     assert_eq!(e.location, Location::Offset(0));
     assert!(!out.exists());
     assert!(!tmp("junk.perfetto-trace.partial").exists());
-    let e = convert(&junk, &junk, WriterOptions::default()).unwrap_err();
+    let e = convert(&junk, &junk, WriterOptions::default(), Default::default()).unwrap_err();
     assert!(e.cause.contains("overwrite the input"), "{e}");
 }

@@ -13,6 +13,7 @@ fn read(bytes: &[u8]) -> (Vec<Event>, Ingested) {
     (events, ingested)
 }
 
+/// Sched events and `print` markers: what a conversion writes as events of their own.
 fn is_sched(e: &Event) -> bool {
     !matches!(
         e.kind,

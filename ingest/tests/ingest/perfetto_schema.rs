@@ -137,7 +137,10 @@ fn wakeup() -> SchedWakeup {
 fn everything() -> Trace {
     use FtraceEventKind as K;
     let kinds = vec![
-        K::Print(Empty {}),
+        K::Print(PrintFtraceEvent {
+            ip: Some(1),
+            buf: s("m\n"),
+        }),
         K::SchedSwitch(SchedSwitch {
             prev_comm: s("a"),
             prev_pid: Some(1),

@@ -63,7 +63,7 @@ fn plain(rel: &str) -> PathBuf {
 fn perfetto_file() -> PathBuf {
     once(scratch("pp2.perfetto-trace"), |to| {
         let from = fixtures::trace("eevdf-6.12-vm/pp2/trace-v6.dat.xz");
-        ingest::perfetto::convert(&from, to, Default::default()).unwrap();
+        ingest::perfetto::convert(&from, to, Default::default(), Default::default()).unwrap();
     })
 }
 

@@ -47,7 +47,7 @@ fn check(rel: &str, flavour: &str, cpus: u32) -> (ingest::Ingested, Vec<ingest::
         .map(|(_, v)| v)
         .sum();
     assert_eq!(
-        kinds.get("other").copied().unwrap_or(0) + sched,
+        kinds.get("other").copied().unwrap_or(0) + kinds.get("print").copied().unwrap_or(0) + sched,
         events.len() as u64
     );
     assert_eq!(events.len() as u64, expected.values().sum::<u64>());

@@ -118,9 +118,15 @@ fn corrupt_page_commit() {
     let off = u64::from_le_bytes(bytes[tag + 10..tag + 18].try_into().unwrap()) as usize;
     bytes[off + 8..off + 16].copy_from_slice(&9000u64.to_le_bytes());
     // --strict: the hard error at the commit word.
-    ingest::damage::set_strict(true);
-    let strict = read(&bytes);
-    ingest::damage::set_strict(false);
+    let strict = ingest::read_bytes_opts(
+        &bytes,
+        &mut |_: &Event| {},
+        &Default::default(),
+        ingest::ReadOptions {
+            strict: true,
+            ..Default::default()
+        },
+    );
     let e = strict.unwrap_err();
     assert_eq!(offset_of(&e), off as u64 + 8, "{e}");
     assert!(e.cause.contains("corrupt page"), "{e}");

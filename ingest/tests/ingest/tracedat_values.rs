@@ -177,6 +177,12 @@ fn check_line(line: &ReportLine, e: &Event, at: usize) {
             );
         }
         EventKind::Other => assert!(!line.name.starts_with("sched_"), "{}", ctx()),
+        EventKind::Print { text } => {
+            // trace-cmd prints the marker's ip as a symbol, then its text.
+            assert_eq!(line.name, "print", "{}", ctx());
+            let (_, want) = line.body.split_once(": ").unwrap();
+            assert_eq!(text.to_string_lossy(), want.trim_end(), "{}", ctx());
+        }
         EventKind::TaskName { .. } | EventKind::Lost { .. } => unreachable!(),
     }
 }

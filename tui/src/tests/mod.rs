@@ -31,6 +31,7 @@ pub fn sources(runs: &[String]) -> Sources {
         labels: Vec::new(),
         config: analysis::Config::default(),
         kernel_release: None,
+        read: Default::default(),
     }
 }
 

@@ -90,6 +90,7 @@ pub fn kinds(events: &[Event]) -> BTreeMap<&'static str, u64> {
             ingest::EventKind::TaskName { .. } => "task_name",
             ingest::EventKind::Lost { .. } => "lost",
             ingest::EventKind::Other => "other",
+            ingest::EventKind::Print { .. } => "print",
         };
         *m.entry(k).or_insert(0) += 1;
     }
