@@ -12,6 +12,7 @@
 //! - [`perfetto`]: Perfetto protobuf traces, read and written.
 
 pub mod damage;
+mod detect;
 pub mod error;
 pub mod event;
 pub mod ftrace;
