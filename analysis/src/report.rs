@@ -331,7 +331,7 @@ pub struct System {
     pub work_conservation: WorkConservation,
     /// The longest wait and the tasks starved longer than a threshold.
     #[serde(default)]
-    pub worst_wait: crate::worst_wait::WorstWait,
+    pub worst_wait: WorstWait,
 }
 
 impl TaskRow {
@@ -375,5 +375,46 @@ impl TaskRow {
         self.affinity.wakeup_latency_local = s.wakeup_latency_local;
         self.affinity.wakeup_latency_remote = s.wakeup_latency_remote;
         self.histograms = s.histograms;
+    }
+}
+
+/// The longest waits of a run (metrics.md §3 sched delay: runnable and not running, from
+/// a wakeup or a preemption until the next switch-in).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct WorstWait {
+    /// The longest single wait of any task; null when no task waited.
+    pub longest: Option<Wait>,
+    /// Waits at least this long are listed in `starved`.
+    pub threshold_ns: u64,
+    /// Each task's longest wait when it reached `threshold_ns`, longest first.
+    pub starved: Vec<Wait>,
+}
+
+/// One wait of one task.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Wait {
+    pub pid: i32,
+    pub comm: String,
+    /// `wakeup latency` (woken, waiting to run) or `preemption wait` (preempted, waiting
+    /// to run again).
+    pub kind: String,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub len_ns: u64,
+    /// len / window length (can exceed the `--time` window's share when the wait began
+    /// before the window).
+    pub share_of_window: f64,
+}
+
+impl Wait {
+    /// (length in s, % of the window, start in s, end in s): the numbers a sentence about
+    /// the wait shows.
+    pub fn in_seconds(&self) -> (f64, f64, f64, f64) {
+        (
+            self.len_ns as f64 / 1e9,
+            self.share_of_window * 100.0,
+            self.start_ns as f64 / 1e9,
+            self.end_ns as f64 / 1e9,
+        )
     }
 }
