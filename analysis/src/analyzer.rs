@@ -7,6 +7,7 @@
 //! last transition, and is brought up to date the next time an event names it).
 
 use crate::cpu::{Cpu, Lost, Occupant};
+use crate::interval::SwitchReason;
 use crate::metrics::fairness::{Fairness, PrioScale};
 use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
@@ -14,7 +15,7 @@ use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
-use crate::timeline::{State, SwitchReason, Task, Wait, WakeKind, WakeStart};
+use crate::timeline::{State, Task, Wait, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
 use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};

@@ -3,6 +3,7 @@
 //! ledger, the task and CPU rows, the system summary.
 
 use crate::analyzer::Analyzer;
+use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
 use crate::metrics::{latency, quality};
@@ -10,7 +11,7 @@ use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
     TopologyInfo, Window, SCHEMA_VERSION,
 };
-use crate::timeline::{SwitchReason, Task};
+use crate::timeline::Task;
 use crate::timeline_store::{Timeline, TimelineError};
 use ingest::Ingested;
 

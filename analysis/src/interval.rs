@@ -1,11 +1,49 @@
-//! One closed interval of a task's timeline in 16 bytes, and the per-task log that the
-//! task's state machine appends to while the trace is read.
+//! One closed interval of a task's timeline in 16 bytes, the per-task log that the
+//! task's state machine appends to while the trace is read, and why a slice ends
+//! ([`SwitchReason`]: the state machine counts it, an interval's end records it).
+//!
+//! Below both the task state machine ([`crate::timeline`]) and the store
+//! ([`crate::timeline_store`]): each writes or reads these types, neither is imported here.
 //!
 //! A task's intervals are contiguous (each transition ends one state and starts the
 //! next at the same instant), so only the start is stored: an interval ends where the
 //! next one starts, the last one at the log's `end_ns`. The other fields share one u64.
 
-use crate::timeline::SwitchReason;
+use ingest::PrevState;
+
+/// Why a slice ended (metrics.md §3 "switch-out reason").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchReason {
+    /// Switched out in a non-runnable, non-dead state: a voluntary switch.
+    Block,
+    /// Switched out runnable because a task woken onto this CPU took it (§5).
+    WakeupPreempt,
+    /// Any other runnable switch-out: slice expiry, tick, yield.
+    Preempt,
+    /// The task's final switch-out.
+    Exit,
+}
+
+impl SwitchReason {
+    pub const ALL: [SwitchReason; 4] = [
+        SwitchReason::Block,
+        SwitchReason::WakeupPreempt,
+        SwitchReason::Preempt,
+        SwitchReason::Exit,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn of(state: PrevState) -> SwitchReason {
+        match state {
+            PrevState::Runnable | PrevState::Preempted => SwitchReason::Preempt,
+            PrevState::Sleeping | PrevState::Blocked => SwitchReason::Block,
+            PrevState::Dead => SwitchReason::Exit,
+        }
+    }
+}
 
 /// The thread states of a stored interval (Perfetto's `thread_state`, with the runnable
 /// state split by what made the task runnable).

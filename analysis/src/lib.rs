@@ -79,6 +79,7 @@ pub mod compare;
 mod cpu;
 mod finish;
 mod hooks;
+mod interval;
 mod metrics;
 /// Per-event records for the export (`Config::records`).
 pub use metrics::records;
@@ -95,12 +96,12 @@ pub mod topology_load;
 pub mod worst_wait;
 
 pub use analyzer::Analyzer;
+/// Why a slice ended (the timeline store's `EndReason::SwitchedOut` names it).
+pub use interval::SwitchReason;
 pub use report::{CpuRow, Quality, Report, Source, System, TaskRow, Window};
 pub use scheduler::{scheduler_family, scheduler_name, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
-/// Why a slice ended (the timeline store's `EndReason::SwitchedOut` names it).
-pub use timeline::SwitchReason;
 pub use timeline_store::{Timeline, TimelineOptions};
 
 /// What to analyze.

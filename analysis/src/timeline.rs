@@ -6,46 +6,12 @@
 //! Cross-CPU consistency (context-switch bugs, lost events) is decided by the
 //! analyzer, which then calls [`Task::lose_track`] here.
 
+use crate::interval::{EndReason, Fields, SwitchReason, TaskLog, ThreadState};
 use crate::metrics::fairness::{FairSlots, FairTask, Presence};
 use crate::metrics::placement::{PairKind, TaskAffinity};
 use crate::scope::Scope;
 use crate::stats::Samples;
-use crate::timeline_store::{EndReason, Fields, TaskLog, ThreadState};
 use ingest::{Comm, PrevState};
-
-/// Why a slice ended (metrics.md §3 "switch-out reason").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SwitchReason {
-    /// Switched out in a non-runnable, non-dead state: a voluntary switch.
-    Block,
-    /// Switched out runnable because a task woken onto this CPU took it (§5).
-    WakeupPreempt,
-    /// Any other runnable switch-out: slice expiry, tick, yield.
-    Preempt,
-    /// The task's final switch-out.
-    Exit,
-}
-
-impl SwitchReason {
-    pub const ALL: [SwitchReason; 4] = [
-        SwitchReason::Block,
-        SwitchReason::WakeupPreempt,
-        SwitchReason::Preempt,
-        SwitchReason::Exit,
-    ];
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn of(state: PrevState) -> SwitchReason {
-        match state {
-            PrevState::Runnable | PrevState::Preempted => SwitchReason::Preempt,
-            PrevState::Sleeping | PrevState::Blocked => SwitchReason::Block,
-            PrevState::Dead => SwitchReason::Exit,
-        }
-    }
-}
 
 /// How the current wait of a runnable task started, i.e. which sample it will give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,10 +2,10 @@
 //! periodic size check against the limit, and the [`Timeline`] built at the end.
 
 use super::{
-    interval::TaskLog, pyramid::Pyramid, TaskTimeline, Timeline, TimelineError, TimelineOptions,
-    CHECK_EVERY,
+    pyramid::Pyramid, TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY,
 };
 use crate::analyzer::Analyzer;
+use crate::interval::TaskLog;
 use crate::report::Window;
 use crate::timeline::Task;
 use crate::timeline_store::ThreadState;

@@ -5,23 +5,21 @@
 //!
 //! Recording costs one untaken branch per task transition when the store is off (the
 //! task's `log` is None). When it is on, each interval takes 16 bytes in its task's log
-//! ([`interval`]); the analyzer checks the total against `mem_limit_bytes` every
+//! ([`crate::interval`]); the analyzer checks the total against `mem_limit_bytes` every
 //! [`CHECK_EVERY`] events and, past it, drops the store and says so at the end
 //! ([`TimelineError`]) rather than run the machine out of memory.
 //!
 //! Intervals are whole, not clipped to `--time` or `-C`: a view clips what it shows.
 
 mod build;
-mod interval;
 mod pyramid;
 
+pub use crate::interval::{EndReason, IntervalView, ThreadState};
 pub(crate) use build::StoreState;
-pub use interval::{EndReason, IntervalView, ThreadState};
-pub(crate) use interval::{Fields, TaskLog};
 pub use pyramid::BinSummary;
 
+use crate::interval::Interval;
 use crate::report::Window;
-use interval::Interval;
 use pyramid::Pyramid;
 
 /// Default `--timeline-mem`: 512 MiB.
@@ -194,7 +192,7 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::SwitchReason::{Block, WakeupPreempt};
+    use crate::interval::SwitchReason::{Block, WakeupPreempt};
     use crate::{Analyzer, Config};
     use ingest::PrevState::{self, Preempted};
     use ingest::{Comm, Event, EventKind, EventSink, Ingested, TaskRef};
