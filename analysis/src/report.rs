@@ -13,6 +13,9 @@ pub use crate::metrics::placement::{
     cpulist, MigrationClasses, Placement, SystemAffinity, TaskAffinityRow, TopologyInfo,
 };
 pub use crate::metrics::preemption::{Preemption, SystemPreemption, Triple};
+pub use crate::metrics::quality::{
+    CpuCount, LostRow, Quality, SkippedRow, TimeJump, TIME_JUMPS_KEPT,
+};
 pub use crate::metrics::runqueue::{LlcLoss, Runqueue, WorkConservation};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -87,64 +90,6 @@ impl Window {
     }
 }
 
-/// The data-quality ledger (metrics.md §9).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Quality {
-    /// Events read, by event name.
-    pub events: BTreeMap<String, u64>,
-    pub lost_events: Vec<LostRow>,
-    pub out_of_order: u64,
-    /// Task time whose state is not known (sum of the tasks' `unknown_ns`).
-    pub unknown_ns: u64,
-    /// `sched_waking` when the trace has it (it then times wakeup latency), else `sched_wakeup`.
-    pub wakeup_event: String,
-    /// Records not used, by reason (from the reader and from the analysis).
-    #[serde(default)]
-    pub rejected: BTreeMap<String, u64>,
-    #[serde(default)]
-    pub reject_examples: Vec<String>,
-    /// Switches inconsistent with what the CPU was believed to run (metrics.md §9).
-    #[serde(default)]
-    pub context_switch_bugs: Vec<CpuCount>,
-    /// Which event started the wait of each timed wakeup latency, and how many wakeups
-    /// could not be timed (a `sched_wakeup` without its `sched_waking`).
-    #[serde(default)]
-    pub wakeup_latency_started_by: BTreeMap<String, u64>,
-    #[serde(default)]
-    pub percentile_method: String,
-    /// Gaps between consecutive events (in time order) too long to be believed: a corrupt
-    /// timestamp rather than a quiet system. At most [`TIME_JUMPS_KEPT`] are listed.
-    /// Left out of the JSON when there are none (most traces).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub time_jumps: Vec<TimeJump>,
-    /// Damaged input stepped over (a corrupt page, a perf.data sample that failed its checks):
-    /// the CPU's tasks are unknown from there, as after lost events. Left out when none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<SkippedRow>,
-}
-
-/// One damaged stretch of the input that the reader stepped over.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct SkippedRow {
-    /// null when the damage cannot be tied to a CPU.
-    pub cpu: Option<u32>,
-    pub offset: u64,
-    pub bytes: u64,
-    pub reason: String,
-}
-
-/// How many suspect time jumps the ledger lists (a trace of random timestamps has one per event).
-pub const TIME_JUMPS_KEPT: usize = 16;
-
-/// A gap of at least `TIME_JUMP_NS` between an event and the one before it in time order.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct TimeJump {
-    /// The CPU of the later event.
-    pub cpu: u32,
-    pub from_ns: u64,
-    pub to_ns: u64,
-}
-
 impl Report {
     /// Unknown task time as a share of all accounted time (CPU busy time plus unknown time),
     /// 0 when there is none. In f64: after a corrupt far-ahead timestamp (a time jump of the
@@ -158,36 +103,6 @@ impl Report {
             0.0
         }
     }
-}
-
-impl Quality {
-    pub fn context_switch_bugs_total(&self) -> u64 {
-        self.context_switch_bugs.iter().map(|c| c.count).sum()
-    }
-
-    pub fn lost_events_total(&self) -> (u64, usize) {
-        let known = self.lost_events.iter().filter_map(|l| l.count).sum();
-        let unknown = self
-            .lost_events
-            .iter()
-            .filter(|l| l.count.is_none())
-            .count();
-        (known, unknown)
-    }
-}
-
-/// One place where a CPU's recorder dropped events; `count` null when unknown.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct LostRow {
-    pub cpu: u32,
-    pub ts_ns: u64,
-    pub count: Option<u64>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct CpuCount {
-    pub cpu: u32,
-    pub count: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
