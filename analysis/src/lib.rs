@@ -93,6 +93,7 @@ pub mod stats;
 mod timeline;
 pub mod timeline_store;
 pub mod topology_load;
+mod window;
 pub mod worst_wait;
 
 pub use analyzer::Analyzer;

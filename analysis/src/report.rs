@@ -17,6 +17,7 @@ pub use crate::metrics::quality::{
     CpuCount, LostRow, Quality, SkippedRow, TimeJump, TIME_JUMPS_KEPT,
 };
 pub use crate::metrics::runqueue::{LlcLoss, Runqueue, WorkConservation};
+pub use crate::window::Window;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -75,19 +76,6 @@ pub struct Source {
     /// CPU-level placement is reported).
     #[serde(default)]
     pub topology: Option<TopologyInfo>,
-}
-
-/// The time the numbers cover: first to last event, clipped to `--time`.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-pub struct Window {
-    pub start_ns: u64,
-    pub end_ns: u64,
-}
-
-impl Window {
-    pub fn len_ns(&self) -> u64 {
-        self.end_ns.saturating_sub(self.start_ns)
-    }
 }
 
 impl Report {

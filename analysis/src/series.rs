@@ -12,10 +12,10 @@
 //! The runqueue depth counts a waiting task on the runqueue it was switched in from.
 
 use crate::metrics::fairness::WindowRecord;
-use crate::report::Window;
 use crate::scope::Scope;
 use crate::timeline::Task;
 use crate::timeline_store::{EndReason, ThreadState, Timeline};
+use crate::window::Window;
 use serde::{Deserialize, Serialize};
 
 /// Tasks whose lag is given when no `--fair-set` names them: the top ones by runtime.

@@ -6,9 +6,9 @@ use super::{
 };
 use crate::analyzer::Analyzer;
 use crate::interval::TaskLog;
-use crate::report::Window;
 use crate::timeline::Task;
 use crate::timeline_store::ThreadState;
+use crate::window::Window;
 
 /// The analyzer's store bookkeeping.
 #[derive(Debug)]

@@ -19,7 +19,7 @@ pub(crate) use build::StoreState;
 pub use pyramid::BinSummary;
 
 use crate::interval::Interval;
-use crate::report::Window;
+use crate::window::Window;
 use pyramid::Pyramid;
 
 /// Default `--timeline-mem`: 512 MiB.

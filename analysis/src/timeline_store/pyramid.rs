@@ -5,7 +5,7 @@
 //! than a column: O(columns) per CPU, never O(intervals).
 
 use super::{TaskTimeline, ThreadState};
-use crate::report::Window;
+use crate::window::Window;
 
 /// Bins of the finest level per CPU (16 Ki: far more than a screen's columns; a view
 /// zoomed in further reads the intervals themselves).
