@@ -1,6 +1,9 @@
 //! Turning the engine's final state into a [`Report`]: closing the intervals still open
 //! at the end of the window, then asking each concern (`metrics/*`) for its part — the
-//! ledger, the task and CPU rows, the system summary.
+//! ledger, the task and CPU rows, the system summary — and, when asked, the timeline
+//! store's [`Timeline`] and the `--series` built from it. Those two need the analyzer's
+//! state, so they are finished here, above the store and the series, which import neither
+//! the analyzer nor each other's finish.
 
 use crate::analyzer::Analyzer;
 use crate::interval::SwitchReason;
@@ -11,6 +14,7 @@ use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
     TopologyInfo, Window, SCHEMA_VERSION,
 };
+use crate::series;
 use crate::timeline::Task;
 use crate::timeline_store::{Timeline, TimelineError};
 use ingest::Ingested;
@@ -337,4 +341,61 @@ pub(crate) fn summarize(
 /// sum over many of them can pass u64 ns, which must not wrap (or panic in a debug build).
 fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
     values.fold(0, u64::saturating_add)
+}
+
+impl Analyzer {
+    /// The finished timeline (after every task's last interval was closed), taking the
+    /// logs out of `tasks`. None when the store was not asked for.
+    fn take_timeline(
+        &mut self,
+        tasks: &mut [Task],
+        window: Window,
+    ) -> Option<Result<Timeline, TimelineError>> {
+        Some(self.store.take()?.finish(tasks, self.now, window))
+    }
+
+    /// The `--series` of the report, built from the store (which is then given back only
+    /// when `Config::timeline` asked for it) and the fairness windows it recorded.
+    fn series(
+        &mut self,
+        timeline: Option<Result<Timeline, TimelineError>>,
+        tasks: &[Task],
+        window: Window,
+        cpus: &[u32],
+    ) -> (
+        Option<series::Series>,
+        Option<Result<Timeline, TimelineError>>,
+    ) {
+        let Some(counts) = self.series.take() else {
+            return (None, timeline);
+        };
+        let asked = self.config.timeline.is_some();
+        let Some(Ok(store)) = &timeline else {
+            // Past its memory limit the series cannot be built: say why (as for --timeline).
+            return (None, timeline);
+        };
+        let records = self
+            .fairness
+            .short
+            .iter()
+            .find(|st| st.len_ns == counts.window_ns)
+            .and_then(|st| st.record.as_deref())
+            .unwrap_or(&[]);
+        let fair_set = self.config.fair_set.as_ref().map(|_| {
+            (0..tasks.len())
+                .filter(|&s| tasks[s].fair_member == 1 && tasks[s].fair.ent_ns > 0.0)
+                .collect()
+        });
+        let series = series::build(series::Inputs {
+            counts: &counts,
+            timeline: store,
+            records,
+            tasks,
+            fair_set,
+            scope: &self.scope,
+            window,
+            cpus,
+        });
+        (Some(series), if asked { timeline } else { None })
+    }
 }

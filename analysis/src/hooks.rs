@@ -1,13 +1,16 @@
 //! Keeps the §4–7 accumulators (runqueue depth, work conservation, fairness, wakeup
 //! preemption) in step with the task and CPU state changes the analyzer makes. The engine
 //! calls these after every change; each is O(1) and delegates to the concern's module.
+//! The timeline store's per-task log and per-event size check are kept here too.
 
 use crate::analyzer::{Analyzer, MAX_CPUS};
 use crate::cpu::Occupant;
+use crate::interval::TaskLog;
 use crate::metrics::fairness::Presence;
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
 use crate::timeline::{State, Wait};
+use crate::timeline_store::StoreState;
 use crate::FairSet;
 use ingest::Comm;
 
@@ -146,6 +149,18 @@ impl Analyzer {
         });
         if let Some(busy) = busy {
             self.tasks[slot].target_busy = busy;
+        }
+    }
+
+    /// A log for a new task when the store records.
+    pub(crate) fn new_log(&self) -> Option<Box<TaskLog>> {
+        self.store.as_ref().and_then(StoreState::new_log)
+    }
+
+    /// Called for every event when the store is on: its periodic size check.
+    pub(crate) fn check_store(&mut self) {
+        if let Some(store) = &mut self.store {
+            store.tick(&mut self.tasks, self.now);
         }
     }
 }

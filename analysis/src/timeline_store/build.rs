@@ -1,10 +1,10 @@
-//! The store's side of the analyzer: a log for each new task while the store is on, the
-//! periodic size check against the limit, and the [`Timeline`] built at the end.
+//! The store's bookkeeping during the pass: a log for each new task while the store is on,
+//! the periodic size check against the limit, and the [`Timeline`] built at the end. The
+//! analyzer calls it (from `hooks.rs` and `finish.rs`); it does not import the analyzer.
 
 use super::{
     pyramid::Pyramid, TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY,
 };
-use crate::analyzer::Analyzer;
 use crate::interval::TaskLog;
 use crate::timeline::Task;
 use crate::timeline_store::ThreadState;
@@ -59,43 +59,36 @@ impl StoreState {
     pub fn recording(&self) -> bool {
         self.failed.is_none()
     }
-}
 
-impl Analyzer {
     /// A log for a new task when the store records.
-    pub(crate) fn new_log(&self) -> Option<Box<TaskLog>> {
-        self.store
-            .as_ref()
-            .filter(|s| s.recording())
-            .map(|_| Box::default())
+    pub fn new_log(&self) -> Option<Box<TaskLog>> {
+        self.recording().then(Box::default)
     }
 
-    /// Called for every event when the store is on: every [`CHECK_EVERY`] events, the
-    /// intervals' heap size against the limit; past it, every log is dropped.
-    pub(crate) fn check_store(&mut self) {
-        let Some(store) = &mut self.store else {
-            return;
-        };
-        store.countdown -= 1;
-        if store.countdown > 0 || store.failed.is_some() {
+    /// Called for every event: every [`CHECK_EVERY`] events, the intervals' heap size
+    /// against the limit; past it, every log is dropped.
+    #[inline]
+    pub fn tick(&mut self, tasks: &mut [Task], now: u64) {
+        self.countdown -= 1;
+        if self.countdown > 0 || self.failed.is_some() {
             return;
         }
-        store.countdown = CHECK_EVERY;
-        store.enforce_limit(&mut self.tasks, self.now);
+        self.countdown = CHECK_EVERY;
+        self.enforce_limit(tasks, now);
     }
 
     /// The finished timeline (after every task's last interval was closed), taking the
-    /// logs out of `tasks`. None when the store was not asked for.
-    pub(crate) fn take_timeline(
-        &mut self,
+    /// logs out of `tasks`.
+    pub fn finish(
+        mut self,
         tasks: &mut [Task],
+        now: u64,
         window: Window,
-    ) -> Option<Result<Timeline, TimelineError>> {
-        let mut store = self.store.take()?;
+    ) -> Result<Timeline, TimelineError> {
         // The last check: the limit holds for the finished store too.
-        store.enforce_limit(tasks, self.now);
-        if let Some(e) = store.failed {
-            return Some(Err(e));
+        self.enforce_limit(tasks, now);
+        if let Some(e) = self.failed {
+            return Err(e);
         }
         let tasks: Vec<TaskTimeline> = tasks
             .iter_mut()
@@ -114,12 +107,12 @@ impl Analyzer {
         let pyramids = (0..slices.len())
             .map(|cpu| Pyramid::build(cpu as u32, &tasks, &slices[cpu], window))
             .collect();
-        Some(Ok(Timeline {
+        Ok(Timeline {
             window,
             tasks,
             slices,
             pyramids,
-        }))
+        })
     }
 }
 
@@ -146,51 +139,4 @@ fn cpu_slices(tasks: &[TaskTimeline]) -> Vec<Vec<(u32, u32)>> {
             list.into_iter().map(|(_, t, i)| (t, i)).collect()
         })
         .collect()
-}
-
-impl Analyzer {
-    /// The `--series` of the report, built from the store (which is then given back only
-    /// when `Config::timeline` asked for it) and the fairness windows it recorded.
-    pub(crate) fn series(
-        &mut self,
-        timeline: Option<Result<Timeline, TimelineError>>,
-        tasks: &[Task],
-        window: Window,
-        cpus: &[u32],
-    ) -> (
-        Option<crate::series::Series>,
-        Option<Result<Timeline, TimelineError>>,
-    ) {
-        let Some(counts) = self.series.take() else {
-            return (None, timeline);
-        };
-        let asked = self.config.timeline.is_some();
-        let Some(Ok(store)) = &timeline else {
-            // Past its memory limit the series cannot be built: say why (as for --timeline).
-            return (None, timeline);
-        };
-        let records = self
-            .fairness
-            .short
-            .iter()
-            .find(|st| st.len_ns == counts.window_ns)
-            .and_then(|st| st.record.as_deref())
-            .unwrap_or(&[]);
-        let fair_set = self.config.fair_set.as_ref().map(|_| {
-            (0..tasks.len())
-                .filter(|&s| tasks[s].fair_member == 1 && tasks[s].fair.ent_ns > 0.0)
-                .collect()
-        });
-        let series = crate::series::build(crate::series::Inputs {
-            counts: &counts,
-            timeline: store,
-            records,
-            tasks,
-            fair_set,
-            scope: &self.scope,
-            window,
-            cpus,
-        });
-        (Some(series), if asked { timeline } else { None })
-    }
 }
