@@ -4,7 +4,8 @@
 //! An input is a trace in any format ingest reads, or a JSON report written by
 //! `analyze --json` (told apart by content, so a big trace can be analysed once and
 //! compared many times). Traces are read through `ingest::read_path`, which maps the file
-//! and gives pages back as it goes; only a compressed input is held whole.
+//! and gives pages back as it goes; compressed text streams as it inflates, and only a
+//! compressed binary trace (or JSON report) is held whole.
 
 use crate::timeline_store::TimelineError;
 use crate::{Analyzer, Config, Report, Timeline};
@@ -80,9 +81,16 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
             .map_err(|e| e.to_string());
     }
     let head = read_head(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let compressed = ingest::input::Wrapper::detect(&head).is_some();
-    if !compressed && !starts_like_json(&head) {
-        // The usual case: a plain trace, mapped and read in one pass.
+    let wrapper = ingest::input::Wrapper::detect(&head);
+    let json = match wrapper {
+        None => starts_like_json(&head),
+        // Only the head is inflated to tell a compressed report from a compressed trace: a
+        // trace goes through `analyze` like a plain one, so compressed text streams as it
+        // inflates instead of being held whole (`compare` of several inputs at once).
+        Some(wrapper) => inflated_head(path, wrapper).is_ok_and(|h| starts_like_json(&h)),
+    };
+    if !json {
+        // The usual case: a trace, mapped and read in one pass.
         return analyze(path, options)
             .map(|r| Loaded::Trace(Box::new(r)))
             .map_err(|e| e.to_string());
@@ -90,25 +98,27 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
     let bytes = options
         .with_progress(|progress| ingest::input::load_with(path, progress, options.read))
         .map_err(|e| e.to_string())?;
-    if let Some(report) = json_report(&bytes).map_err(|e| format!("{shown}: {e}"))? {
-        return Ok(Loaded::JsonReport(report));
-    }
-    let mut analyzer = Analyzer::new(options.config.clone());
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
-    let mut ingested = options
-        .with_progress(|progress| {
-            ingest::read_bytes_opts(&bytes, &mut sink, progress, options.read)
-        })
-        .map_err(|e| e.in_file(path).to_string())?;
-    ingested.meta = sink.complete(&ingested.meta);
-    drop(bytes);
-    Ok(Loaded::Trace(Box::new(analyzer.finish(&ingested, &shown))))
+    // The head starts like JSON, so the whole is a report or an error.
+    json_report(&bytes)
+        .map_err(|e| format!("{shown}: {e}"))?
+        .map(Loaded::JsonReport)
+        .ok_or_else(|| format!("{shown}: starts like JSON but is not"))
 }
 
 /// The first bytes of a file (enough to tell JSON and the compression wrappers).
 fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(64);
     std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// The first inflated bytes of a file compressed with `wrapper`.
+fn inflated_head(path: &Path, wrapper: ingest::input::Wrapper) -> std::io::Result<Vec<u8>> {
+    let file = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut head = Vec::with_capacity(64);
+    ingest::input::decoder(wrapper, file)?
+        .take(64)
+        .read_to_end(&mut head)?;
     Ok(head)
 }
 

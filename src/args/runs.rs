@@ -1,8 +1,10 @@
 //! The analysis options that apply to every trace of `compare` and `export`, declared once and
-//! flattened into both commands.
+//! flattened into both commands, and the inputs of their runs with those options.
 
-use super::{analysis_config, parse_time_range, TimeRange};
+use super::options::config;
+use super::values::{parse_time_range, TimeRange};
 use clap::Args;
+use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
 pub struct RunAnalysis {
@@ -30,8 +32,8 @@ pub struct RunAnalysis {
 impl RunAnalysis {
     /// The analysis of every trace.
     pub fn config(&self) -> Result<analysis::Config, String> {
-        analysis_config(
-            self.time.clone(),
+        config(
+            self.time.as_ref(),
             self.topology.as_deref(),
             self.fair_set.as_deref(),
             None,
@@ -54,5 +56,81 @@ impl RunAnalysis {
             said.push(format!("--kernel-release {k}"));
         }
         said
+    }
+}
+
+/// Every input file of `runs` in order, each with its analysis options (as `compare` and
+/// `export` analyse them): `config`, the `--kernel-release` default of its run's label (its
+/// own `LABEL=`, else the next `--label` name), `progress` to count in and the run's `read`
+/// options (`--strict`, `--max-inflate`).
+pub fn run_inputs(
+    runs: &[analysis::compare::RunSpec],
+    labels: &[String],
+    config: &analysis::Config,
+    kernel_release: &[String],
+    progress: &std::sync::Arc<ingest::Progress>,
+    read: ingest::ReadOptions,
+) -> Vec<(PathBuf, analysis::pipeline::Options)> {
+    let mut names = labels.iter();
+    runs.iter()
+        .flat_map(|r| {
+            let label = r.label.clone().or_else(|| names.next().cloned());
+            let options = analysis::pipeline::Options {
+                config: config.clone(),
+                kernel_release: kernel_release_for(kernel_release, label.as_deref()),
+                progress: Some(progress.clone()),
+                read,
+            };
+            r.paths.iter().map(move |p| (p.clone(), options.clone()))
+        })
+        .collect()
+}
+
+/// The `--kernel-release` default (`[LABEL=]RELEASE`, repeatable) for a run labelled `label`.
+fn kernel_release_for(list: &[String], label: Option<&str>) -> Option<String> {
+    let mut all = None;
+    for k in list {
+        match k.split_once('=') {
+            Some((l, rel)) if Some(l) == label => return Some(rel.to_string()),
+            Some(_) => {}
+            None => all = Some(k.clone()),
+        }
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn kernel_release_per_label() {
+        let cli = Cli::parse_from([
+            "schedtrace",
+            "compare",
+            "a=x.txt",
+            "b=y.txt",
+            "--kernel-release",
+            "6.1.192-prjc-bmq",
+            "--kernel-release",
+            "a=6.1.192-prjc-pds",
+        ]);
+        let Command::Compare(c) = cli.command else {
+            panic!("not compare")
+        };
+        assert_eq!(
+            kernel_release_for(&c.scope.kernel_release, Some("a")).as_deref(),
+            Some("6.1.192-prjc-pds")
+        );
+        assert_eq!(
+            kernel_release_for(&c.scope.kernel_release, Some("b")).as_deref(),
+            Some("6.1.192-prjc-bmq")
+        );
+        assert_eq!(
+            kernel_release_for(&c.scope.kernel_release, None).as_deref(),
+            Some("6.1.192-prjc-bmq")
+        );
     }
 }

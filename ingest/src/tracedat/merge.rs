@@ -29,7 +29,7 @@ pub fn run(
     sink: &mut dyn EventSink,
 ) -> Result<()> {
     if rayon::current_thread_index().is_some() {
-        // Called from a rayon worker (e.g. `compare` reading several traces at once): a thread
+        // Called from a rayon worker (a caller reading several traces on the pool): a thread
         // blocked here waiting for batches would hold a worker that the decoding needs, and
         // with every worker waiting nothing decodes. Decode and feed inline instead.
         return merge_batches(streams, shared, cmdlines, |batch| {
@@ -77,16 +77,13 @@ fn merge_batches(
                 heap.push(Reverse((e.ts, e.cpu, i)));
             }
         }
-        while let Some(Reverse((_, _, i))) = heap.pop() {
-            let event = streams[i]
-                .buf
-                .pop_front()
-                .expect("heap entries have a buffered event");
-            if names_pending {
+        if names_pending {
+            if let Some(&Reverse((ts, cpu, _))) = heap.peek() {
+                // The saved task names go out first, stamped with the first event's time.
                 names_pending = false;
                 batch.extend(cmdlines.iter().map(|&(pid, comm)| Event {
-                    ts: event.ts,
-                    cpu: event.cpu,
+                    ts,
+                    cpu,
                     current_pid: -1,
                     kind: EventKind::TaskName {
                         pid,
@@ -95,9 +92,27 @@ fn merge_batches(
                     },
                 }));
             }
-            batch.push(event);
-            if let Some(e) = streams[i].buf.front().filter(|e| within(e)) {
-                heap.push(Reverse((e.ts, e.cpu, i)));
+        }
+        while let Some(Reverse((_, _, i))) = heap.pop() {
+            // Stream `i` holds the earliest event, and keeps the lead until its front passes
+            // the next stream's (the heap's top): its run of events goes out without a heap
+            // operation per event (a CPU's events mostly come in runs between the others').
+            let rival = heap.peek().map(|&Reverse(key)| key);
+            let stream = &mut streams[i];
+            loop {
+                let event = stream
+                    .buf
+                    .pop_front()
+                    .expect("heap entries have a buffered event");
+                batch.push(event);
+                match stream.buf.front().filter(|e| within(e)) {
+                    Some(e) if rival.is_none_or(|r| (e.ts, e.cpu, i) < r) => {}
+                    Some(e) => {
+                        heap.push(Reverse((e.ts, e.cpu, i)));
+                        break;
+                    }
+                    None => break,
+                }
             }
         }
         if !batch.is_empty() && !deliver(&mut batch) {
