@@ -81,13 +81,20 @@ pub fn estimated_bytes(path: &Path) -> u64 {
     let variable = match ingest::input::Wrapper::detect(&head) {
         None if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => size * 8,
         None => size / 4,
-        // The compressed head that inflates to the sniffed text (the test the reader makes).
-        Some(wrapper) if ingest::text::wrapped::holds_text(&read_head(path, 1 << 20), wrapper) => {
-            size.saturating_mul(4)
-        }
+        // What the reader streams as it inflates (trace text, a pipe-mode perf.data), judged
+        // on the inflated head as the reader judges it.
+        Some(wrapper) if streams_inflating(path, wrapper) => size.saturating_mul(4),
         Some(_) => size.saturating_mul(20),
     };
     FIXED_BYTES.saturating_add(variable)
+}
+
+/// Whether the compressed `path` holds what the reader reads as it inflates.
+fn streams_inflating(path: &Path, wrapper: ingest::input::Wrapper) -> bool {
+    let raw = read_head(path, 1 << 20);
+    ingest::input::wrapped_head(&raw, wrapper, ingest::input::SNIFF).is_some_and(|head| {
+        ingest::text::wrapped::is_text(&head) || ingest::perfdata::is_pipe_header(&head)
+    })
 }
 
 /// The first `n` bytes of `path` (fewer for a shorter or unreadable file: the estimate is

@@ -20,12 +20,6 @@ pub fn is_text(head: &[u8]) -> bool {
         && !html::is_html(head)
 }
 
-/// Whether `raw` (compressed with `wrapper`) holds plain trace text: [`is_text`] of its
-/// inflated head.
-pub fn holds_text(raw: &[u8], wrapper: Wrapper) -> bool {
-    crate::input::wrapped_head(raw, wrapper, SNIFF).is_some_and(|head| is_text(&head))
-}
-
 /// Reads the trace text compressed in `raw` and feeds its events to `sink` in time order, in
 /// windows of at least `window` bytes (after the first, [`SNIFF`] bytes; the reader's own is
 /// [`super::WINDOW`]). The compressed bytes are counted in `progress` as the decompressor takes
