@@ -5,9 +5,10 @@
 //! statistics count only complete ones (ended by a switch-out: `end_reason` one of
 //! `block`, `wakeup_preempt`, `preempt`, `exit`).
 
-use super::{end_reason, in_window, Input, RowSink};
+use super::{end_reason, RowSink};
 use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::timeline_store::ThreadState;
+use analysis::drain::TaskInfo;
+use analysis::timeline_store::IntervalView;
 
 pub const DOC: &str =
     "one row per running interval of a task (the last one may be open at the trace end)";
@@ -21,7 +22,12 @@ pub fn columns() -> Vec<ColumnDef> {
             "pid",
             "process id; null when the trace does not say",
         ),
-        ColumnDef::new("comm", Kind::Text, "", "the task's last name"),
+        ColumnDef::new(
+            "comm",
+            Kind::Text,
+            "",
+            "the task's name (its last one when the row was written)",
+        ),
         ColumnDef::new("cpu", Kind::Int, "cpu", "CPU it ran on"),
         ColumnDef::new("start_ns", Kind::Int, "ns", "switch-in (trace clock)"),
         ColumnDef::new("dur_ns", Kind::Int, "ns", "time on the CPU"),
@@ -34,20 +40,15 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    for task in input.timeline.tasks() {
-        let running = task.intervals().filter(|v| v.state == ThreadState::Running);
-        for v in running.filter(|v| in_window(input.report, v.start_ns, v.dur_ns)) {
-            sink.row(&[
-                Cell::int(task.pid),
-                Cell::opt_int(task.tgid),
-                Cell::text(task.comm.as_str()),
-                Cell::opt_int(v.cpu),
-                Cell::int(v.start_ns),
-                Cell::int(v.dur_ns),
-                Cell::text(end_reason(v.end)),
-            ])?;
-        }
-    }
-    Ok(())
+/// The row of running interval `v` of `task`.
+pub fn row(task: &TaskInfo, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    sink.row(&[
+        Cell::int(task.pid),
+        Cell::opt_int(task.tgid),
+        Cell::text(task.comm.as_ref()),
+        Cell::opt_int(v.cpu),
+        Cell::int(v.start_ns),
+        Cell::int(v.dur_ns),
+        Cell::text(end_reason(v.end)),
+    ])
 }
