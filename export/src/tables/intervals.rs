@@ -2,7 +2,7 @@
 //! `thread_state` shape). A task's intervals tile its life: each starts where the one
 //! before it ended.
 
-use super::{end_reason, RowSink};
+use super::{end_reason, task_cells, task_columns, RowSink};
 use crate::cell::{Cell, ColumnDef, Kind};
 use analysis::drain::TaskInfo;
 use analysis::timeline_store::{IntervalView, ThreadState};
@@ -22,20 +22,8 @@ fn state(s: ThreadState) -> &'static str {
 }
 
 pub fn columns() -> Vec<ColumnDef> {
-    vec![
-        ColumnDef::new("pid", Kind::Int, "pid", "thread id"),
-        ColumnDef::new(
-            "tgid",
-            Kind::Int,
-            "pid",
-            "process id; null when the trace does not say",
-        ),
-        ColumnDef::new(
-            "comm",
-            Kind::Text,
-            "",
-            "the task's name (its last one when the row was written)",
-        ),
+    let mut columns = task_columns();
+    columns.extend([
         ColumnDef::new(
             "state",
             Kind::Text,
@@ -68,16 +56,18 @@ pub fn columns() -> Vec<ColumnDef> {
             "",
             "runnable_wakeup: false when the wait's start was not observed (no sched_waking)",
         ),
-    ]
+    ]);
+    columns
 }
 
 /// The row of interval `v` of `task`.
 pub fn row(task: &TaskInfo, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
     let wakeup = v.state == ThreadState::RunnableWakeup;
+    let [pid, tgid, comm] = task_cells(task);
     sink.row(&[
-        Cell::int(task.pid),
-        Cell::opt_int(task.tgid),
-        Cell::text(task.comm.as_ref()),
+        pid,
+        tgid,
+        comm,
         Cell::text(state(v.state)),
         Cell::opt_int(v.cpu),
         Cell::int(v.start_ns),

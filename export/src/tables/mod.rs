@@ -27,6 +27,35 @@ pub trait RowSink {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
 }
 
+/// The columns that name a task in the interval tables: pid, tgid, comm.
+fn task_columns() -> Vec<ColumnDef> {
+    use crate::cell::Kind;
+    vec![
+        ColumnDef::new("pid", Kind::Int, "pid", "thread id"),
+        ColumnDef::new(
+            "tgid",
+            Kind::Int,
+            "pid",
+            "process id; null when the trace does not say",
+        ),
+        ColumnDef::new(
+            "comm",
+            Kind::Text,
+            "",
+            "the task's name (its last one when the row was written)",
+        ),
+    ]
+}
+
+/// The cells of [`task_columns`].
+fn task_cells(task: &TaskInfo) -> [Cell; 3] {
+    [
+        Cell::int(task.pid),
+        Cell::opt_int(task.tgid),
+        Cell::text(task.comm.as_ref()),
+    ]
+}
+
 /// The (tgid, comm) cells of a task, null when the pid names none.
 fn who(task: Option<TaskInfo>) -> [Cell; 2] {
     match task {
