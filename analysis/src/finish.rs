@@ -15,6 +15,7 @@ use crate::report::{
     TopologyInfo, Window, SCHEMA_VERSION,
 };
 use crate::series;
+use crate::series_sums::IntervalSums;
 use crate::timeline::Task;
 use crate::timeline_store::{Timeline, TimelineError};
 use ingest::Ingested;
@@ -170,7 +171,7 @@ impl Analyzer {
         self.runqueues.finish(end, &self.scope);
     }
 
-    fn cpu_map(&self) -> Option<CpuMap> {
+    pub(crate) fn cpu_map(&self) -> Option<CpuMap> {
         self.topology.as_ref().map(|(t, _)| CpuMap::new(t))
     }
 
@@ -351,6 +352,12 @@ impl Analyzer {
         tasks: &mut [Task],
         window: Window,
     ) -> Option<Result<Timeline, TimelineError>> {
+        if self.draining() {
+            // Every interval goes to the drain: no store to give back.
+            self.store = None;
+            self.drain_now(tasks, true);
+            return None;
+        }
         Some(self.store.take()?.finish(tasks, self.now, window))
     }
 
@@ -370,9 +377,15 @@ impl Analyzer {
             return (None, timeline);
         };
         let asked = self.config.timeline.is_some();
-        let Some(Ok(store)) = &timeline else {
+        let sums = match (&timeline, self.drain.take()) {
+            (_, Some(drained)) => drained
+                .sums
+                .unwrap_or_else(|| IntervalSums::new(window.start_ns, counts.window_ns)),
+            (Some(Ok(store)), None) => {
+                series::sums_of(store, window, counts.window_ns, &self.scope)
+            }
             // Past its memory limit the series cannot be built: say why (as for --timeline).
-            return (None, timeline);
+            _ => return (None, timeline),
         };
         let records = self
             .fairness
@@ -386,16 +399,15 @@ impl Analyzer {
                 .filter(|&s| tasks[s].fair_member == 1 && tasks[s].fair.ent_ns > 0.0)
                 .collect()
         });
-        let series = series::build(series::Inputs {
+        let inputs = series::Inputs {
             counts: &counts,
-            timeline: store,
             records,
             tasks,
             fair_set,
-            scope: &self.scope,
             window,
             cpus,
-        });
+        };
+        let series = series::build(inputs, sums);
         (Some(series), if asked { timeline } else { None })
     }
 }

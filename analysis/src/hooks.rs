@@ -10,7 +10,7 @@ use crate::metrics::fairness::Presence;
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
 use crate::timeline::{State, Wait};
-use crate::timeline_store::StoreState;
+use crate::timeline_store::{StoreState, CHECK_EVERY};
 use crate::FairSet;
 use ingest::Comm;
 
@@ -157,10 +157,25 @@ impl Analyzer {
         self.store.as_ref().and_then(StoreState::new_log)
     }
 
-    /// Called for every event when the store is on: its periodic size check.
+    /// Called for every event when the store is on: every [`CHECK_EVERY`] events, the
+    /// intervals' heap size against the limit (past it, every log is dropped), or, when
+    /// the intervals are drained, a drain.
     pub(crate) fn check_store(&mut self) {
-        if let Some(store) = &mut self.store {
-            store.tick(&mut self.tasks, self.now);
+        let Some(store) = &mut self.store else {
+            return;
+        };
+        store.countdown -= 1;
+        if store.countdown > 0 || !store.recording() {
+            return;
         }
+        store.countdown = self.drain.as_ref().map_or(CHECK_EVERY, |d| d.every);
+        if self.drain.is_none() {
+            store.enforce_limit(&mut self.tasks, self.now);
+            return;
+        }
+        // Drained, the store holds a few chunks at most: no limit to check.
+        let mut tasks = std::mem::take(&mut self.tasks);
+        self.drain_now(&mut tasks, false);
+        self.tasks = tasks;
     }
 }

@@ -14,8 +14,8 @@ use crate::window::Window;
 #[derive(Debug)]
 pub(crate) struct StoreState {
     options: TimelineOptions,
-    /// Events until the next size check.
-    countdown: u32,
+    /// Events until the next size check (or drain).
+    pub countdown: u32,
     /// Set when the limit was exceeded: the logs are gone, new tasks get none.
     failed: Option<TimelineError>,
 }
@@ -30,7 +30,7 @@ impl StoreState {
     }
 
     /// Past the limit (`tasks`' logs together), drops every log and remembers why.
-    fn enforce_limit(&mut self, tasks: &mut [Task], now: u64) {
+    pub fn enforce_limit(&mut self, tasks: &mut [Task], now: u64) {
         if self.failed.is_some() {
             return;
         }
@@ -63,18 +63,6 @@ impl StoreState {
     /// A log for a new task when the store records.
     pub fn new_log(&self) -> Option<Box<TaskLog>> {
         self.recording().then(Box::default)
-    }
-
-    /// Called for every event: every [`CHECK_EVERY`] events, the intervals' heap size
-    /// against the limit; past it, every log is dropped.
-    #[inline]
-    pub fn tick(&mut self, tasks: &mut [Task], now: u64) {
-        self.countdown -= 1;
-        if self.countdown > 0 || self.failed.is_some() {
-            return;
-        }
-        self.countdown = CHECK_EVERY;
-        self.enforce_limit(tasks, now);
     }
 
     /// The finished timeline (after every task's last interval was closed), taking the
