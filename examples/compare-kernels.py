@@ -48,15 +48,13 @@ subprocess.run(export + (["--force"] if (out / "dataset").exists() else []), che
 def table(name):
     """One table of every run, read through its Hive partitions (`run` kept a string)."""
     files = f"{out}/dataset/{name}/**/*.{fmt}"
-    hive = {"run": pl.String, "repeat": pl.Int64}
     if fmt == "parquet":
-        return pl.read_parquet(files, hive_partitioning=True, hive_schema=hive)
-    # CSV: polars has no Hive reading for it; the path says run and repeat.
+        return pl.read_parquet(files, hive_partitioning=True, hive_schema={"run": pl.String})
+    # CSV: polars has no Hive reading for it; the directory says the run (part-N: repeat N).
     frames = []
-    for path in sorted((out / "dataset" / name).glob(f"run=*/repeat=*/part-0.{fmt}")):
-        run, repeat = path.parent.parent.name[4:], int(path.parent.name[7:])
-        frames.append(pl.read_csv(path, infer_schema_length=None).with_columns(
-            pl.lit(run).alias("run"), pl.lit(repeat).alias("repeat")))
+    for path in sorted((out / "dataset" / name).glob(f"run=*/part-*.{fmt}")):
+        run = path.parent.name[4:]
+        frames.append(pl.read_csv(path, infer_schema_length=None).with_columns(pl.lit(run).alias("run")))
     return pl.concat(frames, how="diagonal_relaxed")
 
 

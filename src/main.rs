@@ -211,15 +211,15 @@ fn compare(c: &CompareArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
             ))
         })?;
     }
-    let layout = compare::text::Layout {
+    let layout = render::compare::Layout {
         task_metrics: c.task_metrics.clone(),
         wide: c.wide,
         width: c.width,
     };
     let text = match c.format {
-        args::CompareFormat::Text => compare::text::render(&comparison, &layout),
-        args::CompareFormat::Lkml => compare::lkml::render(&comparison, &layout),
-        args::CompareFormat::Markdown => compare::markdown::render(&comparison, &layout),
+        args::CompareFormat::Text => render::compare::text::render(&comparison, &layout),
+        args::CompareFormat::Lkml => render::compare::lkml::render(&comparison, &layout),
+        args::CompareFormat::Markdown => render::compare::markdown::render(&comparison, &layout),
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())

@@ -29,7 +29,7 @@ def check(what, got, want):
 
 
 runs = pl.read_parquet(f"{dataset}/runs/**/*.parquet", hive_partitioning=True,
-                       hive_schema={"run": pl.String, "repeat": pl.Int64})
+                       hive_schema={"run": pl.String})
 want = {}
 for row in runs.iter_rows(named=True):
     report = json.loads(subprocess.run([schedtrace, "analyze", row["file"], "--json", "-"],
@@ -39,7 +39,7 @@ check("runs in the dataset", len(want) >= 14, True)
 
 # polars: nearest rank = the ceil(0.99 n)-th smallest.
 waits = pl.scan_parquet(f"{dataset}/waits/**/*.parquet", hive_partitioning=True,
-                        hive_schema={"run": pl.String, "repeat": pl.Int64})
+                        hive_schema={"run": pl.String})
 p99 = (
     waits.filter(pl.col("kind") == "wakeup")
     .group_by("run")
@@ -55,7 +55,7 @@ con = duckdb.connect()
 rows = con.execute(
     f"""
     select run, list_sort(list(dur_ns))[(count(*) * 99 + 99) // 100] as p99
-    from read_parquet('{dataset}/waits/*/*/*.parquet', hive_partitioning = true,
+    from read_parquet('{dataset}/waits/*/*.parquet', hive_partitioning = true,
                       hive_types = {{'run': VARCHAR}})
     where kind = 'wakeup'
     group by run
@@ -68,7 +68,7 @@ for run, value in want.items():
 # The whole fleet in one query: every table reads with its partitions.
 for table in ["runs", "tasks", "cpus", "slices", "waits", "intervals", "series", "preemptions"]:
     n = con.execute(
-        f"select count(distinct run) from read_parquet('{dataset}/{table}/*/*/*.parquet', "
+        f"select count(distinct run) from read_parquet('{dataset}/{table}/*/*.parquet', "
         f"hive_partitioning = true, hive_types = {{'run': VARCHAR}})"
     ).fetchone()[0]
     check(f"runs in {table}", n, len(want) if table != "preemptions" else n)

@@ -65,6 +65,8 @@ pub struct Analyzer {
     pub(crate) time_jumps: Vec<crate::report::TimeJump>,
     /// Per-event records when `Config::records` asks for them.
     pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
+    /// Where intervals and records go as they come ([`Analyzer::drain_into`]).
+    pub(crate) drain: Option<Box<crate::drain::Draining>>,
 }
 
 impl Analyzer {
@@ -104,6 +106,7 @@ impl Analyzer {
             series,
             time_jumps: Vec::new(),
             records: config_records.map(|limit| Box::new(Recorder::new(limit))),
+            drain: None,
         }
         .with_topology()
     }

@@ -165,7 +165,7 @@ impl Analyzer {
         self.runqueues.finish(end, &self.scope);
     }
 
-    fn cpu_map(&self) -> Option<CpuMap> {
+    pub(crate) fn cpu_map(&self) -> Option<CpuMap> {
         self.topology.as_ref().map(|(t, _)| CpuMap::new(t))
     }
 

@@ -63,7 +63,27 @@ pub fn analyze_with_timeline(
     path: &Path,
     options: &Options,
 ) -> Result<(Report, TimelineResult), ingest::Error> {
+    read_with(path, options, Analyzer::new(options.config.clone()))
+}
+
+/// [`analyze`], handing the timeline store's intervals and the per-event records to
+/// `drain` as the trace is read ([`crate::drain`]: what `export` writes its tables from).
+pub fn analyze_draining(
+    path: &Path,
+    options: &Options,
+    drain: Box<dyn crate::drain::Drain>,
+) -> Result<Report, ingest::Error> {
     let mut analyzer = Analyzer::new(options.config.clone());
+    analyzer.drain_into(drain);
+    read_with(path, options, analyzer).map(|(report, _)| report)
+}
+
+/// Reads the trace at `path` through `analyzer`.
+fn read_with(
+    path: &Path,
+    options: &Options,
+    mut analyzer: Analyzer,
+) -> Result<(Report, TimelineResult), ingest::Error> {
     let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
     let mut ingested = options.with_progress(|progress| {
         ingest::read_path_opts(path, &mut sink, progress, options.read)

@@ -5,8 +5,8 @@
 //! lag of the competing tasks at each window's end.
 //!
 //! Counts are taken in the pass ([`SeriesCounts`], O(1) per counted event); the
-//! durations come from the timeline store at the end (the series turns it on), so they
-//! are exactly the report's: a CPU's busy time summed over the windows is its `busy_ns`.
+//! durations are summed from the timeline store's intervals ([`crate::series_sums`]: at
+//! the end, or as they are drained by an export), so they are exactly the report's: a CPU's busy time summed over the windows is its `busy_ns`.
 //! Jain's index and the lags come from the fairness windows (`fairness::ShortTerm`) of
 //! the same length and origin, so for 10 ms their mean is the report's short-term mean.
 //! The runqueue depth counts a waiting task on the runqueue it was switched in from.
@@ -14,8 +14,9 @@
 use crate::metrics::fairness::WindowRecord;
 use crate::report::Window;
 use crate::scope::Scope;
+use crate::series_sums::IntervalSums;
 use crate::timeline::Task;
-use crate::timeline_store::{EndReason, ThreadState, Timeline};
+use crate::timeline_store::Timeline;
 use serde::{Deserialize, Serialize};
 
 /// Tasks whose lag is given when no `--fair-set` names them: the top ones by runtime.
@@ -116,22 +117,27 @@ pub struct TaskLag {
     pub lag_ns: Vec<Option<f64>>,
 }
 
-/// Everything the series is built from.
+/// Everything the series is built from, besides the interval sums.
 pub(crate) struct Inputs<'a> {
     pub counts: &'a SeriesCounts,
-    pub timeline: &'a Timeline,
     pub records: &'a [WindowRecord],
     pub tasks: &'a [Task],
     /// Slots of the tasks in `--fair-set`, if one was given.
     pub fair_set: Option<Vec<usize>>,
-    pub scope: &'a Scope,
     pub window: Window,
     pub cpus: &'a [u32],
 }
 
 /// Adds `[a, b)` (clipped to the windows) to the windows it overlaps via `add(window, ns)`.
-fn split(origin: u64, len: u64, n: usize, a: u64, b: u64, mut add: impl FnMut(usize, u64)) {
-    let end = origin + len * n as u64;
+pub(crate) fn split(
+    origin: u64,
+    len: u64,
+    n: usize,
+    a: u64,
+    b: u64,
+    mut add: impl FnMut(usize, u64),
+) {
+    let end = origin.saturating_add(len.saturating_mul(n as u64));
     let (mut t, b) = (a.max(origin), b.min(end));
     while t < b {
         let w = ((t - origin) / len) as usize;
@@ -141,23 +147,48 @@ fn split(origin: u64, len: u64, n: usize, a: u64, b: u64, mut add: impl FnMut(us
     }
 }
 
-fn log2_bucket(ns: u64) -> usize {
-    (64 - ns.leading_zeros() as usize).min(LOG2_BUCKETS - 1)
+/// The windows of `window` in windows of `len`: how many, and where they are cut.
+fn windows(window: Window, len: u64) -> (usize, Option<u64>) {
+    let whole = window.len_ns().div_ceil(len).max(1);
+    let n = whole.min(MAX_WINDOWS as u64) as usize;
+    (
+        n,
+        (whole > n as u64).then(|| window.start_ns + n as u64 * len),
+    )
 }
 
-pub(crate) fn build(inp: Inputs) -> Series {
+/// The interval sums of a whole timeline store.
+pub(crate) fn sums_of(
+    timeline: &Timeline,
+    window: Window,
+    len: u64,
+    scope: &Scope,
+) -> IntervalSums {
+    let mut sums = IntervalSums::new(window.start_ns, len);
+    for task in timeline.tasks() {
+        for v in task.intervals() {
+            sums.add(&v, scope);
+        }
+    }
+    sums
+}
+
+pub(crate) fn build(inp: Inputs, sums: IntervalSums) -> Series {
     let len = inp.counts.window_ns;
     let origin = inp.window.start_ns;
     // Time past the window end is never counted: clip to it as to `--time`.
-    let whole = inp.window.len_ns().div_ceil(len).max(1);
-    let n = whole.min(MAX_WINDOWS as u64) as usize;
-    let cut_at_ns = (whole > n as u64).then(|| origin + n as u64 * len);
-    let (lo, hi) = (origin, cut_at_ns.unwrap_or(inp.window.end_ns));
-    let clip = |a: u64, b: u64| (a.max(lo).max(inp.scope.start), b.min(hi).min(inp.scope.end));
-    let mut cpus: Vec<CpuSeries> = inp
+    let (n, cut_at_ns) = windows(inp.window, len);
+    let hi = cut_at_ns.unwrap_or(inp.window.end_ns);
+    let sums = sums.finish(n, cut_at_ns.is_some(), inp.cpus);
+    let window_len = |w: usize| {
+        let a = origin + w as u64 * len;
+        (a + len).min(hi).saturating_sub(a).max(1) as f64
+    };
+    let cpus: Vec<CpuSeries> = inp
         .cpus
         .iter()
-        .map(|&cpu| {
+        .zip(sums.busy.into_iter().zip(sums.depth_ns).zip(sums.depth_max))
+        .map(|(&cpu, ((busy_ns, depth_ns), runqueue_depth_max))| {
             let counts = inp.counts.counts.get(cpu as usize);
             let count = |k: usize| -> Vec<u64> {
                 (0..n)
@@ -166,69 +197,19 @@ pub(crate) fn build(inp: Inputs) -> Series {
             };
             CpuSeries {
                 cpu,
-                busy_ns: vec![0; n],
-                runqueue_depth_mean: vec![0.0; n],
-                runqueue_depth_max: vec![0; n],
+                busy_ns,
+                runqueue_depth_mean: depth_ns
+                    .iter()
+                    .enumerate()
+                    .map(|(w, &d)| d / window_len(w))
+                    .collect(),
+                runqueue_depth_max,
                 switches: count(Count::Switch as usize),
                 wakeup_preemptions: count(Count::WakeupPreemption as usize),
                 lost_events: count(Count::Lost as usize),
             }
         })
         .collect();
-    let row_of = |cpu: u32| inp.cpus.iter().position(|&c| c == cpu);
-    let mut queue_edges: Vec<Vec<(u64, i32)>> = vec![Vec::new(); cpus.len()];
-    let mut runnable = vec![0u64; n];
-    // Each window's buckets grow as latencies land in them: most windows hold few or none.
-    let mut hist: Vec<Vec<u64>> = vec![Vec::new(); n];
-    for task in inp.timeline.tasks() {
-        for v in task.intervals() {
-            let (a, b) = clip(v.start_ns, v.end_ns());
-            match v.state {
-                ThreadState::Running => {
-                    if let Some(r) = v.cpu.filter(|&c| inp.scope.cpu(c)).and_then(row_of) {
-                        split(origin, len, n, a, b, |w, ns| cpus[r].busy_ns[w] += ns);
-                    }
-                }
-                ThreadState::RunnableWakeup | ThreadState::RunnablePreempted => {
-                    split(origin, len, n, a, b, |w, ns| runnable[w] += ns);
-                    if let Some(r) = v.cpu.and_then(row_of) {
-                        if a < b {
-                            queue_edges[r].push((a, 1));
-                            queue_edges[r].push((b, -1));
-                        }
-                    }
-                    let end = v.end_ns();
-                    let counted = v.cpu.is_some_and(|c| inp.scope.counts(end, c));
-                    if v.state == ThreadState::RunnableWakeup
-                        && v.latency_timed
-                        && v.end == EndReason::SwitchedIn
-                        && counted
-                        && end >= origin
-                        && cut_at_ns.is_none_or(|cut| end < cut)
-                    {
-                        let w = (((end - origin) / len) as usize).min(n - 1);
-                        let (h, b) = (&mut hist[w], log2_bucket(v.dur_ns));
-                        if h.len() <= b {
-                            h.resize(b + 1, 0);
-                        }
-                        h[b] += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    for (r, edges) in queue_edges.iter_mut().enumerate() {
-        sweep_depth(edges, origin, len, n, &mut cpus[r]);
-    }
-    for h in &mut hist {
-        let used = h.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
-        h.truncate(used);
-    }
-    let window_len = |w: usize| {
-        let a = origin + w as u64 * len;
-        (a + len).min(hi).saturating_sub(a).max(1) as f64
-    };
     let mut jain = vec![None; n];
     let index = |end: u64| ((end.saturating_sub(origin) / len) as usize).checked_sub(1);
     for rec in inp.records {
@@ -241,43 +222,13 @@ pub(crate) fn build(inp: Inputs) -> Series {
         start_ns: origin,
         windows: n as u64,
         cut_at_ns,
-        runnable_tasks_mean: (0..n).map(|w| runnable[w] as f64 / window_len(w)).collect(),
-        wakeup_latency_log2: hist,
+        runnable_tasks_mean: (0..n)
+            .map(|w| sums.runnable[w] as f64 / window_len(w))
+            .collect(),
+        wakeup_latency_log2: sums.hist,
         jain,
         lag: lags(&inp, n, index),
-        cpus: cpus
-            .into_iter()
-            .map(|mut c| {
-                for w in 0..n {
-                    c.runqueue_depth_mean[w] /= window_len(w);
-                }
-                c
-            })
-            .collect(),
-    }
-}
-
-/// Time-weighted depth (as ns × depth, divided later) and max depth per window from a
-/// CPU's +1 / -1 edges.
-fn sweep_depth(edges: &mut [(u64, i32)], origin: u64, len: u64, n: usize, out: &mut CpuSeries) {
-    // At equal times the -1 first: a task leaving as another arrives is no deeper queue.
-    edges.sort_unstable();
-    let mut depth: i64 = 0;
-    let mut last = origin;
-    for &(t, d) in edges.iter() {
-        if depth > 0 {
-            split(origin, len, n, last, t, |w, ns| {
-                out.runqueue_depth_mean[w] += (depth as u64 * ns) as f64
-            });
-        }
-        depth += i64::from(d);
-        last = t;
-        if depth > 0 && t >= origin {
-            let w = ((t - origin) / len) as usize;
-            if w < n {
-                out.runqueue_depth_max[w] = out.runqueue_depth_max[w].max(depth as u32);
-            }
-        }
+        cpus,
     }
 }
 

@@ -1,29 +1,30 @@
-//! One input analysed for export: the report, the timeline store and the per-event
-//! records, through the one pipeline (`analysis::pipeline`), as `compare` analyses it
-//! plus what only the export needs (store, records, series).
+//! One input analysed for export: the report, through the one pipeline
+//! (`analysis::pipeline`) as `compare` analyses it, plus the series, while the timeline
+//! store's intervals and the per-event records are drained to their tables as the trace
+//! is read ([`crate::drain`]).
 
+use crate::drain::{Shared, Tables};
 use analysis::pipeline::{self, Options};
-use analysis::records::EventRecords;
-use analysis::{Report, Timeline};
+use analysis::Report;
 use std::io::Read;
 use std::path::Path;
-
-pub struct Analysed {
-    pub report: Report,
-    pub timeline: Timeline,
-    pub records: EventRecords,
-}
+use std::sync::{Arc, Mutex};
 
 /// What the export adds to the analysis.
 #[derive(Debug, Clone, Copy)]
 pub struct Extras {
     /// Window of the `series` table, ns.
     pub series_ns: u64,
-    /// Memory limit of the timeline store and, apart, of the records (`--timeline-mem`).
-    pub mem_limit_bytes: u64,
 }
 
-pub fn analyse(path: &Path, options: &Options, extras: Extras) -> Result<Analysed, String> {
+/// Analyses `path`, writing the drained tables into `tables`; the report and the tables
+/// (still to finish).
+pub fn analyse(
+    path: &Path,
+    options: &Options,
+    extras: Extras,
+    tables: Tables,
+) -> Result<(Report, Tables), String> {
     let shown = path.display();
     if looks_like_json(path) {
         return Err(format!(
@@ -31,32 +32,20 @@ pub fn analyse(path: &Path, options: &Options, extras: Extras) -> Result<Analyse
         ));
     }
     let mut options = options.clone();
-    options.config.timeline = Some(analysis::TimelineOptions {
-        mem_limit_bytes: extras.mem_limit_bytes,
-    });
     options.config.series = Some(extras.series_ns);
-    options.config.records = Some(extras.mem_limit_bytes);
-    let (mut report, timeline) =
-        pipeline::analyze_with_timeline(path, &options).map_err(|e| e.to_string())?;
+    let shared = Arc::new(Mutex::new(tables));
+    let drain = Box::new(Shared(shared.clone()));
+    let report = pipeline::analyze_draining(path, &options, drain).map_err(|e| e.to_string())?;
+    // The analyzer, and with it the drain's handle, is gone: the tables are ours again.
+    let tables = Arc::into_inner(shared)
+        .expect("the analysis dropped its drain")
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
     // As `analyze`: an input without a single event is an error, not an empty dataset.
     if report.quality.events.values().all(|&n| n == 0) {
         return Err(format!("{shown}: no events: nothing to export"));
     }
-    let timeline = match timeline {
-        Some(Ok(t)) => t,
-        Some(Err(e)) => return Err(format!("{shown}: {e}")),
-        None => unreachable!("the store was asked for"),
-    };
-    let records = match report.records.take() {
-        Some(Ok(r)) => *r,
-        Some(Err(e)) => return Err(format!("{shown}: {e}")),
-        None => unreachable!("the records were asked for"),
-    };
-    Ok(Analysed {
-        report,
-        timeline,
-        records,
-    })
+    Ok((report, tables))
 }
 
 /// Whether the file starts like JSON (a report from `analyze --json`).

@@ -3,11 +3,11 @@
 //!
 //! ```text
 //! DIR/_schedtrace_export.json                   what is in it (format, runs, version)
-//! DIR/<table>/run=<run>/repeat=<n>/part-0.<ext>
+//! DIR/<table>/run=<run>/part-<n>.<ext>
 //! ```
 //!
 //! `run` is the run's label made path-safe (the `runs` table keeps the label itself) and
-//! `repeat` the repeat's index in its run. Files are written under `DIR/_staging-<pid>/`
+//! `n` the repeat's index in its run (the `runs` table's `repeat` column). Files are written under `DIR/_staging-<pid>/`
 //! (a leading `_` is hidden from Hive readers, and it is outside every table's directory)
 //! and renamed into place only when complete, the `runs` table last: a crash or a full
 //! disk leaves no file in a table that looks whole, and a run without its `runs` row is
@@ -123,8 +123,7 @@ impl Dataset {
     pub fn place(&self, table: &str, run: &str, repeat: usize) -> PathBuf {
         Path::new(table)
             .join(format!("run={run}"))
-            .join(format!("repeat={repeat}"))
-            .join(format!("part-0.{}", self.format.extension()))
+            .join(format!("part-{repeat}.{}", self.format.extension()))
     }
 
     /// Moves a complete staged file to `relative` (under DIR).

@@ -4,13 +4,15 @@
 //! or (feature `parquet`, through polars) Parquet ([`write`]) into a Hive-partitioned
 //! dataset ([`dataset`]) that polars, DuckDB and Spark read whole.
 //!
-//! Inputs are analysed in parallel (rayon), each by the same pipeline as `compare`, plus
-//! the timeline store and the per-event records, and its tables are streamed to their
-//! files as soon as it is analysed, so memory holds one analysis per core, not the fleet.
+//! Inputs are analysed in parallel (rayon), each by the same pipeline as `compare`; the
+//! per-event tables are written while the trace is read (the analysis drains its
+//! intervals and records to them in chunks), the others from the report at the end, so
+//! memory holds one analysis (without its per-event data) per core, not the fleet.
 
 mod analyse;
 mod cell;
 pub mod dataset;
+mod drain;
 mod flatten;
 pub mod schema_doc;
 pub mod tables;
@@ -47,7 +49,7 @@ pub struct Request {
 struct Exported {
     /// `{"source": ..., "input": i}`: enough for `compare`'s labels.
     source: serde_json::Value,
-    /// The `runs` row without its label.
+    /// The `runs` row without its label and repeat.
     facts: Vec<Cell>,
     rows: u64,
 }
@@ -110,7 +112,7 @@ fn export_into(
     let mut runs: Vec<ManifestRun> = Vec::new();
     for &(input, ref label, ref run, repeat) in &placed {
         let staged = dataset.staged(input, Table::Runs.name());
-        let mut row = vec![Cell::text(label.as_str())];
+        let mut row = vec![Cell::text(label.as_str()), Cell::int(repeat as u64)];
         row.extend(exported[input].facts.iter().cloned());
         write_rows(dataset.format, &staged, Table::Runs, |sink| sink.row(&row))?;
         let mut files = Vec::new();
@@ -139,21 +141,24 @@ fn export_one(
     path: &std::path::Path,
     options: &Options,
 ) -> Result<Exported, String> {
-    let a = analyse::analyse(path, options, request.extras)?;
-    let input = tables::Input::new(&a.report, &a.timeline, &a.records);
-    let mut rows = 0;
-    for &table in request.tables.iter().filter(|&&t| t != Table::Runs) {
+    let drained = drain::Tables::create(dataset.format, &request.tables, |table| {
+        dataset.staged(i, table.name())
+    })?;
+    let (report, drained) = analyse::analyse(path, options, request.extras, drained)?;
+    let mut rows = drained.finish()?;
+    let from_report = request.tables.iter().filter(|t| !t.drained());
+    for &table in from_report.filter(|&&t| t != Table::Runs) {
         let staged = dataset.staged(i, table.name());
         rows += write_rows(dataset.format, &staged, table, |sink| {
-            table.rows(&input, sink)
+            table.rows(&report, sink)
         })?;
     }
     Ok(Exported {
         source: serde_json::json!({
-            "source": serde_json::to_value(&a.report.source).map_err(|e| e.to_string())?,
+            "source": serde_json::to_value(&report.source).map_err(|e| e.to_string())?,
             "input": i,
         }),
-        facts: tables::runs::facts(&a.report),
+        facts: tables::runs::facts(&report),
         rows: rows + 1,
     })
 }
@@ -165,22 +170,16 @@ fn write_rows(
     table: Table,
     fill: impl FnOnce(&mut dyn tables::RowSink) -> std::io::Result<()>,
 ) -> Result<u64, String> {
-    let shown = |e: std::io::Error| {
-        format!(
-            "{}: cannot write the {} table: {e}",
-            path.display(),
-            table.name()
-        )
-    };
+    let shown = drain::shown(table, path);
     let columns = table.columns();
-    let mut writer = write::create(format, path, &columns).map_err(shown)?;
+    let mut writer = write::create(format, path, &columns).map_err(&shown)?;
     let mut counter = CountRows {
         sink: &mut *writer,
         rows: 0,
     };
-    fill(&mut counter).map_err(shown)?;
+    fill(&mut counter).map_err(&shown)?;
     let rows = counter.rows;
-    writer.finish().map_err(shown)?;
+    writer.finish().map_err(&shown)?;
     Ok(rows)
 }
 

@@ -13,11 +13,13 @@ pub fn markdown() -> String {
     s.push_str(
         "Written by `schedtrace export`; generated from the code (`export/src/schema_doc.rs`), do not edit.\n\
          The version rises when a column is removed, renamed or retyped; new columns do not raise it.\n\n\
-         Layout (Hive partitions): `DIR/<table>/run=<run>/repeat=<n>/part-0.<csv|ndjson|parquet>`, and\n\
+         Layout (Hive partitions): `DIR/<table>/run=<run>/part-<repeat>.<csv|ndjson|parquet>`, and\n\
          `DIR/_schedtrace_export.json` (format, schema version, the runs and their files). Every table\n\
-         has the partition columns `run` (the run's label made path-safe: letters, digits, `.`, `-`;\n\
-         anything else `_`; the `runs` table has the label itself) and `repeat` (0, 1, ... within the\n\
-         run), given by the reader from the path. Read `run` as a string (`hive_types` in DuckDB,\n\
+         has the partition column `run` (the run's label made path-safe: letters, digits, `.`, `-`;\n\
+         anything else `_`; the `runs` table has the label itself), given by the reader from the path.\n\
+         A run's repeats (0, 1, ...) are its files `part-0`, `part-1`, ...: the `runs` table has the\n\
+         column `repeat`; the other tables' rows tell theirs by file (`filename = true` in DuckDB,\n\
+         `include_file_paths` in polars). Read `run` as a string (`hive_types` in DuckDB,\n\
          `schema_overrides`/`hive_schema` in polars): a label such as `6.1` would otherwise be a number.\n\n\
          Times are the trace clock in ns; integers are int64, null where a value is not defined.\n\
          Units: `ns`, `count`, `fraction` (0..1), `1/s`, `number`, `cpu` (a CPU number), `pid`.\n",
@@ -63,10 +65,7 @@ mod tests {
             names.sort();
             names.dedup();
             assert_eq!(names.len(), n, "{}", table.name());
-            assert!(
-                !names.iter().any(|c| c == "run" || c == "repeat"),
-                "partition columns"
-            );
+            assert!(!names.iter().any(|c| c == "run"), "the partition column");
         }
     }
 }

@@ -20,7 +20,6 @@ fn export_as(format: Format, dir: &Path, trace: &Path) {
         tables: Table::ALL.to_vec(),
         extras: Extras {
             series_ns: 10_000_000,
-            mem_limit_bytes: 1 << 30,
         },
     };
     export::export(&request, &|_| {}).unwrap();
@@ -28,7 +27,7 @@ fn export_as(format: Format, dir: &Path, trace: &Path) {
 
 fn part(dir: &Path, table: Table, ext: &str) -> PathBuf {
     dir.join(table.name())
-        .join("run=x/repeat=0")
+        .join("run=x")
         .join(format!("part-0.{ext}"))
 }
 

@@ -1,11 +1,13 @@
 //! Text for people: the fixed-width report of `schedtrace analyze` (a run header, the task
-//! and CPU tables, the wakeup-preemption, fairness, affinity and work-conservation sections).
+//! and CPU tables, the wakeup-preemption, fairness, affinity and work-conservation sections),
+//! and the text, LKML and markdown layouts of `schedtrace compare` ([`compare`]).
 //!
 //! Kept apart from `analysis` (which computes numbers and formats none) the way ripgrep keeps
 //! its printer apart from its searcher: the binary and the TUI print through here, and every
 //! table takes its headers, widths and formats from the column catalogue
 //! ([`analysis::columns`]). Columns are explained in `docs/guide.md`.
 
+pub mod compare;
 mod header;
 mod sections;
 mod table;

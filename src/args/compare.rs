@@ -59,14 +59,14 @@ pub struct CompareArgs {
     /// Task metric choosing and ordering the roles (largest value in any run first); any key of
     /// --task-metrics
     #[arg(long, value_name = "METRIC", default_value = "runtime", value_parser = parse_task_metric)]
-    pub sort: &'static analysis::compare::metrics::Metric,
+    pub sort: &'static analysis::columns::compare::Compared,
 
     /// Task metrics shown in the text output, one table each (default: runtime, runtime-share,
     /// weight-share, fairness, max-lag, slice-mean, wakeup-p99, preemption-wait-p99, sched-delay-max,
     /// switches, migrations; --wide adds slice-p50, slice-p99, wakeup-mean, wakeup-p50, wakeup-max,
     /// preemption-wait-mean, voluntary, involuntary, wakeups); the JSON output always has all
     #[arg(long, value_name = "METRIC[,METRIC...]", value_delimiter = ',', value_parser = parse_task_metric)]
-    pub task_metrics: Vec<&'static analysis::compare::metrics::Metric>,
+    pub task_metrics: Vec<&'static analysis::columns::compare::Compared>,
 
     /// Match tasks across runs by name with trailing digits removed (`worker3` = `worker`);
     /// default: the exact name
@@ -165,6 +165,6 @@ impl CompareArgs {
     }
 }
 
-fn parse_task_metric(s: &str) -> Result<&'static analysis::compare::metrics::Metric, String> {
-    analysis::compare::metrics::task_metric(s)
+fn parse_task_metric(s: &str) -> Result<&'static analysis::columns::compare::Compared, String> {
+    analysis::columns::compare::task_row(s)
 }

@@ -12,7 +12,7 @@ pub const LONG_ABOUT: &str = "Writes the analysis of one or many traces as table
     intervals (every task state interval), series (per-window time series) and preemptions (every wakeup \
     preemption). Columns and units: schemas/export.md.\n\n\
     Runs are given as for `compare` (`LABEL=FILE[,FILE...]`, repeats, automatic labels) and analysed the same \
-    way, in parallel. The dataset is Hive-partitioned, DIR/<table>/run=<run>/repeat=<n>/part-0.<ext>, so one \
+    way, in parallel. The dataset is Hive-partitioned, DIR/<table>/run=<run>/part-<repeat>.<ext>, so one \
     glob reads every run; --append adds runs to it later. Files are written under a temporary name and moved \
     into place when complete.";
 
@@ -23,7 +23,7 @@ pub const AFTER_HELP: &str = "Examples:\n  \
     schedtrace export trace.dat -o out --format ndjson --tables tasks,waits\n\n\
     Read it back:\n  \
     python3 -c \"import polars as pl; print(pl.read_parquet('dataset/waits/**/*.parquet', hive_partitioning=True))\"\n  \
-    duckdb -c \"select run, count(*) from read_parquet('dataset/waits/*/*/*.parquet', hive_partitioning = true) group by run\"";
+    duckdb -c \"select run, count(*) from read_parquet('dataset/waits/*/*.parquet', hive_partitioning = true) group by run\"";
 
 #[derive(Parser, Debug)]
 pub struct ExportArgs {
@@ -63,11 +63,6 @@ pub struct ExportArgs {
 
     #[command(flatten)]
     pub scope: super::runs::RunAnalysis,
-
-    /// Memory limit in MiB of each trace's timeline store, and apart of its per-event records;
-    /// past it the export of that trace fails with a message saying so (exit status 2)
-    #[arg(long, value_name = "MIB", default_value_t = 4096)]
-    pub timeline_mem: u64,
 
     /// No progress on stderr (a progress line on a terminal, else one line per input)
     #[arg(short = 'q', long)]
@@ -125,7 +120,6 @@ impl ExportArgs {
             tables,
             extras: export::Extras {
                 series_ns: self.series,
-                mem_limit_bytes: self.timeline_mem.saturating_mul(1 << 20),
             },
         })
     }

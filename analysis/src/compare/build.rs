@@ -3,15 +3,17 @@
 //! a task metric).
 
 use super::matching::Matching;
-use super::metrics::{Better, Metric, SYSTEM_METRICS, TASK_METRICS, WORKLOAD_METRICS};
 use super::model::{
     Cell, Comparison, MetricRow, RepeatHeader, RoleMembers, RunHeader, ScopeInfo, Significance,
     TaskComparison, TaskTable, COMPARE_SCHEMA_VERSION,
 };
+use super::read::{pooled, read};
 use super::significance::{bootstrap_ci, welch_p, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 use super::subject::Subject;
 use super::summary::{change_pct, spread, versus, FlagRule};
 use super::{scheduler_name_of, scheduler_of, Repeat, Run};
+use crate::columns::compare::{Compared, SYSTEM, TASK, WORKLOAD};
+use crate::columns::Direction;
 use regex::Regex;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -28,7 +30,7 @@ pub struct Options {
     /// Roles in the task table.
     pub top: usize,
     /// Task metric choosing and ordering the roles.
-    pub sort: &'static Metric,
+    pub sort: &'static Compared,
     pub matching: Matching,
     /// `--comm`: only tasks whose name matches are in the task table.
     pub comm: Option<Regex>,
@@ -45,7 +47,7 @@ impl Default for Options {
             threshold_pct: 5.0,
             alpha: 0.05,
             top: 10,
-            sort: &TASK_METRICS[0],
+            sort: &TASK[0],
             matching: Matching::default(),
             comm: None,
             workload: None,
@@ -92,10 +94,10 @@ pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
     };
     let (metrics, cover) = match &opts.workload {
         Some(re) => (
-            WORKLOAD_METRICS,
+            WORKLOAD,
             format!("the workload: tasks named /{}/", re.as_str()),
         ),
-        None => (SYSTEM_METRICS, "every task of each trace".to_string()),
+        None => (SYSTEM, "every task of each trace".to_string()),
     };
     let mut exact = true;
     let system = metrics
@@ -238,7 +240,7 @@ impl RowBuilder {
     /// measures in each repeat. The flag says whether every value was exact.
     fn row<'a>(
         &self,
-        metric: &Metric,
+        metric: &Compared,
         runs: &'a [Run],
         subject: impl Fn(&'a Run, (usize, usize)) -> Subject<'a>,
     ) -> (MetricRow, bool) {
@@ -253,26 +255,26 @@ impl RowBuilder {
                 let values = subjects
                     .iter()
                     .map(|s| {
-                        let (v, e) = metric.read.read(s);
+                        let (v, e) = read(metric.read, s);
                         exact &= e || v.is_none();
                         v
                     })
                     .collect();
                 Measured {
                     values,
-                    pooled: metric.read.pooled(&subjects),
+                    pooled: pooled(metric.read, &subjects),
                 }
             })
             .collect();
         (self.cells(metric, measured), exact)
     }
 
-    fn cells(&self, metric: &Metric, measured: Vec<Measured>) -> MetricRow {
+    fn cells(&self, metric: &Compared, measured: Vec<Measured>) -> MetricRow {
         let present = |m: &Measured| m.values.iter().flatten().copied().collect::<Vec<f64>>();
         let base_values = present(&measured[self.base]);
         let base_spread = spread(&base_values);
         let base_value = measured[self.base].pooled.or(base_spread.map(|s| s.mean));
-        let better = metric.better;
+        let better = metric.direction();
         let cells = measured
             .into_iter()
             .enumerate()
@@ -288,7 +290,7 @@ impl RowBuilder {
                     }
                     _ => None,
                 };
-                let ci = (!is_base && better != Better::Neutral)
+                let ci = (!is_base && better != Direction::Neutral)
                     .then(|| {
                         bootstrap_ci(&values, &base_values, |a, b| {
                             change_pct(a, b, better).unwrap_or(f64::NAN)
@@ -405,7 +407,7 @@ fn tasks(
     names.sort();
     names.dedup();
     let row =
-        |name: &str, metric: &Metric| table.row(metric, runs, |run, at| sets.role(run, at, name));
+        |name: &str, metric: &Compared| table.row(metric, runs, |run, at| sets.role(run, at, name));
     // Order: the sort metric's largest value in any run, so that a task that is heavy in
     // only one run (a new kernel thread, a renamed program) is not cut away.
     let mut ranked: Vec<(f64, &String)> = names
@@ -456,7 +458,7 @@ fn tasks(
                     .map(|m| m.label.clone())
                     .collect(),
                 members,
-                metrics: TASK_METRICS
+                metrics: TASK
                     .iter()
                     .map(|m| {
                         let (r, e) = row(name, m);

@@ -50,7 +50,7 @@ impl Matching {
     }
 
     /// The role of a task named `comm`.
-    pub fn role(&self, comm: &str) -> String {
+    pub(crate) fn role(&self, comm: &str) -> String {
         let name = self.role_source(comm);
         match &self.by {
             MatchBy::Exact => name.to_string(),
@@ -67,7 +67,7 @@ impl Matching {
     }
 
     /// Whether `comm` is named by the `--match` expression (false without one).
-    pub fn matched(&self, comm: &str) -> bool {
+    pub(crate) fn matched(&self, comm: &str) -> bool {
         match &self.by {
             MatchBy::Regex(re) => re.is_match(self.role_source(comm)),
             _ => false,
@@ -83,7 +83,7 @@ impl Matching {
     }
 
     /// For the JSON and the text header.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let by = match &self.by {
             MatchBy::Exact => "exact task name".to_string(),
             MatchBy::Fold => "task name with trailing digits folded".to_string(),

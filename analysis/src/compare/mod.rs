@@ -4,8 +4,10 @@
 //!
 //! Data flows: inputs ([`load`]: a trace is analysed like `analyze` does, a JSON report
 //! from `analyze --json` is read as it is) → labelled runs ([`runs`]) → [`Comparison`]
-//! ([`build`], using the metric tables in [`metrics`] and the arithmetic in
-//! [`summary`]) → text ([`text`]) or JSON ([`model`], `schemas/compare.schema.json`).
+//! ([`build`], using the compare tables of the column catalogue,
+//! [`crate::columns::compare`], read by [`read`], and the arithmetic in [`summary`]) →
+//! JSON ([`model`], `schemas/compare.schema.json`); the text layouts of it are in the
+//! `render` crate (`render::compare`).
 //!
 //! Reports are handled as `serde_json::Value`s so that a report written by an older or
 //! newer schedtrace still compares: a metric it lacks shows as `-` (null in JSON).
@@ -30,19 +32,15 @@
 //!   upper bound when read back from JSON reports, said in `percentiles_exact`).
 //! - Totals are rates per second of window: runs need not be equally long.
 
-pub mod build;
-mod grid;
-pub mod lkml;
+mod build;
 pub mod load;
-pub mod markdown;
 pub mod matching;
-pub mod metrics;
 pub mod model;
-pub mod runs;
+mod read;
+mod runs;
 pub mod significance;
-pub mod subject;
-pub mod summary;
-pub mod text;
+mod subject;
+mod summary;
 
 pub use build::{compare, Options};
 pub use model::Comparison;

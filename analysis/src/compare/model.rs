@@ -8,7 +8,7 @@
 use crate::worst_wait::WorstWait;
 use serde::{Deserialize, Serialize};
 
-pub const COMPARE_SCHEMA_VERSION: u32 = 2;
+pub(crate) const COMPARE_SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {

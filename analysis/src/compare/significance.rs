@@ -40,14 +40,18 @@ fn mean_var(v: &[f64]) -> (f64, f64) {
 }
 
 /// Resamples of the bootstrap.
-pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+pub(crate) const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// The fixed seed: the same inputs give the same interval on every run and machine.
-pub const BOOTSTRAP_SEED: u64 = 0x5eed_5c4e_d7a1_c3d0;
+pub(crate) const BOOTSTRAP_SEED: u64 = 0x5eed_5c4e_d7a1_c3d0;
 
 /// 95 % percentile-bootstrap interval of `change(mean of a, mean of b)`: each resample
 /// draws the repeats of both runs with replacement. `None` with fewer than two values on
 /// either side, or when no resample gives a finite change.
-pub fn bootstrap_ci(a: &[f64], b: &[f64], change: impl Fn(f64, f64) -> f64) -> Option<[f64; 2]> {
+pub(crate) fn bootstrap_ci(
+    a: &[f64],
+    b: &[f64],
+    change: impl Fn(f64, f64) -> f64,
+) -> Option<[f64; 2]> {
     if a.len() < 2 || b.len() < 2 {
         return None;
     }

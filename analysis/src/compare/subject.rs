@@ -2,32 +2,14 @@
 //! (a role, the workload, or every task) with their exact samples when the repeat was
 //! analysed from a trace, and the workload totals that shares divide by.
 
-use super::metrics::number;
 use super::Repeat;
+use crate::columns::compare::{Dist, Stat};
 use crate::report::TaskSamples;
 use crate::stats::{Samples, Stats};
 use serde_json::Value;
 
-/// A distribution of per-event durations of a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dist {
-    Wakeup,
-    Preemption,
-    Slices,
-    /// Every wait: wakeup latency and preemption wait.
-    SchedDelay,
-}
-
+/// Where a distribution lives in a task row and in its samples.
 impl Dist {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dist::Wakeup => "wakeup latency",
-            Dist::Preemption => "preemption wait",
-            Dist::Slices => "slice",
-            Dist::SchedDelay => "sched delay",
-        }
-    }
-
     /// The task row's summary of it (JSON `STATS`).
     fn field(self) -> &'static str {
         match self {
@@ -48,25 +30,8 @@ impl Dist {
     }
 }
 
-/// A statistic of a distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stat {
-    Mean,
-    P50,
-    P99,
-    Max,
-}
-
+/// A statistic of a summary or of samples.
 impl Stat {
-    pub fn name(self) -> &'static str {
-        match self {
-            Stat::Mean => "mean",
-            Stat::P50 => "p50",
-            Stat::P99 => "p99",
-            Stat::Max => "max",
-        }
-    }
-
     fn of(self, s: &Stats) -> Option<f64> {
         if s.count == 0 {
             return None;
@@ -233,4 +198,11 @@ fn sum_over(rows: &[&Value], pointers: &[&str]) -> Option<f64> {
     rows.iter()
         .flat_map(|r| pointers.iter().filter_map(move |p| number(r, p)))
         .reduce(|a, b| a + b)
+}
+
+/// The finite number at `pointer` of `v` (a report or a task row).
+pub(crate) fn number(v: &Value, pointer: &str) -> Option<f64> {
+    v.pointer(pointer)
+        .and_then(Value::as_f64)
+        .filter(|x| x.is_finite())
 }

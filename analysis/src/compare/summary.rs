@@ -2,7 +2,7 @@
 //! value normalized to the baseline, change in % signed so that positive is better,
 //! and the regression / improvement flag.
 
-use super::metrics::Better;
+use crate::columns::Direction;
 
 /// Mean, sample standard deviation and CV of one metric over the repeats of one label.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,15 +100,15 @@ pub struct Versus {
 
 /// The change in % of `value` against `base` (signed so that positive is better;
 /// unsigned for neutral metrics); `None` when the baseline is 0.
-pub fn change_pct(value: f64, base: f64, better: Better) -> Option<f64> {
+pub fn change_pct(value: f64, base: f64, better: Direction) -> Option<f64> {
     if base == 0.0 {
         return None;
     }
     let raw = (value / base - 1.0) * 100.0;
     Some(match better {
-        Better::Higher => raw,
-        Better::Lower => -raw,
-        Better::Neutral => raw.abs(),
+        Direction::HigherIsBetter => raw,
+        Direction::LowerIsBetter => -raw,
+        Direction::Neutral => raw.abs(),
     })
 }
 
@@ -120,13 +120,13 @@ pub fn change_pct(value: f64, base: f64, better: Better) -> Option<f64> {
 pub fn versus(
     (value, this): (f64, &Spread),
     (base_value, base): (f64, &Spread),
-    better: Better,
+    better: Direction,
     p: Option<f64>,
     rule: FlagRule,
 ) -> Versus {
     let repeated = this.n >= 2 && base.n >= 2;
     let basis = match (better, repeated) {
-        (Better::Neutral, _) => Basis::Neutral,
+        (Direction::Neutral, _) => Basis::Neutral,
         (_, false) => Basis::ThresholdOnly,
         (_, true) => Basis::Significance,
     };
@@ -181,7 +181,7 @@ mod tests {
         alpha: 0.05,
     };
 
-    fn vs(this: &Spread, base: &Spread, better: Better, p: Option<f64>) -> Versus {
+    fn vs(this: &Spread, base: &Spread, better: Direction, p: Option<f64>) -> Versus {
         versus((this.mean, this), (base.mean, base), better, p, RULE)
     }
 
@@ -189,16 +189,16 @@ mod tests {
     fn sign_and_flags() {
         let base = spread(&[100.0]).unwrap();
         let up = spread(&[120.0]).unwrap();
-        let higher = vs(&up, &base, Better::Higher, None);
+        let higher = vs(&up, &base, Direction::HigherIsBetter, None);
         assert!((higher.change_pct.unwrap() - 20.0).abs() < 1e-9);
         assert_eq!(higher.flag, Some(Flag::Improvement));
         assert_eq!(higher.basis, Basis::ThresholdOnly);
-        let lower = vs(&up, &base, Better::Lower, None);
+        let lower = vs(&up, &base, Direction::LowerIsBetter, None);
         assert!((lower.change_pct.unwrap() + 20.0).abs() < 1e-9);
         assert_eq!(lower.flag, Some(Flag::Regression));
         // A neutral metric: the size of the change, never a flag.
         let down = spread(&[80.0]).unwrap();
-        let neutral = vs(&down, &base, Better::Neutral, None);
+        let neutral = vs(&down, &base, Direction::Neutral, None);
         assert!((neutral.change_pct.unwrap() - 20.0).abs() < 1e-9);
         assert_eq!((neutral.flag, neutral.basis), (None, Basis::Neutral));
         // 20 % inside twice a 15 % CV: not flagged.
@@ -206,24 +206,33 @@ mod tests {
             cv_pct: Some(15.0),
             ..up
         };
-        assert_eq!(vs(&noisy, &base, Better::Higher, None).flag, None);
+        assert_eq!(
+            vs(&noisy, &base, Direction::HigherIsBetter, None).flag,
+            None
+        );
         // Exactly at the threshold: not flagged ("exceeds").
         let five = spread(&[105.0]).unwrap();
-        assert_eq!(vs(&five, &base, Better::Higher, None).flag, None);
+        assert_eq!(vs(&five, &base, Direction::HigherIsBetter, None).flag, None);
         let zero = spread(&[0.0]).unwrap();
-        assert_eq!(vs(&up, &zero, Better::Higher, None).normalized, None);
+        assert_eq!(
+            vs(&up, &zero, Direction::HigherIsBetter, None).normalized,
+            None
+        );
     }
 
     #[test]
     fn repeats_need_a_small_p() {
         let base = spread(&[100.0, 101.0, 99.0]).unwrap();
         let up = spread(&[120.0, 121.0, 119.0]).unwrap();
-        let sure = vs(&up, &base, Better::Lower, Some(0.001));
+        let sure = vs(&up, &base, Direction::LowerIsBetter, Some(0.001));
         assert_eq!(
             (sure.flag, sure.basis),
             (Some(Flag::Regression), Basis::Significance)
         );
-        assert_eq!(vs(&up, &base, Better::Lower, Some(0.4)).flag, None);
-        assert_eq!(vs(&up, &base, Better::Lower, None).flag, None);
+        assert_eq!(
+            vs(&up, &base, Direction::LowerIsBetter, Some(0.4)).flag,
+            None
+        );
+        assert_eq!(vs(&up, &base, Direction::LowerIsBetter, None).flag, None);
     }
 }

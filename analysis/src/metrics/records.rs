@@ -149,16 +149,22 @@ impl Recorder {
     }
 
     /// The records, their placement classified with `map`.
-    pub fn finish(self, map: Option<&CpuMap>) -> Result<EventRecords, RecordsError> {
-        if let Some(e) = self.failed {
-            return Err(e);
+    pub fn finish(mut self, map: Option<&CpuMap>) -> Result<EventRecords, RecordsError> {
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(self.take(map)),
         }
-        let mut records = self.records;
+    }
+
+    /// The records so far, classified with `map`, leaving none (an export drains them as
+    /// it goes; the topology is final by then: a trace's own is taken before its first event).
+    pub fn take(&mut self, map: Option<&CpuMap>) -> EventRecords {
+        let mut records = std::mem::take(&mut self.records);
         for w in &mut records.waits {
             w.placement = w.prev_cpu.map(|p| classify(map, p, w.cpu));
             w.waker_placement = w.waker_cpu.map(|c| classify(map, c, w.cpu));
         }
-        Ok(records)
+        records
     }
 }
 

@@ -14,8 +14,8 @@ use crate::timeline_store::ThreadState;
 #[derive(Debug)]
 pub(crate) struct StoreState {
     options: TimelineOptions,
-    /// Events until the next size check.
-    countdown: u32,
+    /// Events until the next size check (or drain).
+    pub countdown: u32,
     /// Set when the limit was exceeded: the logs are gone, new tasks get none.
     failed: Option<TimelineError>,
 }
@@ -80,8 +80,15 @@ impl Analyzer {
         if store.countdown > 0 || store.failed.is_some() {
             return;
         }
-        store.countdown = CHECK_EVERY;
-        store.enforce_limit(&mut self.tasks, self.now);
+        store.countdown = self.drain.as_ref().map_or(CHECK_EVERY, |d| d.every);
+        if self.drain.is_none() {
+            store.enforce_limit(&mut self.tasks, self.now);
+            return;
+        }
+        // Drained, the store holds a few chunks at most: no limit to check.
+        let mut tasks = std::mem::take(&mut self.tasks);
+        self.drain_now(&mut tasks, false);
+        self.tasks = tasks;
     }
 
     /// The finished timeline (after every task's last interval was closed), taking the
@@ -91,6 +98,12 @@ impl Analyzer {
         tasks: &mut [Task],
         window: Window,
     ) -> Option<Result<Timeline, TimelineError>> {
+        if self.draining() {
+            // Every interval goes to the drain: no store to give back.
+            self.store = None;
+            self.drain_now(tasks, true);
+            return None;
+        }
         let mut store = self.store.take()?;
         // The last check: the limit holds for the finished store too.
         store.enforce_limit(tasks, self.now);
@@ -165,9 +178,15 @@ impl Analyzer {
             return (None, timeline);
         };
         let asked = self.config.timeline.is_some();
-        let Some(Ok(store)) = &timeline else {
+        let sums = match (&timeline, self.drain.take()) {
+            (_, Some(drained)) => drained.sums.unwrap_or_else(|| {
+                crate::series_sums::IntervalSums::new(window.start_ns, counts.window_ns)
+            }),
+            (Some(Ok(store)), None) => {
+                crate::series::sums_of(store, window, counts.window_ns, &self.scope)
+            }
             // Past its memory limit the series cannot be built: say why (as for --timeline).
-            return (None, timeline);
+            _ => return (None, timeline),
         };
         let records = self
             .fairness
@@ -181,16 +200,15 @@ impl Analyzer {
                 .filter(|&s| tasks[s].fair_member == 1 && tasks[s].fair.ent_ns > 0.0)
                 .collect()
         });
-        let series = crate::series::build(crate::series::Inputs {
+        let inputs = crate::series::Inputs {
             counts: &counts,
-            timeline: store,
             records,
             tasks,
             fair_set,
-            scope: &self.scope,
             window,
             cpus,
-        });
+        };
+        let series = crate::series::build(inputs, sums);
         (Some(series), if asked { timeline } else { None })
     }
 }

@@ -186,6 +186,20 @@ impl TaskLog {
         self.end_ns = now;
     }
 
+    /// Moves the closed intervals to `out` as views (gaps left out), leaving the log empty
+    /// and its end where it was: the next interval still starts there.
+    pub fn drain_into(&mut self, out: &mut Vec<IntervalView>) {
+        let ends = self.intervals.iter().skip(1).map(|next| next.start_ns);
+        let ends = ends.chain(std::iter::once(self.end_ns));
+        out.extend(
+            self.intervals
+                .iter()
+                .zip(ends)
+                .filter_map(|(iv, end)| iv.view(end)),
+        );
+        self.intervals.clear();
+    }
+
     /// Heap bytes held.
     pub fn bytes(&self) -> u64 {
         (self.intervals.capacity() * std::mem::size_of::<Interval>()) as u64

@@ -13,7 +13,7 @@ fn trace_dat_and_perf_data_of_one_run_match_task_by_task() {
     let c = compare(
         &[run("trace-cmd", vec![dat]), run("perf", vec![perf])],
         &Options {
-            sort: analysis::compare::metrics::task_metric("switches").unwrap(),
+            sort: analysis::columns::compare::task_row("switches").unwrap(),
             ..Options::default()
         },
     )

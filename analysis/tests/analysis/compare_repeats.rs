@@ -242,7 +242,7 @@ fn twenty_percent_beyond_a_one_percent_cv_is_flagged_three_percent_is_not() {
     );
 
     // The text output shows the flags and dashes.
-    let text = analysis::compare::text::render(&c, &Default::default());
+    let text = render::compare::text::render(&c, &Default::default());
     assert!(text.contains("-20.0% *"), "{text}");
     assert!(text.contains("+20.0% ^"), "{text}");
 }

@@ -1,7 +1,8 @@
 //! The comparisons of issue #13 on the real VM captures: roles matched across kernels
 //! that name the same workload's tasks differently, shares checked against the kernels'
 //! own counters (`ground_truth.json`), the workload-scoped Jain's index recomputed here,
-//! p-values against independently computed ones, and the LKML layout parsed back.
+//! and p-values against independently computed ones (the LKML layout parsed back is a
+//! test of `render`: render/tests/render/compare_layouts.rs).
 
 use crate::compare_support::*;
 use analysis::compare::matching::{MatchBy, Matching};
@@ -121,19 +122,14 @@ const MI_ALIASES: [(&str, &str); 4] = [
     ("mspin", "mi-spin"),
 ];
 
-fn mi_comparison(pds_repeated: bool) -> Comparison {
-    let mut runs = vec![
+/// The mi workload on three kernels, tasks matched through the PDS aliases; the layout
+/// tests of `render` compare the same runs with PDS repeated.
+fn mi_comparison() -> Comparison {
+    let runs = vec![
         run("cfs", vec![load("cfs-6.1-vm/mi/trace-v6.dat.xz")]),
         run("eevdf", vec![load("eevdf-6.12-vm/mi/trace-v6.dat.xz")]),
+        run("pds", vec![load("pds-6.1-vm/mi/trace-v6.dat.xz")]),
     ];
-    let pds = vec![
-        load("pds-6.1-vm/mi/trace-v6.dat.xz"),
-        load("pds-6.1-vm/mi-repeat/trace-v6.dat.xz"),
-    ];
-    runs.push(run(
-        "pds",
-        if pds_repeated { pds } else { pds[..1].to_vec() },
-    ));
     let opts = Options {
         matching: Matching {
             by: MatchBy::Exact,
@@ -150,7 +146,7 @@ fn mi_comparison(pds_repeated: bool) -> Comparison {
 
 #[test]
 fn mi_roles_through_aliases_and_the_workload_jain_index() {
-    let c = mi_comparison(false);
+    let c = mi_comparison();
     for role in ["mi-work0", "mi-work1", "mi-work2", "mi-spin"] {
         let t = c.tasks.tasks.iter().find(|t| t.name == role).unwrap();
         assert_eq!(t.present_in, ["cfs", "eevdf", "pds"], "{role}");
@@ -207,128 +203,4 @@ fn welch_p_values_equal_scipys() {
             "{a:?} {b:?}: {got} vs scipy {want}"
         );
     }
-}
-
-/// A printed number and half a unit of its last printed digit (`-` as None).
-type Printed = Option<(f64, f64)>;
-
-/// `1.05 [ -5.18]( 2.04)`: (normalized, change, CV).
-fn parse_cell(text: &str) -> (Printed, Printed, Printed) {
-    let num = |s: &str| {
-        let s = s.trim();
-        let decimals = s.split_once('.').map_or(0, |(_, d)| d.len() as i32);
-        s.parse::<f64>()
-            .ok()
-            .map(|v| (v, 0.5 * 10f64.powi(-decimals)))
-    };
-    let (norm, rest) = text.split_once('[').unwrap();
-    let (change, rest) = rest.split_once("](").unwrap();
-    let (cv, _) = rest.split_once(')').unwrap();
-    (
-        num(norm.split_whitespace().last().unwrap_or("")),
-        num(change),
-        num(cv),
-    )
-}
-
-#[test]
-fn lkml_layout_of_mi_parses_back_to_the_json_numbers() {
-    let c = mi_comparison(true);
-    for width in [100usize, 80] {
-        let layout = analysis::compare::text::Layout {
-            width,
-            ..Default::default()
-        };
-        let text = analysis::compare::lkml::render(&c, &layout);
-        for line in text.lines() {
-            assert!(line.chars().count() <= width, "{width}: {line:?}");
-        }
-        assert!(text.contains("Interpretation: Lower is better"));
-        assert!(text.contains("Statistic     : AMean"));
-        // Every cell of every block: the numbers of the JSON, rounded as printed.
-        let mut cells = 0;
-        let mut columns: Vec<String> = Vec::new();
-        for line in text.lines() {
-            if line.trim_start().starts_with("Case:") {
-                columns = line
-                    .split("[pct imp](CV)")
-                    .map(|h| h.split_whitespace().last().unwrap_or("").to_string())
-                    .collect();
-                columns.pop();
-                continue;
-            }
-            if !line.contains("](") || columns.is_empty() {
-                continue;
-            }
-            let parts: Vec<&str> = line
-                .split_inclusive(')')
-                .filter(|p| p.contains('['))
-                .collect();
-            assert_eq!(parts.len(), columns.len(), "{line}");
-            let case = line.split_whitespace().next().unwrap();
-            for (label, part) in columns.iter().zip(parts) {
-                let (norm, change, cv) = parse_cell(
-                    part.trim_start_matches(|ch: char| ch == '*' || ch == '^' || ch == ' '),
-                );
-                let found = c
-                    .system
-                    .iter()
-                    .chain(c.tasks.tasks.iter().flat_map(|t| t.metrics.iter()))
-                    .flat_map(|r| r.cells.iter())
-                    .filter(|x| &x.label == label)
-                    .any(|x| {
-                        let same = |a: Printed, b: Option<f64>| match (a, b) {
-                            (Some((a, half)), Some(b)) => (a - b).abs() <= half + 1e-9,
-                            (None, None) => true,
-                            _ => false,
-                        };
-                        same(norm, x.normalized) && same(change, x.change_pct) && same(cv, x.cv_pct)
-                    });
-                assert!(found, "{case} {label}: {part} not in the JSON");
-                cells += 1;
-            }
-        }
-        assert!(cells > 30, "{cells} cells parsed");
-        // PDS has two repeats: a CV in its cells, and the flag legend says threshold-only
-        // for the runs with one.
-        assert!(text.contains("threshold-only"));
-    }
-}
-
-#[test]
-fn markdown_and_wide_text_show_the_same_blocks() {
-    let c = mi_comparison(true);
-    let md = analysis::compare::markdown::render(&c, &Default::default());
-    // One table per block, one row per role: the header, the rule, then the four roles.
-    let block = md
-        .split("### task runtime share")
-        .nth(1)
-        .expect("a runtime share block");
-    let rows: Vec<&str> = block
-        .lines()
-        .skip_while(|l| !l.starts_with("| case |"))
-        .take_while(|l| l.starts_with('|'))
-        .collect();
-    assert_eq!(rows[0], "| case | cfs | eevdf | pds |");
-    assert!(rows.iter().any(|r| r.starts_with("| mi-spin |")), "{block}");
-    // The default text leaves the --wide-only metrics out and fits 100 columns.
-    let default = analysis::compare::text::render(
-        &c,
-        &analysis::compare::text::Layout {
-            width: 100,
-            ..Default::default()
-        },
-    );
-    let wide = analysis::compare::text::render(
-        &c,
-        &analysis::compare::text::Layout {
-            wide: true,
-            ..Default::default()
-        },
-    );
-    assert!(!default.contains("task slice p99") && wide.contains("task slice p99"));
-    assert!(
-        default.lines().all(|l| l.chars().count() <= 100),
-        "{default}"
-    );
 }

@@ -10,6 +10,7 @@ mod compare_roles;
 mod compare_schema;
 mod compare_support;
 mod compare_vm;
+mod drain_traces;
 mod ground_truth;
 mod invariants;
 mod metrics_rules;

@@ -1,6 +1,6 @@
 //! `cpus`: one row per CPU — the `analyze --json` CPU row, flat.
 
-use super::{Input, RowSink};
+use super::RowSink;
 use crate::cell::ColumnDef;
 use crate::flatten::{self, Leaf};
 use analysis::columns::CPU_COLUMNS;
@@ -38,6 +38,6 @@ pub fn columns() -> Vec<ColumnDef> {
     leaves().into_iter().map(|l| l.def).collect()
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    flatten::write_rows(&input.report.cpus, &leaves(), sink)
+pub fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    flatten::write_rows(&report.cpus, &leaves(), sink)
 }

@@ -2,9 +2,10 @@
 //! `thread_state` shape). A task's intervals tile its life: each starts where the one
 //! before it ended.
 
-use super::{end_reason, in_window, Input, RowSink};
+use super::{end_reason, task_cells, task_columns, RowSink};
 use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::timeline_store::ThreadState;
+use analysis::drain::TaskInfo;
+use analysis::timeline_store::{IntervalView, ThreadState};
 
 pub const DOC: &str =
     "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
@@ -21,15 +22,8 @@ fn state(s: ThreadState) -> &'static str {
 }
 
 pub fn columns() -> Vec<ColumnDef> {
-    vec![
-        ColumnDef::new("pid", Kind::Int, "pid", "thread id"),
-        ColumnDef::new(
-            "tgid",
-            Kind::Int,
-            "pid",
-            "process id; null when the trace does not say",
-        ),
-        ColumnDef::new("comm", Kind::Text, "", "the task's last name"),
+    let mut columns = task_columns();
+    columns.extend([
         ColumnDef::new(
             "state",
             Kind::Text,
@@ -62,33 +56,28 @@ pub fn columns() -> Vec<ColumnDef> {
             "",
             "runnable_wakeup: false when the wait's start was not observed (no sched_waking)",
         ),
-    ]
+    ]);
+    columns
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    for task in input.timeline.tasks() {
-        for v in task
-            .intervals()
-            .filter(|v| in_window(input.report, v.start_ns, v.dur_ns))
-        {
-            let wakeup = v.state == ThreadState::RunnableWakeup;
-            sink.row(&[
-                Cell::int(task.pid),
-                Cell::opt_int(task.tgid),
-                Cell::text(task.comm.as_str()),
-                Cell::text(state(v.state)),
-                Cell::opt_int(v.cpu),
-                Cell::int(v.start_ns),
-                Cell::int(v.dur_ns),
-                Cell::text(end_reason(v.end)),
-                Cell::opt_int(v.waker_pid),
-                if wakeup {
-                    Cell::Bool(v.latency_timed)
-                } else {
-                    Cell::Null
-                },
-            ])?;
-        }
-    }
-    Ok(())
+/// The row of interval `v` of `task`.
+pub fn row(task: &TaskInfo, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    let wakeup = v.state == ThreadState::RunnableWakeup;
+    let [pid, tgid, comm] = task_cells(task);
+    sink.row(&[
+        pid,
+        tgid,
+        comm,
+        Cell::text(state(v.state)),
+        Cell::opt_int(v.cpu),
+        Cell::int(v.start_ns),
+        Cell::int(v.dur_ns),
+        Cell::text(end_reason(v.end)),
+        Cell::opt_int(v.waker_pid),
+        if wakeup {
+            Cell::Bool(v.latency_timed)
+        } else {
+            Cell::Null
+        },
+    ])
 }

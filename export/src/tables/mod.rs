@@ -1,62 +1,66 @@
 //! The tables of an export, one module each: what columns a table has
-//! ([`Table::columns`]) and its rows from one analysed trace ([`Table::rows`]), streamed
-//! to a [`RowSink`] (a writer) one at a time, so no table is built in memory.
+//! ([`Table::columns`]) and its rows, streamed to a [`RowSink`] (a writer) one at a time,
+//! so no table is built in memory. The per-event tables (`slices`, `intervals`, `waits`,
+//! `preemptions`) are written from the analysis' drain as the trace is read
+//! ([`crate::drain`]); the others from the report ([`Table::rows`]).
 
 mod cpus;
-mod intervals;
-mod preemptions;
+pub(crate) mod intervals;
+pub(crate) mod preemptions;
 pub(crate) mod runs;
 mod series;
-mod slices;
+pub(crate) mod slices;
 mod tasks;
-mod waits;
+pub(crate) mod waits;
 
 use crate::cell::{Cell, ColumnDef};
-use analysis::records::EventRecords;
-use analysis::timeline_store::{EndReason, Timeline};
-use analysis::Report;
-use std::collections::HashMap;
+use analysis::drain::TaskInfo;
+use analysis::timeline_store::EndReason;
+use analysis::{Report, Window};
 
 /// Version of the tables' layout (`schemas/export.md`): a column removed, renamed or
 /// retyped raises it; added columns do not.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Where rows go (a writer). An error stops the table.
 pub trait RowSink {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
 }
 
-/// Everything one trace's tables are made of.
-pub struct Input<'a> {
-    pub report: &'a Report,
-    pub timeline: &'a Timeline,
-    pub records: &'a EventRecords,
-    /// pid → (tgid, comm) for the records, which name tasks by pid only.
-    pub names: HashMap<i32, (Option<i32>, &'a str)>,
+/// The columns that name a task in the interval tables: pid, tgid, comm.
+fn task_columns() -> Vec<ColumnDef> {
+    use crate::cell::Kind;
+    vec![
+        ColumnDef::new("pid", Kind::Int, "pid", "thread id"),
+        ColumnDef::new(
+            "tgid",
+            Kind::Int,
+            "pid",
+            "process id; null when the trace does not say",
+        ),
+        ColumnDef::new(
+            "comm",
+            Kind::Text,
+            "",
+            "the task's name (its last one when the row was written)",
+        ),
+    ]
 }
 
-impl<'a> Input<'a> {
-    pub fn new(report: &'a Report, timeline: &'a Timeline, records: &'a EventRecords) -> Self {
-        // A pid reused by a later task names the last one (the task tables keep each life).
-        let names = timeline
-            .tasks()
-            .iter()
-            .map(|t| (t.pid, (t.tgid, t.comm.as_str())))
-            .collect();
-        Input {
-            report,
-            timeline,
-            records,
-            names,
-        }
-    }
+/// The cells of [`task_columns`].
+fn task_cells(task: &TaskInfo) -> [Cell; 3] {
+    [
+        Cell::int(task.pid),
+        Cell::opt_int(task.tgid),
+        Cell::text(task.comm.as_ref()),
+    ]
+}
 
-    /// The (tgid, comm) cells of `pid`.
-    fn who(&self, pid: i32) -> [Cell; 2] {
-        match self.names.get(&pid) {
-            Some((tgid, comm)) => [Cell::opt_int(*tgid), Cell::text(*comm)],
-            None => [Cell::Null, Cell::Null],
-        }
+/// The (tgid, comm) cells of a task, null when the pid names none.
+fn who(task: Option<TaskInfo>) -> [Cell; 2] {
+    match task {
+        Some(t) => [Cell::opt_int(t.tgid), Cell::text(t.comm)],
+        None => [Cell::Null, Cell::Null],
     }
 }
 
@@ -135,18 +139,22 @@ impl Table {
         }
     }
 
-    /// Streams the table's rows of `input` to `sink`. `runs` has no rows here (its row
-    /// needs the run's label: [`runs::facts`]).
-    pub fn rows(self, input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    /// Whether the drain writes it while the trace is read (else [`Table::rows`] after).
+    pub fn drained(self) -> bool {
+        matches!(
+            self,
+            Table::Slices | Table::Waits | Table::Intervals | Table::Preemptions
+        )
+    }
+
+    /// Streams the rows of a table made from the report to `sink`. `runs` has no rows here
+    /// (its row needs the run's label: [`runs::facts`]), nor have the drained tables.
+    pub fn rows(self, report: &Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
         match self {
-            Table::Runs => Ok(()),
-            Table::Tasks => tasks::rows(input, sink),
-            Table::Cpus => cpus::rows(input, sink),
-            Table::Slices => slices::rows(input, sink),
-            Table::Waits => waits::rows(input, sink),
-            Table::Intervals => intervals::rows(input, sink),
-            Table::Series => series::rows(input, sink),
-            Table::Preemptions => preemptions::rows(input, sink),
+            Table::Tasks => tasks::rows(report, sink),
+            Table::Cpus => cpus::rows(report, sink),
+            Table::Series => series::rows(report, sink),
+            _ => Ok(()),
         }
     }
 }
@@ -169,7 +177,6 @@ fn end_reason(end: EndReason) -> &'static str {
 
 /// Whether `[start, start + dur)` overlaps the report's window (the `--time` range): the
 /// interval tables keep whole intervals, as the timeline store does, for those.
-fn in_window(report: &Report, start_ns: u64, dur_ns: u64) -> bool {
-    let w = report.window;
+pub(crate) fn in_window(w: Window, start_ns: u64, dur_ns: u64) -> bool {
     start_ns <= w.end_ns && start_ns + dur_ns >= w.start_ns
 }

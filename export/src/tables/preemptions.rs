@@ -1,8 +1,10 @@
 //! `preemptions`: every wakeup preemption (docs/metrics.md §5), from the analysis'
 //! per-event records: their count is the report's `system.wakeup_preemption.count`.
 
-use super::{Input, RowSink};
+use super::{who, RowSink};
 use crate::cell::{Cell, ColumnDef, Kind};
+use analysis::drain::Who;
+use analysis::records::PreemptionRecord;
 
 pub const DOC: &str =
     "one row per wakeup preemption: a woken task took the CPU from the task running there";
@@ -35,13 +37,20 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
+pub fn rows(
+    preemptions: &[PreemptionRecord],
+    tasks: &Who,
+    sink: &mut dyn RowSink,
+) -> std::io::Result<()> {
     let name = |pid: Option<i32>| match pid {
         Some(0) => Cell::text("<idle>"),
-        Some(p) => input.who(p)[1].clone(),
+        Some(p) => {
+            let [_, comm] = who(tasks(p));
+            comm
+        }
         None => Cell::Null,
     };
-    for p in &input.records.preemptions {
+    for p in preemptions {
         sink.row(&[
             Cell::int(p.ts_ns),
             Cell::int(p.cpu),

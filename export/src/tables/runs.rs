@@ -24,6 +24,12 @@ pub fn columns() -> Vec<ColumnDef> {
             "",
             "the run's label (as compare shows it); `run` (the partition) is it made path-safe",
         ),
+        (
+            "repeat",
+            Kind::Int,
+            "count",
+            "the repeat's index in its run, from 0: its rows of every table are in part-<repeat> files",
+        ),
         ("file", Kind::Text, "", "the input as given"),
         (
             "format",
@@ -161,7 +167,7 @@ pub fn columns() -> Vec<ColumnDef> {
     columns
 }
 
-/// The row of `report`, without its label (the first column).
+/// The row of `report`, without its label and repeat (the first two columns).
 pub fn facts(report: &Report) -> Vec<Cell> {
     let src = &report.source;
     let q = &report.quality;

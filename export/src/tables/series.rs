@@ -2,7 +2,7 @@
 //! window, subject and metric — so that one schema holds per-CPU, system, per-bucket and
 //! per-task values and a reader filters on `metric`.
 
-use super::{Input, RowSink};
+use super::RowSink;
 use crate::cell::{Cell, ColumnDef, Kind};
 
 pub const DOC: &str = "one row per window and metric of the time series (per CPU, per latency bucket, per task lag, system)";
@@ -37,8 +37,8 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    let Some(s) = &input.report.series else {
+pub fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    let Some(s) = &report.series else {
         return Ok(());
     };
     let mut emit = |w: usize, metric: &str, subject: [Cell; 4], value: Cell| {

@@ -5,23 +5,17 @@
 //! statistics count only complete ones (ended by a switch-out: `end_reason` one of
 //! `block`, `wakeup_preempt`, `preempt`, `exit`).
 
-use super::{end_reason, in_window, Input, RowSink};
+use super::{end_reason, task_cells, task_columns, RowSink};
 use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::timeline_store::ThreadState;
+use analysis::drain::TaskInfo;
+use analysis::timeline_store::IntervalView;
 
 pub const DOC: &str =
     "one row per running interval of a task (the last one may be open at the trace end)";
 
 pub fn columns() -> Vec<ColumnDef> {
-    vec![
-        ColumnDef::new("pid", Kind::Int, "pid", "thread id"),
-        ColumnDef::new(
-            "tgid",
-            Kind::Int,
-            "pid",
-            "process id; null when the trace does not say",
-        ),
-        ColumnDef::new("comm", Kind::Text, "", "the task's last name"),
+    let mut columns = task_columns();
+    columns.extend([
         ColumnDef::new("cpu", Kind::Int, "cpu", "CPU it ran on"),
         ColumnDef::new("start_ns", Kind::Int, "ns", "switch-in (trace clock)"),
         ColumnDef::new("dur_ns", Kind::Int, "ns", "time on the CPU"),
@@ -31,23 +25,20 @@ pub fn columns() -> Vec<ColumnDef> {
             "",
             "block, wakeup_preempt, preempt, exit (a complete slice), lost_track, trace_end",
         ),
-    ]
+    ]);
+    columns
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    for task in input.timeline.tasks() {
-        let running = task.intervals().filter(|v| v.state == ThreadState::Running);
-        for v in running.filter(|v| in_window(input.report, v.start_ns, v.dur_ns)) {
-            sink.row(&[
-                Cell::int(task.pid),
-                Cell::opt_int(task.tgid),
-                Cell::text(task.comm.as_str()),
-                Cell::opt_int(v.cpu),
-                Cell::int(v.start_ns),
-                Cell::int(v.dur_ns),
-                Cell::text(end_reason(v.end)),
-            ])?;
-        }
-    }
-    Ok(())
+/// The row of running interval `v` of `task`.
+pub fn row(task: &TaskInfo, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    let [pid, tgid, comm] = task_cells(task);
+    sink.row(&[
+        pid,
+        tgid,
+        comm,
+        Cell::opt_int(v.cpu),
+        Cell::int(v.start_ns),
+        Cell::int(v.dur_ns),
+        Cell::text(end_reason(v.end)),
+    ])
 }

@@ -1,6 +1,6 @@
 //! `tasks`: one row per task (pid lifetime) — the `analyze --json` task row, flat.
 
-use super::{Input, RowSink};
+use super::RowSink;
 use crate::cell::ColumnDef;
 use crate::flatten::{self, Leaf};
 use analysis::columns::TASK_COLUMNS;
@@ -55,8 +55,8 @@ pub fn columns() -> Vec<ColumnDef> {
     leaves().into_iter().map(|l| l.def).collect()
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    flatten::write_rows(&input.report.tasks, &leaves(), sink)
+pub fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    flatten::write_rows(&report.tasks, &leaves(), sink)
 }
 
 #[cfg(test)]

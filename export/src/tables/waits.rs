@@ -2,8 +2,10 @@
 //! preemption waits — from the analysis' per-event records, taken where the report takes
 //! its samples: the `wakeup` rows of a task are its wakeup-latency samples.
 
-use super::{Input, RowSink};
+use super::{who, RowSink};
 use crate::cell::{Cell, ColumnDef, Kind};
+use analysis::drain::Who;
+use analysis::records::WaitRecord;
 
 pub const DOC: &str = "one row per wait runnable to running: a wakeup latency, an untimed wakeup or a preemption wait";
 
@@ -11,7 +13,7 @@ pub fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef::new("pid", Kind::Int, "pid", "the waiting thread"),
         ColumnDef::new("tgid", Kind::Int, "pid", "its process id; null when the trace does not say"),
-        ColumnDef::new("comm", Kind::Text, "", "its last name"),
+        ColumnDef::new("comm", Kind::Text, "", "its name (its last one when the row was written)"),
         ColumnDef::new(
             "kind",
             Kind::Text,
@@ -45,9 +47,9 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(input: &Input, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    for w in &input.records.waits {
-        let [tgid, comm] = input.who(w.pid);
+pub fn rows(waits: &[WaitRecord], tasks: &Who, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    for w in waits {
+        let [tgid, comm] = who(tasks(w.pid));
         sink.row(&[
             Cell::int(w.pid),
             tgid,

@@ -68,7 +68,7 @@ impl Format {
 
 /// A table file being written: rows, then [`TableWriter::finish`] (which flushes and
 /// syncs it; the caller renames it into place after).
-pub trait TableWriter: RowSink {
+pub trait TableWriter: RowSink + Send {
     fn finish(self: Box<Self>) -> std::io::Result<()>;
 }
 

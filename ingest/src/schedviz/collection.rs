@@ -4,7 +4,7 @@
 use super::topology;
 use crate::ftrace::format::{parse_format, parse_header_page};
 use crate::ftrace::{Endian, HeaderPage};
-use crate::input::KeepAll;
+use crate::input::{InputBytes, KeepAll};
 use crate::meta::{Format, TraceMeta};
 use crate::progress::Tracker;
 use crate::tracedat::compress::Codec;
@@ -15,13 +15,13 @@ use std::collections::BTreeMap;
 /// A capture's files, by what they are.
 #[derive(Default)]
 pub struct Collection {
-    header_page: Option<Vec<u8>>,
+    header_page: Option<InputBytes>,
     /// (system, `format` file text).
-    formats: Vec<(String, Vec<u8>)>,
+    formats: Vec<(String, InputBytes)>,
     /// CPU -> (its `trace_pipe_raw` pages, the offset of their first byte in the input).
-    traces: BTreeMap<u32, (Vec<u8>, u64)>,
+    traces: BTreeMap<u32, (InputBytes, u64)>,
     /// `topology/...` path -> file text.
-    topology: BTreeMap<String, Vec<u8>>,
+    topology: BTreeMap<String, InputBytes>,
 }
 
 /// What a path inside the capture is.
@@ -54,7 +54,7 @@ impl Collection {
     }
 
     /// Takes the file at `rel`, its `bytes` found at input offset `at`.
-    pub fn add(&mut self, rel: &str, bytes: Vec<u8>, at: u64) {
+    pub fn add(&mut self, rel: &str, bytes: InputBytes, at: u64) {
         match part(rel) {
             Some(Part::HeaderPage) => self.header_page = Some(bytes),
             Some(Part::Format { system }) => self.formats.push((system, bytes)),
@@ -109,7 +109,7 @@ impl Collection {
                 .map(|(&cpu, (bytes, offset))| CpuData {
                     cpu,
                     source: CpuSource::Raw {
-                        bytes,
+                        bytes: &bytes[..],
                         offset: *offset,
                     },
                 })

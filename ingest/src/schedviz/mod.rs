@@ -16,6 +16,7 @@ mod topology;
 
 use collection::Collection;
 
+use crate::input::{map_file, InputBytes};
 use crate::progress::Tracker;
 use crate::{Error, EventSink, Ingested, Result};
 use std::path::Path;
@@ -52,9 +53,10 @@ pub(crate) fn read_dir(
             };
             let rel = rel.to_string_lossy().replace('\\', "/");
             if Collection::wants(&rel) {
-                let bytes = std::fs::read(&path)
-                    .map_err(|e| Error::whole(format!("cannot read {}: {e}", path.display())))?;
-                capture.add(&rel, bytes, 0);
+                // Mapped, as any trace file: a CPU's pages may be large.
+                let file = std::fs::File::open(&path)
+                    .map_err(|e| Error::whole(format!("cannot open {}: {e}", path.display())))?;
+                capture.add(&rel, map_file(file, &path)?, 0);
             }
         }
     }
@@ -102,7 +104,7 @@ fn unpack(bytes: &[u8]) -> std::result::Result<Collection, String> {
         let mut data = Vec::with_capacity((entry.size() as usize).min(bytes.len()));
         std::io::Read::read_to_end(&mut entry, &mut data)
             .map_err(|e| format!("{rel} at offset {at}: {e}"))?;
-        capture.add(&rel, data, at);
+        capture.add(&rel, InputBytes::Owned(data), at);
     }
     if !capture.has_traces() {
         return Err("no traces/cpuN in it".into());

@@ -2,11 +2,12 @@
 //! (`core_id`, `physical_package_id`, `thread_siblings_list`, `core_siblings_list`, `die_id`).
 //! Caches are not saved there, so the topology has no L2 or LLC groups.
 
+use crate::input::InputBytes;
 use crate::topology::{parse_cpulist, Topology, MAX_CPU};
 use std::collections::BTreeMap;
 
 /// The topology the files (`topology/...` path -> text) describe; `None` when they describe no CPU.
-pub fn from_sysfs(files: &BTreeMap<String, Vec<u8>>) -> Option<Topology> {
+pub fn from_sysfs(files: &BTreeMap<String, InputBytes>) -> Option<Topology> {
     let mut t = Topology::default();
     let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     // (cpu) -> field -> text.

@@ -40,6 +40,26 @@ fn random_bytes(seed: u64, out: &mut [u8]) {
     }
 }
 
+/// Fills `data` with records that frame (4-byte headers of type_len 1..=4, their payloads
+/// random) up to its end, each header's time delta `delta(random)`, then null padding.
+fn framed_garbage(seed: u64, data: &mut [u8], delta: impl Fn(u32) -> u32) {
+    let mut noise = vec![0u8; data.len()];
+    random_bytes(seed, &mut noise);
+    data.fill(0);
+    let mut pos = 0;
+    while pos + 20 <= data.len() {
+        let r = u32::from_le_bytes(noise[pos..pos + 4].try_into().unwrap());
+        let type_len = 1 + (r & 3);
+        let header = type_len | (delta(r >> 2) & 0x07ff_ffff) << 5;
+        data[pos..pos + 4].copy_from_slice(&header.to_le_bytes());
+        let end = pos + 4 + 4 * type_len as usize;
+        data[pos + 4..end].copy_from_slice(&noise[pos + 4..end]);
+        pos = end;
+    }
+    // Null padding (type_len 29, no delta): the rest of the page is unused.
+    data[pos..pos + 4].copy_from_slice(&29u32.to_le_bytes());
+}
+
 /// Events per kind, loss marks apart.
 fn kinds(events: &[Event]) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
@@ -57,9 +77,9 @@ fn a_random_payload_under_an_intact_header_is_skipped_whole() {
     let clean = ingest::input::load(&fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz"))
         .unwrap()
         .to_vec();
-    // Page 10 of CPU 1 (the first with data), as in the issue; two more of other CPUs, the
-    // last page of one among them (no next page to compare its times with).
-    for (i, n) in [(0, 10), (1, 3), (2, usize::MAX)] {
+    // Page 10 of CPU 1 (of its 18), as in the issue; the first of CPU 2's two; the only page
+    // of CPU 3 (no next page to compare its times with).
+    for (i, n) in [(1, 10), (2, 0), (3, usize::MAX)] {
         let (cpu, page) = page_of(&clean, i, n);
         let commit = u64::from_le_bytes(clean[page + 8..page + 16].try_into().unwrap());
         assert!(
@@ -112,6 +132,47 @@ fn a_random_payload_under_an_intact_header_is_skipped_whole() {
                     .count()
             };
             assert_eq!(losses(&events), losses(&want) + 1, "{what}");
+        }
+    }
+}
+
+/// Records that frame but are noise: with random time deltas, the page's time runs past the
+/// next page's; with no time passing, their random event ids are not in the trace's formats.
+/// Either way the page is skipped whole and named, and the trace reads as with it empty.
+#[test]
+fn framed_noise_is_caught_by_its_times_or_its_ids() {
+    let clean = ingest::input::load(&fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz"))
+        .unwrap()
+        .to_vec();
+    let (cpu, page) = page_of(&clean, 1, 10);
+    let commit = u64::from_le_bytes(clean[page + 8..page + 16].try_into().unwrap());
+    let data = page + HEADER..page + HEADER + (commit & 0x07ff_ffff) as usize;
+    let mut empty = clean.clone();
+    empty[page + 8..page + 16].copy_from_slice(&0u64.to_le_bytes());
+    let (_, want) = read(&empty);
+    for seed in 1..=8 {
+        for (timed, why) in [
+            (true, "past the next page's"),
+            (false, "event ids the trace has no format for"),
+        ] {
+            let mut dat = clean.clone();
+            framed_garbage(seed, &mut dat[data.clone()], |r| if timed { r } else { 0 });
+            let (got, events) = read(&dat);
+            let what = format!("seed {seed}, timed {timed}");
+            assert_eq!(
+                got.stats.skipped.len(),
+                1,
+                "{what}: {:?}",
+                got.stats.skipped
+            );
+            let s = &got.stats.skipped[0];
+            assert_eq!(
+                (s.cpu, s.offset),
+                (Some(cpu as u32), data.start as u64),
+                "{what}"
+            );
+            assert!(s.reason.contains(why), "{what}: {}", s.reason);
+            assert_eq!(kinds(&events), kinds(&want), "{what}");
         }
     }
 }

@@ -75,8 +75,7 @@ pub fn export(args: &[&str]) {
 pub fn part(dir: &Path, table: &str, run: &str, repeat: usize, ext: &str) -> PathBuf {
     dir.join(table)
         .join(format!("run={run}"))
-        .join(format!("repeat={repeat}"))
-        .join(format!("part-0.{ext}"))
+        .join(format!("part-{repeat}.{ext}"))
 }
 
 /// The rows of an NDJSON table file.

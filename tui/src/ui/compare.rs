@@ -7,7 +7,8 @@ use super::table;
 use crate::action::View;
 use crate::state::compare::Line as CompareLine;
 use crate::state::App;
-use analysis::compare::metrics::{Unit, SYSTEM_METRICS, TASK_METRICS};
+use analysis::columns::compare::{SYSTEM, TASK};
+use analysis::columns::Unit;
 use analysis::compare::model::Cell as MetricCell;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -109,10 +110,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 
 fn unit_of(line: CompareLine, key: &str) -> Unit {
     match line {
-        CompareLine::System { .. } => SYSTEM_METRICS.iter().find(|m| m.key == key).map(|m| m.unit),
-        CompareLine::Task { .. } => TASK_METRICS.iter().find(|m| m.key == key).map(|m| m.unit),
+        CompareLine::System { .. } => SYSTEM.iter().find(|m| m.key == key).map(|m| m.unit),
+        CompareLine::Task { .. } => TASK.iter().find(|m| m.key == key).map(|m| m.unit),
     }
-    .unwrap_or(Unit::Number)
+    .unwrap_or(Unit::Number { decimals: 3 })
 }
 
 fn metric_row(name: &str, unit_text: &str, unit: Unit, cell: &MetricCell) -> Row<'static> {

@@ -112,10 +112,7 @@ impl<'a> Gate<'a> {
                 state.bytes = state.bytes.saturating_add(cost);
                 return Some(Ticket { gate: self, job });
             }
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(|e| e.into_inner());
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
 }

@@ -44,7 +44,6 @@ pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
 /// The reported windows and one more for `--series` when its length is none of them.
 const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 
-
 /// One task's fairness accounting. `repr(C)`: what each transition touches first (see
 /// [`Task`]), what only joining and leaving a CPU touch after.
 #[derive(Debug, Clone)]

@@ -3,9 +3,9 @@
 //! `Statistic`, and one row per case with one column per run, each cell
 //! `norm [pct imp](CV)` as in `1.05 [ -5.18]( 2.04)`, the flag after it.
 
-use super::grid::{blocks, legend, preamble, value, wrap, Table};
-use super::model::{Cell, Comparison};
-use super::text::Layout;
+use super::grid::{blocks, interpretation, legend, preamble, value, wrap, Table};
+use super::Layout;
+use analysis::compare::model::{Cell, Comparison};
 
 const RULE: &str = "==================================================================";
 
@@ -51,7 +51,7 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
             RULE.to_string(),
             format!("Test          : {}", block.title),
             format!("Units         : {units}"),
-            format!("Interpretation: {}", block.better.interpretation()),
+            format!("Interpretation: {}", interpretation(block.better)),
             format!("Statistic     : {statistic}"),
             RULE.to_string(),
         ] {
@@ -89,7 +89,7 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
 
 /// `1.05 [ -5.18]( 2.04) *`: normalized value, change in %, CV in %, flag (`-` where
 /// not available). Large numbers drop decimals so that every cell keeps its width.
-pub fn lkml_cell(cell: &Cell) -> String {
+pub(super) fn lkml_cell(cell: &Cell) -> String {
     let norm = cell.normalized.map_or("    -".into(), |n| fixed(n, 5));
     let change = cell.change_pct.map_or("     -".into(), |p| fixed(p, 6));
     let cv = cell.cv_pct.map_or("    -".into(), |v| fixed(v, 5));

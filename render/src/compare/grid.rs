@@ -3,44 +3,49 @@
 //! the preamble (runs, scope, worst waits, roles), number formatting, and fitting a table
 //! of one column per run into a width by splitting the runs into column groups.
 
-use super::metrics::{any_metric, Better, Metric, Unit, TASK_METRICS};
-use super::model::{Cell, Comparison, MetricRow};
+use analysis::columns::compare::{any_row, Compared, TASK};
+use analysis::columns::{Direction, Unit};
+use analysis::compare::model::{Cell, Comparison, MetricRow};
 use std::fmt::Write;
 
 /// One block: rows (cases) of one direction and, for task metrics, one unit.
-pub struct Block<'a> {
-    pub title: String,
+pub(super) struct Block<'a> {
+    pub(super) title: String,
     /// The unit of every row (task blocks); `None` when each case names its own.
-    pub unit: Option<Unit>,
-    pub better: Better,
+    pub(super) unit: Option<Unit>,
+    pub(super) better: Direction,
     /// (case, unit, row).
-    pub rows: Vec<(String, Unit, &'a MetricRow)>,
+    pub(super) rows: Vec<(String, Unit, &'a MetricRow)>,
 }
 
 fn unit_of(row: &MetricRow) -> Unit {
-    any_metric(&row.key).map_or(Unit::Number, |m| m.unit)
+    any_row(&row.key).map_or(Unit::Number { decimals: 3 }, |m| m.unit)
 }
 
 /// The task metrics shown: `keys` when given, else the default ones (all with `wide`).
-pub fn shown_task_metrics(keys: &[&'static Metric], wide: bool) -> Vec<&'static Metric> {
+fn shown_task_metrics(keys: &[&'static Compared], wide: bool) -> Vec<&'static Compared> {
     if !keys.is_empty() {
         return keys.to_vec();
     }
-    TASK_METRICS.iter().filter(|m| wide || m.default).collect()
+    TASK.iter().filter(|m| wide || m.default).collect()
 }
 
 /// Whether a system row is shown (the `--wide`-only ones are left out of the default).
 fn shown_system(row: &MetricRow, wide: bool) -> bool {
-    wide || any_metric(&row.key).is_none_or(|m| m.default)
+    wide || any_row(&row.key).is_none_or(|m| m.default)
 }
 
-pub fn blocks<'a>(
+pub(super) fn blocks<'a>(
     c: &'a Comparison,
-    task_metrics: &[&'static Metric],
+    task_metrics: &[&'static Compared],
     wide: bool,
 ) -> Vec<Block<'a>> {
     let mut out = Vec::new();
-    for better in [Better::Lower, Better::Higher, Better::Neutral] {
+    for better in [
+        Direction::LowerIsBetter,
+        Direction::HigherIsBetter,
+        Direction::Neutral,
+    ] {
         let rows: Vec<_> = c
             .system
             .iter()
@@ -78,7 +83,7 @@ pub fn blocks<'a>(
             out.push(Block {
                 title: format!("task {}", metric.name),
                 unit: Some(metric.unit),
-                better: metric.better,
+                better: metric.direction(),
                 rows,
             });
         }
@@ -87,7 +92,7 @@ pub fn blocks<'a>(
 }
 
 /// About five significant digits without exponent noise.
-pub fn value(v: f64) -> String {
+pub(super) fn value(v: f64) -> String {
     let a = v.abs();
     if (v.fract() == 0.0 && a < 1e15) || a >= 10_000.0 {
         format!("{v:.0}")
@@ -101,13 +106,13 @@ pub fn value(v: f64) -> String {
 }
 
 /// The shown value of a cell in the row's display unit, or `-`.
-pub fn shown(cell: &Cell, unit: Unit) -> String {
+pub(super) fn shown(cell: &Cell, unit: Unit) -> String {
     cell.value.map_or("-".into(), |v| value(unit.scale(v)))
 }
 
 /// `s` cut to `width` characters with a `~` in the middle: the start names the
 /// scheduler, the end tells kernel builds apart.
-pub fn cut(s: &str, width: usize) -> String {
+pub(super) fn cut(s: &str, width: usize) -> String {
     let chars: Vec<char> = s.chars().collect();
     if chars.len() <= width || width == 0 {
         return s.to_string();
@@ -121,18 +126,18 @@ pub fn cut(s: &str, width: usize) -> String {
 }
 
 /// A table with a case column, a baseline column and one column per run.
-pub struct Table {
-    pub case_header: String,
-    pub base_header: String,
-    pub headers: Vec<String>,
+pub(super) struct Table {
+    pub(super) case_header: String,
+    pub(super) base_header: String,
+    pub(super) headers: Vec<String>,
     /// (case, baseline value, one cell per run).
-    pub rows: Vec<(String, String, Vec<String>)>,
+    pub(super) rows: Vec<(String, String, Vec<String>)>,
 }
 
 impl Table {
     /// The table as lines no longer than `width` (`None`: as wide as it is): the runs
     /// are split into groups of columns that fit, each group under its own header.
-    pub fn render(&self, width: Option<usize>, indent: &str, out: &mut String) {
+    pub(super) fn render(&self, width: Option<usize>, indent: &str, out: &mut String) {
         let len = |s: &String| s.chars().count();
         let case_w = self
             .rows
@@ -208,7 +213,7 @@ impl Table {
 }
 
 /// The lines before the tables, each cut to `width`: runs, scope, worst waits, roles.
-pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<String> {
+pub(super) fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut push = |s: String| lines.push(s);
     push(format!("{bullet}Runs (baseline: {})", c.base));
@@ -313,7 +318,7 @@ pub fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Vec<Strin
 
 /// `line` broken at spaces into lines of at most `width` characters, the continuation
 /// lines indented by two more than the first; a word longer than the width is cut.
-pub fn wrap(line: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(line: &str, width: usize) -> Vec<String> {
     if line.chars().count() <= width {
         return vec![line.to_string()];
     }
@@ -340,7 +345,7 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
 
 /// `nice5 (pid 189) waited 3.003 s = 49.5 % of the window, 25.21..28.22 s (wakeup
 /// latency)`, plus how many other tasks starved.
-fn worst_wait(w: &crate::worst_wait::WorstWait) -> String {
+fn worst_wait(w: &analysis::worst_wait::WorstWait) -> String {
     let Some(l) = &w.longest else {
         return "no task waited".into();
     };
@@ -359,7 +364,7 @@ fn worst_wait(w: &crate::worst_wait::WorstWait) -> String {
 }
 
 /// The legend of the flags.
-pub fn legend(c: &Comparison) -> Vec<String> {
+pub(super) fn legend(c: &Comparison) -> Vec<String> {
     let repeated = c.runs.iter().all(|r| r.repeats.len() >= 2);
     let mut lines = vec![
         format!(
@@ -385,4 +390,13 @@ pub fn legend(c: &Comparison) -> Vec<String> {
         "Neutral rows (no better direction) show the size of the change, never a flag.".into(),
     );
     lines
+}
+
+/// The `Interpretation:` line of the LKML layout (and the markdown block titles).
+pub(super) fn interpretation(d: Direction) -> &'static str {
+    match d {
+        Direction::HigherIsBetter => "Higher is better",
+        Direction::LowerIsBetter => "Lower is better",
+        Direction::Neutral => "Neutral (no better direction; change unsigned, never flagged)",
+    }
 }

@@ -4,7 +4,11 @@
 //! Why one table of data rather than code per view: the text report, `compare`, the TUI and
 //! the tabular export all show the same numbers, and each needs the same facts about them
 //! (what the unit is, whether a rise is good news). Written once here, a new column is one
-//! line, and no view can disagree with another about a header or a direction.
+//! line, and no view can disagree with another about a header or a direction. The tables
+//! of `compare` ([`compare`]) are rows over these columns: what a comparison adds (how a
+//! repeat's value is read, pooled across repeats) and nothing they already say.
+
+pub mod compare;
 
 use crate::report::{CpuRow, Report, TaskRow};
 
@@ -15,6 +19,17 @@ pub enum Direction {
     LowerIsBetter,
     HigherIsBetter,
     Neutral,
+}
+
+impl Direction {
+    /// The name in JSON (`better` of a comparison's row).
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::HigherIsBetter => "higher",
+            Direction::LowerIsBetter => "lower",
+            Direction::Neutral => "neutral",
+        }
+    }
 }
 
 /// What a stored value is, and so how it is shown.
@@ -45,6 +60,29 @@ impl Unit {
             Unit::PerSec => "1/s",
             Unit::Percent { .. } => "fraction",
             Unit::Number { .. } => "number",
+        }
+    }
+
+    /// The unit a value is shown in, after [`Unit::scale`] (`""` for plain numbers).
+    pub fn shown(self) -> &'static str {
+        match self {
+            Unit::PerSec => "/s",
+            Unit::NsAsUs => "us",
+            Unit::NsAsMs => "ms",
+            Unit::Timestamp => "s",
+            Unit::Percent { .. } => "%",
+            Unit::Count | Unit::Number { .. } => "",
+        }
+    }
+
+    /// `value` (stored unit) scaled to the shown unit.
+    pub fn scale(self, value: f64) -> f64 {
+        match self {
+            Unit::NsAsUs => value / 1e3,
+            Unit::NsAsMs => value / 1e6,
+            Unit::Timestamp => value / 1e9,
+            Unit::Percent { .. } => value * 100.0,
+            Unit::PerSec | Unit::Count | Unit::Number { .. } => value,
         }
     }
 

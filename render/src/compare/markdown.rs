@@ -1,10 +1,10 @@
 //! `compare --format markdown`: the same blocks as GitHub / wiki tables, each cell the
 //! value with `norm [pct imp](CV)` and the flag.
 
-use super::grid::{blocks, legend, preamble, shown};
+use super::grid::{blocks, interpretation, legend, preamble, shown};
 use super::lkml::lkml_cell;
-use super::model::Comparison;
-use super::text::Layout;
+use super::Layout;
+use analysis::compare::model::Comparison;
 use std::fmt::Write;
 
 pub fn render(c: &Comparison, layout: &Layout) -> String {
@@ -30,7 +30,7 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
             out,
             "\n### {}{unit}: {}\n",
             block.title,
-            block.better.interpretation()
+            interpretation(block.better)
         );
         let _ = write!(out, "| case |");
         for r in &c.runs {

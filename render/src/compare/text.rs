@@ -4,25 +4,9 @@
 //! by default) by splitting the runs into column groups; `--wide` shows every metric.
 
 use super::grid::{blocks, legend, preamble, shown, wrap, Table};
-use super::metrics::{Better, Metric, Unit};
-use super::model::{Cell, Comparison};
-
-/// How a comparison is laid out.
-#[derive(Debug, Clone, Default)]
-pub struct Layout {
-    /// Task metrics shown, one block each (empty: the default set).
-    pub task_metrics: Vec<&'static Metric>,
-    /// Every metric, and no width limit.
-    pub wide: bool,
-    /// Line width limit (ignored with `wide`).
-    pub width: usize,
-}
-
-impl Layout {
-    pub fn width(&self) -> Option<usize> {
-        (!self.wide).then_some(self.width.max(40))
-    }
-}
+use super::Layout;
+use analysis::columns::{Direction, Unit};
+use analysis::compare::model::{Cell, Comparison};
 
 pub fn render(c: &Comparison, layout: &Layout) -> String {
     let width = layout.width();
@@ -78,24 +62,83 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
     out
 }
 
-fn direction(b: Better) -> &'static str {
+fn direction(b: Direction) -> &'static str {
     match b {
-        Better::Higher => "higher is better",
-        Better::Lower => "lower is better",
-        Better::Neutral => "neutral (change unsigned, no flag)",
+        Direction::HigherIsBetter => "higher is better",
+        Direction::LowerIsBetter => "lower is better",
+        Direction::Neutral => "neutral (change unsigned, no flag)",
     }
 }
 
 /// `value change flag`: `12.35 +3.2% ^`; the baseline shows its value only.
-fn text_cell(cell: &Cell, unit: Unit, better: Better, is_base: bool) -> String {
+fn text_cell(cell: &Cell, unit: Unit, better: Direction, is_base: bool) -> String {
     let v = shown(cell, unit);
     if is_base {
         return format!("{v}      ");
     }
     let change = match (cell.change_pct, better) {
         (None, _) => "-".to_string(),
-        (Some(c), Better::Neutral) => format!("{c:.1}%"),
+        (Some(c), Direction::Neutral) => format!("{c:.1}%"),
         (Some(c), _) => format!("{c:+.1}%"),
     };
     format!("{v} {change:>7} {}", cell.flag.as_deref().unwrap_or(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(value: f64, change_pct: f64, flag: Option<&str>) -> Cell {
+        Cell {
+            label: "after".into(),
+            values: vec![Some(value)],
+            n: 1,
+            mean: Some(value),
+            pooled: None,
+            value: Some(value),
+            stddev: None,
+            cv_pct: None,
+            normalized: Some(1.0 + change_pct / 100.0),
+            change_pct: Some(change_pct),
+            p_value: None,
+            ci_pct: None,
+            flag: flag.map(str::to_string),
+            flag_basis: "threshold-only".into(),
+        }
+    }
+
+    /// A directional change is signed and carries its flag; a neutral one is unsigned; the
+    /// baseline shows its value only (padded to the width of a change and flag).
+    #[test]
+    fn cells_show_value_signed_change_and_flag() {
+        let us = Unit::NsAsUs;
+        let worse = cell(12_345.0, -20.0, Some("*"));
+        assert_eq!(
+            text_cell(&worse, us, Direction::LowerIsBetter, false),
+            "12.345  -20.0% *"
+        );
+        let better = cell(1.2, 20.0, Some("^"));
+        assert_eq!(
+            text_cell(
+                &better,
+                Unit::Number { decimals: 3 },
+                Direction::HigherIsBetter,
+                false
+            ),
+            "1.200  +20.0% ^"
+        );
+        assert_eq!(
+            text_cell(
+                &cell(120.5, 20.0, None),
+                Unit::PerSec,
+                Direction::Neutral,
+                false
+            ),
+            "120.5   20.0%  "
+        );
+        assert_eq!(
+            text_cell(&worse, us, Direction::LowerIsBetter, true),
+            "12.345      "
+        );
+    }
 }

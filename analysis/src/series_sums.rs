@@ -1,0 +1,191 @@
+//! The interval side of `--series`: per window, each CPU's busy time and runqueue depth,
+//! the time tasks spent waiting and the wakeup-latency buckets, summed from state
+//! intervals as they come — all of a finished timeline store at once, or chunk by chunk
+//! while the trace is read (the export's drain, which keeps no store) — to the same
+//! numbers either way.
+//!
+//! The number of windows is known only at the end (the window ends with the last event):
+//! sums are kept for up to [`MAX_WINDOWS`] windows and cut to the final count then. The
+//! runqueue depth is a sweep over +1/−1 edges in time order; edges are swept as soon as
+//! no interval still to come can start before them (the watermark: a waiting task's open
+//! wait, else the present), so the drain holds only the edges of recent waits.
+
+use crate::scope::Scope;
+use crate::series::{split, LOG2_BUCKETS, MAX_WINDOWS};
+use crate::timeline_store::{EndReason, IntervalView, ThreadState};
+
+/// The runqueue depth of one CPU: edges not yet swept and the sweep's state.
+#[derive(Debug, Clone, Default)]
+struct QueueSweep {
+    edges: Vec<(u64, i32)>,
+    depth: i64,
+    last: u64,
+    /// Per window: depth × ns (divided by the window's length at the end), max depth.
+    depth_ns: Vec<f64>,
+    max: Vec<u32>,
+}
+
+/// Sums of intervals per window from `origin`, windows of `len` ns.
+#[derive(Debug, Clone)]
+pub(crate) struct IntervalSums {
+    origin: u64,
+    len: u64,
+    /// Per CPU number (CPUs in the scope): busy ns per window.
+    busy: Vec<Vec<u64>>,
+    /// Per CPU number: its runqueue.
+    queues: Vec<QueueSweep>,
+    runnable: Vec<u64>,
+    /// Per window, wakeup latencies per log2 bucket (grown as they land).
+    hist: Vec<Vec<u64>>,
+}
+
+/// `v[w]`, growing `v` to hold it.
+fn at<T: Default + Clone>(v: &mut Vec<T>, w: usize) -> &mut T {
+    if v.len() <= w {
+        v.resize(w + 1, T::default());
+    }
+    &mut v[w]
+}
+
+fn log2_bucket(ns: u64) -> usize {
+    (64 - ns.leading_zeros() as usize).min(LOG2_BUCKETS - 1)
+}
+
+/// What [`IntervalSums::finish`] gives, cut to the series' windows.
+pub(crate) struct Sums {
+    /// Per CPU number asked for: busy ns, depth × ns, max depth per window.
+    pub busy: Vec<Vec<u64>>,
+    pub depth_ns: Vec<Vec<f64>>,
+    pub depth_max: Vec<Vec<u32>>,
+    pub runnable: Vec<u64>,
+    pub hist: Vec<Vec<u64>>,
+}
+
+impl IntervalSums {
+    pub fn new(origin: u64, len: u64) -> IntervalSums {
+        IntervalSums {
+            origin,
+            len: len.max(1),
+            busy: Vec::new(),
+            queues: Vec::new(),
+            runnable: Vec::new(),
+            hist: Vec::new(),
+        }
+    }
+
+    /// Adds interval `v` (whole; clipped here to the window and `scope`).
+    pub fn add(&mut self, v: &IntervalView, scope: &Scope) {
+        let (origin, len) = (self.origin, self.len);
+        // Every interval ends by the last event, so the window's end clips as `--time` does.
+        let (a, b) = (
+            v.start_ns.max(origin).max(scope.start),
+            v.end_ns().min(scope.end),
+        );
+        match v.state {
+            ThreadState::Running => {
+                if let Some(c) = v.cpu.filter(|&c| scope.cpu(c)) {
+                    let busy = at(&mut self.busy, c as usize);
+                    split(origin, len, MAX_WINDOWS, a, b, |w, ns| *at(busy, w) += ns);
+                }
+            }
+            ThreadState::RunnableWakeup | ThreadState::RunnablePreempted => {
+                let runnable = &mut self.runnable;
+                split(origin, len, MAX_WINDOWS, a, b, |w, ns| {
+                    *at(runnable, w) += ns
+                });
+                if let Some(c) = v.cpu {
+                    if a < b {
+                        let q = at(&mut self.queues, c as usize);
+                        q.edges.push((a, 1));
+                        q.edges.push((b, -1));
+                    }
+                }
+                let end = v.end_ns();
+                let counted = v.cpu.is_some_and(|c| scope.counts(end, c));
+                if v.state == ThreadState::RunnableWakeup
+                    && v.latency_timed
+                    && v.end == EndReason::SwitchedIn
+                    && counted
+                    && end >= origin
+                {
+                    let w = (end - origin) / len;
+                    if w < MAX_WINDOWS as u64 {
+                        let h = at(&mut self.hist, w as usize);
+                        *at(h, log2_bucket(v.dur_ns)) += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Sweeps the runqueue edges before `watermark`: no interval added later starts before it.
+    pub fn sweep_until(&mut self, watermark: u64) {
+        let (origin, len) = (self.origin, self.len);
+        for q in &mut self.queues {
+            // At equal times the -1 first: a task leaving as another arrives is no deeper queue.
+            q.edges.sort_unstable();
+            let ready = q.edges.partition_point(|&(t, _)| t < watermark);
+            for i in 0..ready {
+                let (t, d) = q.edges[i];
+                if q.depth > 0 {
+                    let depth = q.depth as u64;
+                    let sums = &mut q.depth_ns;
+                    split(origin, len, MAX_WINDOWS, q.last, t, |w, ns| {
+                        *at(sums, w) += (depth * ns) as f64
+                    });
+                }
+                q.depth += i64::from(d);
+                q.last = t;
+                if q.depth > 0 && t >= origin {
+                    let w = (t - origin) / len;
+                    if w < MAX_WINDOWS as u64 {
+                        let m = at(&mut q.max, w as usize);
+                        *m = (*m).max(q.depth as u32);
+                    }
+                }
+            }
+            q.edges.drain(..ready);
+        }
+    }
+
+    /// The sums of `n` windows for `cpus`; with `cut` false, latencies that ended exactly
+    /// at the window's end belong to the last window.
+    pub fn finish(mut self, n: usize, cut: bool, cpus: &[u32]) -> Sums {
+        self.sweep_until(u64::MAX);
+        fn fit<T: Default + Clone>(mut v: Vec<T>, n: usize) -> Vec<T> {
+            v.resize(n, T::default());
+            v
+        }
+        let mut hist = std::mem::take(&mut self.hist);
+        if !cut && hist.len() > n {
+            for late in hist.split_off(n) {
+                let last = &mut hist[n - 1];
+                for (b, k) in late.into_iter().enumerate() {
+                    *at(last, b) += k;
+                }
+            }
+        }
+        let mut hist = fit(hist, n);
+        for h in &mut hist {
+            let used = h.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+            h.truncate(used);
+        }
+        let mut out = Sums {
+            busy: Vec::new(),
+            depth_ns: Vec::new(),
+            depth_max: Vec::new(),
+            runnable: fit(std::mem::take(&mut self.runnable), n),
+            hist,
+        };
+        for &c in cpus {
+            let busy = self.busy.get_mut(c as usize).map(std::mem::take);
+            out.busy.push(fit(busy.unwrap_or_default(), n));
+            let q = self.queues.get_mut(c as usize).map(std::mem::take);
+            let q = q.unwrap_or_default();
+            out.depth_ns.push(fit(q.depth_ns, n));
+            out.depth_max.push(fit(q.max, n));
+        }
+        out
+    }
+}

@@ -1,0 +1,6 @@
+//! The text layouts of `render` on real data.
+//!
+//! One test binary for the crate, each file a module (as in every crate of the workspace):
+//! the dependencies are linked once.
+
+mod compare_layouts;
