@@ -59,6 +59,19 @@ impl Group {
             .saturating_add(n.saturating_mul(scope.clip(self.since, now)));
         self.since = now;
     }
+
+    /// A task starts (`delta` 1) or stops (-1) waiting on CPU `c` of the group, whose
+    /// runqueue goes from `before` to `after` waiting tasks.
+    fn count_wait(&mut self, c: usize, delta: i32, before: u32, after: u32) {
+        self.waiting = self.waiting.saturating_add_signed(delta);
+        if before == 0 && after > 0 {
+            self.nonempty += 1;
+            self.nonempty_sum += c as u64;
+        } else if before > 0 && after == 0 {
+            self.nonempty -= 1;
+            self.nonempty_sum -= c as u64;
+        }
+    }
 }
 
 impl Runqueues {
@@ -88,10 +101,11 @@ impl Runqueues {
             .filter(|&l| l < self.llcs.len())
     }
 
-    /// Brings the integrals of `cpu`'s groups up to `now` before a change on `cpu`.
-    fn settle(&mut self, cpu: usize, now: u64, scope: &Scope) {
+    /// Brings the integrals of a CPU's groups (the system and its LLC `llc`, from
+    /// [`Runqueues::llc`]) up to `now` before a change on the CPU.
+    fn settle(&mut self, llc: Option<usize>, now: u64, scope: &Scope) {
         self.system.settle(now, &self.depth, &self.idle, scope);
-        if let Some(l) = self.llc(cpu) {
+        if let Some(l) = llc {
             self.llcs[l].settle(now, &self.depth, &self.idle, scope);
         }
     }
@@ -100,7 +114,9 @@ impl Runqueues {
     pub fn wait(&mut self, cpu: u32, delta: i32, now: u64, scope: &Scope) {
         let c = cpu as usize;
         self.grow(c);
-        self.settle(c, now, scope);
+        // The LLC is looked up once, for settling its group and for counting in it.
+        let llc = self.llc(c);
+        self.settle(llc, now, scope);
         if scope.cpu(cpu) {
             self.area[c] += self.depth[c] as u128 * scope.clip(self.since[c], now) as u128;
         }
@@ -111,16 +127,9 @@ impl Runqueues {
         if scope.contains(now) {
             self.max_depth[c] = self.max_depth[c].max(after);
         }
-        let llc = self.llc(c);
-        for g in std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l])) {
-            g.waiting = g.waiting.saturating_add_signed(delta);
-            if before == 0 && after > 0 {
-                g.nonempty += 1;
-                g.nonempty_sum += c as u64;
-            } else if before > 0 && after == 0 {
-                g.nonempty -= 1;
-                g.nonempty_sum -= c as u64;
-            }
+        self.system.count_wait(c, delta, before, after);
+        if let Some(l) = llc {
+            self.llcs[l].count_wait(c, delta, before, after);
         }
     }
 
@@ -131,9 +140,9 @@ impl Runqueues {
         if self.idle[c] == idle {
             return;
         }
-        self.settle(c, now, scope);
-        self.idle[c] = idle;
         let llc = self.llc(c);
+        self.settle(llc, now, scope);
+        self.idle[c] = idle;
         for g in std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l])) {
             if idle {
                 g.idle += 1;

@@ -94,6 +94,8 @@ impl Default for FairTask {
 struct CpuClock {
     v: f64,
     weight_sum: u64,
+    /// `weight_sum as f64`, converted once per change rather than at every reading.
+    weight_sum_f: f64,
     since: u64,
     /// The last reading `(now, v_at(now))` while `v`, `weight_sum` and `since` are
     /// unchanged: both sides of a preemption read the clock at the same time, and the
@@ -120,7 +122,7 @@ impl CpuClock {
         }
         match self.reading {
             Some((at, v)) if at == now => v,
-            _ => self.v + dt as f64 / self.weight_sum as f64,
+            _ => self.v + dt as f64 / self.weight_sum_f,
         }
     }
 
@@ -136,6 +138,7 @@ impl CpuClock {
         self.v = v;
         self.since = now;
         self.weight_sum = self.weight_sum.wrapping_add_signed(delta);
+        self.weight_sum_f = self.weight_sum as f64;
         self.reading = None;
     }
 }
@@ -234,6 +237,12 @@ impl Fairness {
 
     /// A task's presence changed from `old` to `new` at `now` (both with the weight it
     /// competes with, 0 = not competing). O(1) apart from the per-CPU list of the task.
+    ///
+    /// Inlined into the caller for the two cases of nearly every event — a task that does
+    /// not compete (before or after), and running <-> runnable on the same CPU — so that
+    /// they pay no call; joining and leaving a CPU, the rarer and longer case, is
+    /// [`Fairness::rejoin`].
+    #[inline]
     pub fn change(
         &mut self,
         slot: u32,
@@ -244,7 +253,12 @@ impl Fairness {
         scope: &Scope,
     ) {
         let new_cpu = if weight > 0 { new.cpu } else { -1 };
-        if f.cpu >= 0 && f.cpu == new_cpu && f.weight == weight {
+        if f.cpu < 0 && new_cpu < 0 {
+            // Not competing before nor after: nothing to settle (the weight it last
+            // competed with stays).
+            return;
+        }
+        if f.cpu == new_cpu && f.weight == weight {
             // Same CPU, same weight: only running <-> runnable.
             let cpu = f.cpu as u32;
             let v_now = self.clocks[cpu as usize].read(now, cpu, scope);
@@ -256,6 +270,23 @@ impl Fairness {
             f.running = new.running;
             return;
         }
+        self.rejoin(slot, f, new_cpu, new.running, weight, now, scope);
+    }
+
+    /// [`Fairness::change`] when the task leaves its CPU, joins one, or changes weight:
+    /// settles it on the CPU it leaves (if any), then joins `new_cpu` (if any, -1: none).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn rejoin(
+        &mut self,
+        slot: u32,
+        f: &mut FairTask,
+        new_cpu: i32,
+        running: bool,
+        weight: u32,
+        now: u64,
+        scope: &Scope,
+    ) {
         if f.cpu >= 0 {
             let cpu = f.cpu as u32;
             let clock = &mut self.clocks[cpu as usize];
@@ -286,7 +317,7 @@ impl Fairness {
             f.cpu = new_cpu;
             f.weight = weight;
             f.last_weight = weight;
-            f.running = new.running;
+            f.running = running;
             f.run_since = now;
             f.run_at_join = f.run_ns;
             for (k, st) in self.short.iter_mut().enumerate() {
