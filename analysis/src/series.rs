@@ -21,13 +21,9 @@ use serde::{Deserialize, Serialize};
 
 /// Tasks whose lag is given when no `--fair-set` names them: the top ones by runtime.
 pub const LAG_TASKS: usize = 8;
-/// Buckets of the wakeup latency histograms: bucket b > 0 holds [2^(b-1), 2^b) ns.
-pub const LOG2_BUCKETS: usize = 64;
-/// The most windows a series holds (about 11 min of 10 ms windows; its pretty JSON some
-/// 30 MB). A longer window, or a corrupt timestamp far ahead (a time jump of the
-/// ledger), is cut there rather than allocating per window for all of it: `cut_at_ns` says
-/// where, and nothing after it is in the series.
-pub const MAX_WINDOWS: usize = 1 << 16;
+// Defined beside the interval sums that size their windows by them (series_sums sits below
+// this module); named here too, where the series' readers look for them.
+pub use crate::series_sums::{LOG2_BUCKETS, MAX_WINDOWS};
 
 /// What the pass counts per window, CPU and kind.
 #[derive(Debug, Clone)]
@@ -126,25 +122,6 @@ pub(crate) struct Inputs<'a> {
     pub fair_set: Option<Vec<usize>>,
     pub window: Window,
     pub cpus: &'a [u32],
-}
-
-/// Adds `[a, b)` (clipped to the windows) to the windows it overlaps via `add(window, ns)`.
-pub(crate) fn split(
-    origin: u64,
-    len: u64,
-    n: usize,
-    a: u64,
-    b: u64,
-    mut add: impl FnMut(usize, u64),
-) {
-    let end = origin.saturating_add(len.saturating_mul(n as u64));
-    let (mut t, b) = (a.max(origin), b.min(end));
-    while t < b {
-        let w = ((t - origin) / len) as usize;
-        let next = (origin + (w as u64 + 1) * len).min(b);
-        add(w, next - t);
-        t = next;
-    }
 }
 
 /// The windows of `window` in windows of `len`: how many, and where they are cut.

@@ -11,8 +11,34 @@
 //! wait, else the present), so the drain holds only the edges of recent waits.
 
 use crate::scope::Scope;
-use crate::series::{split, LOG2_BUCKETS, MAX_WINDOWS};
 use crate::timeline_store::{EndReason, IntervalView, ThreadState};
+
+/// Buckets of the wakeup latency histograms: bucket b > 0 holds [2^(b-1), 2^b) ns.
+pub const LOG2_BUCKETS: usize = 64;
+/// The most windows a series holds (about 11 min of 10 ms windows; its pretty JSON some
+/// 30 MB). A longer window, or a corrupt timestamp far ahead (a time jump of the
+/// ledger), is cut there rather than allocating per window for all of it: `cut_at_ns` says
+/// where, and nothing after it is in the series.
+pub const MAX_WINDOWS: usize = 1 << 16;
+
+/// Adds `[a, b)` (clipped to the windows) to the windows it overlaps via `add(window, ns)`.
+fn split(
+    origin: u64,
+    len: u64,
+    n: usize,
+    a: u64,
+    b: u64,
+    mut add: impl FnMut(usize, u64),
+) {
+    let end = origin.saturating_add(len.saturating_mul(n as u64));
+    let (mut t, b) = (a.max(origin), b.min(end));
+    while t < b {
+        let w = ((t - origin) / len) as usize;
+        let next = (origin + (w as u64 + 1) * len).min(b);
+        add(w, next - t);
+        t = next;
+    }
+}
 
 /// The runqueue depth of one CPU: edges not yet swept and the sweep's state.
 #[derive(Debug, Clone, Default)]
