@@ -22,14 +22,7 @@ pub const LOG2_BUCKETS: usize = 64;
 pub const MAX_WINDOWS: usize = 1 << 16;
 
 /// Adds `[a, b)` (clipped to the windows) to the windows it overlaps via `add(window, ns)`.
-fn split(
-    origin: u64,
-    len: u64,
-    n: usize,
-    a: u64,
-    b: u64,
-    mut add: impl FnMut(usize, u64),
-) {
+fn split(origin: u64, len: u64, n: usize, a: u64, b: u64, mut add: impl FnMut(usize, u64)) {
     let end = origin.saturating_add(len.saturating_mul(n as u64));
     let (mut t, b) = (a.max(origin), b.min(end));
     while t < b {
