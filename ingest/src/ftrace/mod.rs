@@ -12,6 +12,6 @@ pub mod tracing_data;
 pub use decode::{Decoded, Decoder};
 pub use endian::{Endian, Reader};
 pub use format::{parse_format, parse_header_page, EventFormat, Field, FieldKind, HeaderPage};
-pub use page::{PageDecoder, PageItem};
+pub use page::{PageDecoder, PageItem, PageTally};
 pub use prev_state::PrevStateDecoder;
 pub use tracing_data::{parse_tracing_data, TracingData};

@@ -37,6 +37,27 @@ pub enum PageItem<'a> {
     Lost { ts: u64, count: Option<u64> },
 }
 
+/// What [`PageDecoder::judge`] needs to know of a page's records, gathered as they are decoded.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PageTally {
+    records: u64,
+    /// Records whose event id the trace has no format for.
+    unknown: u64,
+    /// The raw timestamp of the last record.
+    last_ts: Option<u64>,
+}
+
+impl PageTally {
+    /// One more record of the page, at raw timestamp `ts`; `known`: the trace has a format for
+    /// its event id.
+    #[inline]
+    pub fn record(&mut self, ts: u64, known: bool) {
+        self.records += 1;
+        self.unknown += u64::from(!known);
+        self.last_ts = Some(ts);
+    }
+}
+
 /// Decodes pages of one byte order and page-header layout.
 #[derive(Clone, Copy, Debug)]
 pub struct PageDecoder {
@@ -49,37 +70,34 @@ impl PageDecoder {
         PageDecoder { endian, header }
     }
 
-    /// Checks that the records of a page make sense as ring-buffer data before any is used: a
-    /// page whose header is intact but whose payload is not (overwritten, random bytes) frames
-    /// into records of nonsense that would pass one by one. It fails, naming the page's data
-    /// (`file_offset` is where the page starts), when the records do not frame (as
-    /// [`PageDecoder::decode_page`] would fail), when their time runs past `next_ts` (the
-    /// timestamp of the CPU's next page, when known) by more than [`NEXT_PAGE_SLACK_NS`], or when
-    /// most of their event ids, at least [`UNKNOWN_IDS_SUSPECT`], are not among the trace's
-    /// formats (`known`).
-    pub fn check_page(
+    /// Judges a page once [`PageDecoder::decode_page`] has walked it (`decoded`) and `tally` has
+    /// seen its records: whether they make sense as ring-buffer data. A page whose header is
+    /// intact but whose payload is not (overwritten, random bytes) frames into records of
+    /// nonsense that would pass one by one, so the reader decodes a page into its batch and
+    /// keeps it only when this passes. It fails, naming the page's data (`file_offset` is where
+    /// the page starts), when the records do not frame, when their time runs past `next_ts`
+    /// (the timestamp of the CPU's next page, when known) by more than [`NEXT_PAGE_SLACK_NS`],
+    /// or when most of their event ids, at least [`UNKNOWN_IDS_SUSPECT`], are not among the
+    /// trace's formats.
+    pub fn judge(
         &self,
-        page: &[u8],
+        decoded: Result<()>,
+        tally: &PageTally,
         file_offset: u64,
         next_ts: Option<u64>,
-        known: impl Fn(u16) -> bool,
     ) -> Result<()> {
-        let (mut records, mut unknown, mut last_ts) = (0u64, 0u64, None);
         let at = file_offset + self.header.data_offset as u64;
-        self.decode_page(page, file_offset, &mut |item| {
-            if let PageItem::Record { ts, payload } = item {
-                records += 1;
-                last_ts = Some(ts);
-                let id = payload.first_chunk::<2>().map(|&b| self.endian.u16(b));
-                unknown += u64::from(!id.is_some_and(&known));
-            }
-        })
         // A record that does not frame condemns the records before it too: the whole data is
         // blamed (a bad header word keeps its own offset).
-        .map_err(|e| match e.location {
+        decoded.map_err(|e| match e.location {
             crate::Location::Offset(o) if o > at => Error::at(at, e.cause),
             _ => e,
         })?;
+        let PageTally {
+            records,
+            unknown,
+            last_ts,
+        } = *tally;
         if let (Some(last), Some(next)) = (last_ts, next_ts) {
             if last > next.saturating_add(NEXT_PAGE_SLACK_NS) {
                 return Err(Error::at(
@@ -364,6 +382,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The verdict's three rules at their edges, and the blame: the page's data start.
+    #[test]
+    fn judge_draws_the_line_at_the_rules_edges() {
+        let d = PageDecoder::new(Endian::Little, H64);
+        let tally = |known: u64, unknown: u64, last: u64| {
+            let mut t = PageTally::default();
+            (0..known).for_each(|_| t.record(last, true));
+            (0..unknown).for_each(|_| t.record(last, false));
+            t
+        };
+        let judge = |t: &PageTally, next: Option<u64>| d.judge(Ok(()), t, 4096, next);
+        // Half unknown is not most; one more is; fewer than UNKNOWN_IDS_SUSPECT never is.
+        assert!(judge(&tally(8, 8, 0), None).is_ok());
+        let err = judge(&tally(7, 8, 0), None).unwrap_err();
+        assert_eq!(err.location, crate::Location::Offset(4096 + 16));
+        assert!(err.cause.contains("8 of its 15 records"), "{}", err.cause);
+        assert!(judge(&tally(0, 7, 0), None).is_ok());
+        // Time may pass the next page's by the slack, not more; unknown next page: no check.
+        let next = 1_000;
+        assert!(judge(&tally(3, 0, next + NEXT_PAGE_SLACK_NS), Some(next)).is_ok());
+        assert!(judge(&tally(3, 0, next + NEXT_PAGE_SLACK_NS + 1), Some(next)).is_err());
+        assert!(judge(&tally(3, 0, u64::MAX), None).is_ok());
+        // A record that did not frame blames the whole data; a bad header word keeps its own.
+        let framing = d.judge(Err(Error::at(4096 + 40, "x")), &tally(1, 0, 0), 4096, None);
+        assert_eq!(
+            framing.unwrap_err().location,
+            crate::Location::Offset(4096 + 16)
+        );
+        let header = d.judge(Err(Error::at(4096 + 8, "x")), &tally(0, 0, 0), 4096, None);
+        assert_eq!(
+            header.unwrap_err().location,
+            crate::Location::Offset(4096 + 8)
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::layout::{CpuData, CpuSource};
 use super::options::TsAdjust;
 use crate::error::Result;
 use crate::event::{Event, EventKind};
-use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem};
+use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem, PageTally};
 use crate::input::Release;
 use crate::progress::Tracker;
 use std::collections::{BTreeMap, VecDeque};
@@ -48,6 +48,50 @@ pub struct Counts {
     pub partial_pages: u64,
     /// Corrupt pages stepped over (see [`crate::damage`]).
     pub skipped: Vec<crate::damage::Skipped>,
+}
+
+/// What one page adds to its CPU's [`Counts`], held apart until the page is judged: a page
+/// found to be garbage leaves the ledger as if it had not been read (names learned, unknown
+/// ids, malformed records, out-of-order steps, lost events).
+#[derive(Debug, Default)]
+struct PageCounts {
+    /// The dense name index of each event decoded, in page order.
+    names: Vec<u32>,
+    unknown_ids: Vec<u32>,
+    malformed: Vec<(u32, &'static str)>,
+    out_of_order: u64,
+    lost_pages: u64,
+    lost_events: u64,
+    /// What the page's verdict is drawn from.
+    tally: PageTally,
+}
+
+impl PageCounts {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.unknown_ids.clear();
+        self.malformed.clear();
+        self.out_of_order = 0;
+        self.lost_pages = 0;
+        self.lost_events = 0;
+        self.tally = PageTally::default();
+    }
+
+    /// The page was kept: its counts join the CPU's.
+    fn add_to(&self, counts: &mut Counts) {
+        for &name in &self.names {
+            counts.names[name as usize] += 1;
+        }
+        for &id in &self.unknown_ids {
+            *counts.unknown_ids.entry(id).or_insert(0) += 1;
+        }
+        for &key in &self.malformed {
+            *counts.malformed.entry(key).or_insert(0) += 1;
+        }
+        counts.out_of_order += self.out_of_order;
+        counts.lost_pages += self.lost_pages;
+        counts.lost_events += self.lost_events;
+    }
 }
 
 enum Pages<'a> {
@@ -146,6 +190,8 @@ pub struct CpuStream<'a> {
     released_from: u64,
     /// File offset up to which the decoded bytes are counted in the progress.
     reported_to: u64,
+    /// The counts of the page being decoded (its buffers kept from page to page).
+    page_counts: PageCounts,
 }
 
 impl<'a> CpuStream<'a> {
@@ -186,6 +232,7 @@ impl<'a> CpuStream<'a> {
             },
             released_from: start,
             reported_to: start,
+            page_counts: PageCounts::default(),
         })
     }
 
@@ -201,10 +248,15 @@ impl<'a> CpuStream<'a> {
                 self.exhausted = true;
                 break;
             };
-            let mut push = |ts: u64, current_pid: i32, kind: EventKind, counts: &mut Counts| {
+            // One walk of the page: its events go into the batch and its counts aside, and the
+            // page is judged at its end. A page whose payload is no ring-buffer data
+            // (overwritten, random) is then taken back whole: the records it seemed to hold are
+            // not events.
+            let (batch_before, last_ts_before) = (buf.len(), *last_ts);
+            let mut push = |ts: u64, current_pid: i32, kind: EventKind, page: &mut PageCounts| {
                 let mut ts = shared.adjust.apply(ts);
                 if ts < *last_ts {
-                    counts.out_of_order += 1;
+                    page.out_of_order += 1;
                     ts = *last_ts;
                 }
                 *last_ts = ts;
@@ -215,42 +267,43 @@ impl<'a> CpuStream<'a> {
                     kind,
                 });
             };
-            // A page whose payload is no ring-buffer data (overwritten, random) is skipped whole:
-            // the records it seems to hold are not events.
-            let next_ts = next_head.map(|h| shared.pages.endian.u64_at(&h, 0).unwrap_or(0));
+            let page_counts = &mut self.page_counts;
+            page_counts.clear();
             let decoded = shared
                 .pages
-                .check_page(page, offset, next_ts, |id| shared.decoder.knows(id))
-                .and_then(|()| {
-                    shared
-                        .pages
-                        .decode_page(page, offset, &mut |item| match item {
-                            PageItem::Record { ts, payload } => {
-                                match shared.decoder.decode(payload) {
-                                    Decoded::Event {
-                                        name,
-                                        current_pid,
-                                        kind,
-                                    } => {
-                                        counts.names[name as usize] += 1;
-                                        push(ts, current_pid, kind, counts);
-                                    }
-                                    Decoded::Unknown { id } => {
-                                        *counts.unknown_ids.entry(id).or_insert(0) += 1
-                                    }
-                                    Decoded::Malformed { name, reason } => {
-                                        *counts.malformed.entry((name, reason)).or_insert(0) += 1
-                                    }
-                                }
-                            }
-                            PageItem::Lost { ts, count } => {
-                                counts.lost_pages += 1;
-                                counts.lost_events += count.unwrap_or(0);
-                                push(ts, -1, EventKind::Lost { count }, counts);
-                            }
-                        })
+                .decode_page(page, offset, &mut |item| match item {
+                    PageItem::Record { ts, payload } => match shared.decoder.decode(payload) {
+                        Decoded::Event {
+                            name,
+                            current_pid,
+                            kind,
+                        } => {
+                            page_counts.tally.record(ts, true);
+                            page_counts.names.push(name);
+                            push(ts, current_pid, kind, page_counts);
+                        }
+                        Decoded::Unknown { id } => {
+                            page_counts.tally.record(ts, false);
+                            page_counts.unknown_ids.push(id);
+                        }
+                        Decoded::Malformed { name, reason } => {
+                            page_counts.tally.record(ts, true);
+                            page_counts.malformed.push((name, reason));
+                        }
+                    },
+                    PageItem::Lost { ts, count } => {
+                        page_counts.lost_pages += 1;
+                        page_counts.lost_events += count.unwrap_or(0);
+                        push(ts, -1, EventKind::Lost { count }, page_counts);
+                    }
                 });
-            if let Err(e) = decoded {
+            let next_ts = next_head.map(|h| shared.pages.endian.u64_at(&h, 0).unwrap_or(0));
+            let verdict = shared
+                .pages
+                .judge(decoded, &page_counts.tally, offset, next_ts);
+            if let Err(e) = verdict {
+                buf.truncate(batch_before);
+                *last_ts = last_ts_before;
                 if shared.progress.options().strict {
                     return Err(e);
                 }
@@ -275,6 +328,8 @@ impl<'a> CpuStream<'a> {
                     current_pid: -1,
                     kind: EventKind::Lost { count: None },
                 });
+            } else {
+                page_counts.add_to(counts);
             }
         }
         // Events are copies: the pages just decoded are not looked at again.
