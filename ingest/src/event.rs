@@ -4,7 +4,7 @@
 //! (task names are stored inline, no allocation per event) so that decoders can
 //! hand them to the analysis one at a time without building a big vector.
 
-pub use crate::mark::Mark;
+pub use crate::mark::{Mark, Marks};
 use std::fmt;
 
 /// Kernel `TASK_COMM_LEN`: task names are at most 15 bytes plus a NUL.
@@ -216,6 +216,12 @@ pub trait EventSink {
     /// `event`; readers that learn nothing up front do not call it. The full metadata is
     /// still returned in [`crate::Ingested`].
     fn meta(&mut self, _meta: &crate::TraceMeta) {}
+
+    /// The table of this read's `print` marker texts (see [`Mark`]), for sinks that need the
+    /// texts while the events stream (`convert`'s writer). Called once, before any `event`, by
+    /// the read functions of the crate (`read_path`, `read_bytes`, each format's `read`); the
+    /// same table is returned in [`crate::Ingested::marks`].
+    fn marks(&mut self, _marks: &Marks) {}
 }
 
 impl<F: FnMut(&Event)> EventSink for F {

@@ -32,6 +32,7 @@ pub mod tracedat;
 
 pub use error::{Error, Location, Result};
 pub use event::{Comm, Event, EventKind, EventSink, Mark, PrevState, TaskRef};
+pub use mark::Marks;
 pub use meta::{Format, IngestStats, Ingested, TraceMeta};
 pub use options::ReadOptions;
 pub use progress::Progress;
@@ -64,30 +65,32 @@ pub fn read_path_opts(
     progress: &Progress,
     options: ReadOptions,
 ) -> Result<Ingested> {
-    let mut counting = progress::Counting::new(sink, progress);
-    let result = read_path_counted(path, &mut counting, progress, options);
-    counting.finish();
-    result
+    let tracker = progress::Tracker::with_options(progress, options);
+    mark::read_marked(tracker.marks(), sink, |sink| {
+        let mut counting = progress::Counting::new(sink, progress);
+        let result = read_path_counted(path, &mut counting, &tracker);
+        counting.finish();
+        result
+    })
 }
 
 fn read_path_counted(
     path: &Path,
     sink: &mut dyn EventSink,
-    progress: &Progress,
-    options: ReadOptions,
+    tracker: &progress::Tracker,
 ) -> Result<Ingested> {
     if path.as_os_str() == "-" {
         input::widen_stdin_pipe();
-        return read_stream(std::io::stdin(), sink, progress, options).map_err(|e| e.in_file(path));
+        return read_stream(std::io::stdin(), sink, tracker).map_err(|e| e.in_file(path));
     }
     if path.is_dir() && schedviz::is_capture_dir(path) {
-        let tracker = progress::Tracker::with_options(progress, options);
-        return schedviz::read_dir(path, sink, &tracker).map_err(|e| e.in_file(path));
+        return schedviz::read_dir(path, sink, tracker).map_err(|e| e.in_file(path));
     }
+    let (progress, options) = (tracker.progress(), tracker.options());
     match input::open(path)? {
         input::Opened::Stream(file) => {
             let fifo = input::is_fifo(&file);
-            read_stream(file, sink, progress, options).map_err(|e| {
+            read_stream(file, sink, tracker).map_err(|e| {
                 // A FIFO reads as empty at once when nobody has it open for writing.
                 if fifo && e.cause.starts_with("empty input") {
                     Error::whole("a FIFO with no writer: start the program that writes it first")
@@ -99,16 +102,15 @@ fn read_path_counted(
         }
         input::Opened::Regular(file) => {
             let raw = input::map_file(file, path)?;
-            let tracker = progress::Tracker::with_options(progress, options);
             if let Some(wrapper) = input::Wrapper::detect(&raw) {
-                if let Some(got) = read_inflating(&raw, wrapper, sink, &tracker) {
+                if let Some(got) = read_inflating(&raw, wrapper, sink, tracker) {
                     return got.map_err(|e| e.in_file(path));
                 }
             }
             let bytes = input::unwrap_compression_with(raw, progress, options)
                 .map_err(|e| e.in_file(path))?;
             // A memory map gives consumed pages back as the readers stream through it.
-            read_tracked(&bytes, &bytes, sink, &tracker).map_err(|e| e.in_file(path))
+            read_tracked(&bytes, &bytes, sink, tracker).map_err(|e| e.in_file(path))
         }
     }
 }
@@ -139,22 +141,20 @@ fn read_inflating(
 fn read_stream(
     mut reader: impl std::io::Read + Send + 'static,
     sink: &mut dyn EventSink,
-    progress: &Progress,
-    options: ReadOptions,
+    tracker: &progress::Tracker,
 ) -> Result<Ingested> {
     let prefix = input::read_prefix(&mut reader, 16)?;
-    let tracker = progress::Tracker::with_options(progress, options);
     if perfdata::is_pipe_header(&prefix) {
         let stream = input::ReadAhead::new(reader);
         let got = relay::run(
-            |sink| perfdata::read_stream_tracked(prefix, stream, sink, &tracker),
+            |sink| perfdata::read_stream_tracked(prefix, stream, sink, tracker),
             sink,
         )?;
         tracker.finish_stream();
         return Ok(got);
     }
-    let bytes = input::load_reader_with(prefix, reader, progress, options)?;
-    read_tracked(&bytes, &input::KeepAll, sink, &tracker)
+    let bytes = input::load_reader_with(prefix, reader, tracker.progress(), tracker.options())?;
+    read_tracked(&bytes, &input::KeepAll, sink, tracker)
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
@@ -179,11 +179,13 @@ pub fn read_bytes_opts(
     progress: &Progress,
     options: ReadOptions,
 ) -> Result<Ingested> {
-    let mut counting = progress::Counting::new(sink, progress);
     let tracker = progress::Tracker::with_options(progress, options);
-    let result = read_tracked(bytes, &input::KeepAll, &mut counting, &tracker);
-    counting.finish();
-    result
+    mark::read_marked(tracker.marks(), sink, |sink| {
+        let mut counting = progress::Counting::new(sink, progress);
+        let result = read_tracked(bytes, &input::KeepAll, &mut counting, &tracker);
+        counting.finish();
+        result
+    })
 }
 
 /// [`read_bytes`] for a reader that may tell `release` which byte ranges of `bytes` it has
@@ -194,7 +196,22 @@ pub fn read_releasing(
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
     let progress = Progress::new();
-    read_tracked(bytes, release, sink, &progress::Tracker::new(&progress))
+    let tracker = progress::Tracker::new(&progress);
+    mark::read_marked(tracker.marks(), sink, |sink| {
+        read_tracked(bytes, release, sink, &tracker)
+    })
+}
+
+/// One format's reader on its own (each format's public `read`): a progress nobody looks at, the
+/// run's `options`, and the marker table told to `sink` and returned as every read does.
+pub(crate) fn read_alone(
+    options: ReadOptions,
+    sink: &mut dyn EventSink,
+    read: impl FnOnce(&mut dyn EventSink, &progress::Tracker) -> Result<Ingested>,
+) -> Result<Ingested> {
+    let progress = Progress::new();
+    let tracker = progress::Tracker::with_options(&progress, options);
+    mark::read_marked(tracker.marks(), sink, |sink| read(sink, &tracker))
 }
 
 /// Every reader, with this input's share of the progress in `tracker` (the input's size added

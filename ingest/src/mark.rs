@@ -1,52 +1,104 @@
 //! The text of ftrace `print` events (what a workload writes to `trace_marker`), held apart from
 //! the events: an [`crate::Event`] is a small `Copy` value decoded by the million, a marker's text
-//! has any length. A [`Mark`] is the number of its text in one table for the process, into which
-//! every reader puts the texts it meets (a text met again, the same marker repeated, is held once).
+//! has any length. A [`Mark`] is the number of its text in the [`Marks`] of the read that met it
+//! (a text met again, the same marker repeated, is held once).
 //!
-//! The table holds content, not settings: two reads that meet the same text share it, and a read
-//! cannot change what another sees. It is bounded ([`MAX_TEXT_BYTES`]): a trace of millions of
-//! distinct markers (hostile, or a workload logging through `trace_marker`) keeps the texts that
-//! fit and marks the rest as dropped, rather than growing without end.
+//! The table belongs to one read, not to the process: it is created with the read, handed to the
+//! sink before the first event ([`crate::EventSink::marks`]) and returned with what was read
+//! ([`crate::Ingested::marks`]), and goes when the last of them lets it go. So a long session
+//! that reads trace after trace (the TUI reloading) starts each read with an empty table. It is
+//! bounded ([`MAX_TEXT_BYTES`] unless the read says otherwise): a trace of millions of distinct
+//! markers (hostile, or a workload logging through `trace_marker`) keeps the texts that fit, in
+//! the order they are met, and marks the rest as dropped, counted in the ledger
+//! ([`DROPPED_REASON`]), rather than growing without end.
+//!
+//! A mutex guards the table because several threads of one read meet markers at once
+//! (trace.dat's CPU streams, text chunks parsed in parallel); markers are rare next to the
+//! events, so one uncontended lock per marker costs nothing worth a lock-free table.
 
+use crate::{EventSink, Ingested, Result};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Total text bytes the table holds, over every read of the process.
-pub const MAX_TEXT_BYTES: usize = 64 << 20;
+/// Total text bytes one read's table holds by default.
+pub(crate) const MAX_TEXT_BYTES: usize = 64 << 20;
 
-/// The text of one `print` event, by its number in the process's marker table.
+/// The ledger's reason (`quality.rejected`) for marker texts that did not fit in the table: their
+/// events are kept, their texts are not.
+pub(crate) const DROPPED_REASON: &str = "print: marker text dropped, the read's marker table is full";
+
+/// The text of one `print` event, by its number in its read's [`Marks`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Mark(u32);
 
 /// The number of a text that did not fit in the table.
 const DROPPED: u32 = u32::MAX;
 
-#[derive(Default)]
+impl Mark {
+    /// Whether the text was not kept: the table was full when it was met.
+    pub fn is_dropped(self) -> bool {
+        self.0 == DROPPED
+    }
+}
+
+impl fmt::Debug for Mark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.is_dropped() {
+            true => f.write_str("Mark(dropped)"),
+            false => write!(f, "Mark({})", self.0),
+        }
+    }
+}
+
+/// The marker texts of one read (a shared handle: clones see the same table).
+#[derive(Clone)]
+pub struct Marks(Arc<Mutex<Table>>);
+
 struct Table {
     numbers: HashMap<Arc<[u8]>, u32>,
     texts: Vec<Arc<[u8]>>,
     bytes: usize,
+    limit: usize,
+    /// Markers whose text did not fit (each occurrence).
+    dropped: u64,
 }
 
-fn table() -> &'static Mutex<Table> {
-    static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-    TABLE.get_or_init(Default::default)
+impl Default for Marks {
+    fn default() -> Marks {
+        Marks::with_limit(MAX_TEXT_BYTES)
+    }
 }
 
-impl Mark {
-    /// The marker whose text is `raw` up to its first NUL, the kernel's trailing newline
-    /// dropped (the print buffer ends in one; Perfetto's writer puts it back).
-    pub fn from_bytes(raw: &[u8]) -> Mark {
-        let raw = memchr::memchr(0, raw).map_or(raw, |nul| &raw[..nul]);
-        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+impl Marks {
+    /// An empty table that holds at most `limit` bytes of text.
+    pub fn with_limit(limit: usize) -> Marks {
+        Marks(Arc::new(Mutex::new(Table {
+            numbers: HashMap::new(),
+            texts: Vec::new(),
+            bytes: 0,
+            limit,
+            dropped: 0,
+        })))
+    }
+
+    fn table(&self) -> MutexGuard<'_, Table> {
         // A poisoned lock only means another thread panicked while it held it: the table
         // itself is consistent after every statement.
-        let mut t = table().lock().unwrap_or_else(|e| e.into_inner());
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The marker whose text is `raw` up to its first NUL, the kernel's trailing newline
+    /// dropped (the print buffer ends in one; Perfetto's writer puts it back).
+    pub fn intern(&self, raw: &[u8]) -> Mark {
+        let raw = memchr::memchr(0, raw).map_or(raw, |nul| &raw[..nul]);
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let mut t = self.table();
         if let Some(&n) = t.numbers.get(raw) {
             return Mark(n);
         }
-        if t.bytes + raw.len() > MAX_TEXT_BYTES || t.texts.len() >= DROPPED as usize {
+        if t.bytes + raw.len() > t.limit || t.texts.len() >= DROPPED as usize {
+            t.dropped += 1;
             return Mark(DROPPED);
         }
         let text: Arc<[u8]> = raw.into();
@@ -57,32 +109,57 @@ impl Mark {
         Mark(n)
     }
 
-    /// The text (empty for a dropped one).
-    pub fn bytes(self) -> Arc<[u8]> {
-        let t = table().lock().unwrap_or_else(|e| e.into_inner());
-        t.texts
-            .get(self.0 as usize)
+    /// The text of `mark` (empty for a dropped one, or one of another read).
+    pub fn text(&self, mark: Mark) -> Arc<[u8]> {
+        self.table()
+            .texts
+            .get(mark.0 as usize)
             .cloned()
             .unwrap_or_else(|| Arc::from(&b""[..]))
     }
 
-    /// Whether the text was not kept: the table was full when it was met.
-    pub fn is_dropped(self) -> bool {
-        self.0 == DROPPED
+    /// [`Marks::text`] as a string; invalid UTF-8 is replaced.
+    pub fn text_lossy(&self, mark: Mark) -> String {
+        String::from_utf8_lossy(&self.text(mark)).into_owned()
     }
 
-    pub fn to_string_lossy(self) -> String {
-        String::from_utf8_lossy(&self.bytes()).into_owned()
+    /// Markers met so far whose text did not fit.
+    pub fn dropped(&self) -> u64 {
+        self.table().dropped
     }
 }
 
-impl fmt::Debug for Mark {
+impl fmt::Debug for Marks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.is_dropped() {
-            true => f.write_str("<marker text dropped>"),
-            false => write!(f, "{:?}", self.to_string_lossy()),
-        }
+        let t = self.table();
+        f.debug_struct("Marks")
+            .field("texts", &t.texts.len())
+            .field("bytes", &t.bytes)
+            .field("dropped", &t.dropped)
+            .finish()
     }
+}
+
+/// Runs one read whose marker texts go into `marks`: `sink` is told the table before the first
+/// event, and the result carries it, the markers whose text did not fit counted in its ledger
+/// (`rejected`, [`DROPPED_REASON`]). Every read function of the crate ends here.
+pub(crate) fn read_marked(
+    marks: &Marks,
+    sink: &mut dyn EventSink,
+    read: impl FnOnce(&mut dyn EventSink) -> Result<Ingested>,
+) -> Result<Ingested> {
+    sink.marks(marks);
+    let mut ingested = read(sink)?;
+    let dropped = marks.dropped();
+    if dropped > 0 {
+        *ingested
+            .stats
+            .rejected
+            .entry(DROPPED_REASON.to_string())
+            .or_insert(0) += dropped;
+    }
+    ingested.marks = marks.clone();
+    Ok(ingested)
 }
 
 #[cfg(test)]
@@ -91,11 +168,38 @@ mod tests {
 
     #[test]
     fn texts_of_any_length_survive_and_repeat_once() {
+        let marks = Marks::default();
         let long = "workload_start workload=pingpong rounds=5000 cpu_a=1 cpu_b=1 ping_pid=18145";
-        let a = Mark::from_bytes(format!("{long}\n\0\0junk").as_bytes());
-        assert_eq!(a.to_string_lossy(), long);
-        assert_eq!(Mark::from_bytes(long.as_bytes()), a);
-        assert_ne!(Mark::from_bytes(b"other"), a);
+        let a = marks.intern(format!("{long}\n\0\0junk").as_bytes());
+        assert_eq!(marks.text_lossy(a), long);
+        assert_eq!(marks.intern(long.as_bytes()), a);
+        assert_ne!(marks.intern(b"other"), a);
         assert!(!a.is_dropped());
+        assert_eq!(marks.dropped(), 0);
+    }
+
+    /// Texts are kept in the order met while they fit; each marker past the bound is counted,
+    /// a repeat of a kept text still resolves.
+    #[test]
+    fn past_the_bound_texts_are_dropped_and_counted() {
+        let marks = Marks::with_limit(10);
+        let first = marks.intern(b"12345");
+        let second = marks.intern(b"6789");
+        let over = marks.intern(b"ab");
+        assert_eq!(marks.text_lossy(first), "12345");
+        assert_eq!(marks.text_lossy(second), "6789");
+        assert!(over.is_dropped());
+        assert_eq!(marks.text_lossy(over), "");
+        assert_eq!(marks.intern(b"12345"), first);
+        assert!(marks.intern(b"ab").is_dropped());
+        assert_eq!(marks.dropped(), 2);
+        // Another read starts empty.
+        let other = Marks::with_limit(10);
+        assert!(!other.intern(b"ab").is_dropped());
+        assert_eq!(other.dropped(), 0);
     }
 }
+
+#[cfg(test)]
+#[path = "mark_tests.rs"]
+mod trace_tests;

@@ -93,6 +93,10 @@ impl IngestStats {
 pub struct Ingested {
     pub meta: TraceMeta,
     pub stats: IngestStats,
+    /// The texts of the trace's `print` markers: this read's table (see [`crate::Mark`]),
+    /// attached by the read functions of the crate as the read ends (the readers of each format
+    /// leave it empty).
+    pub marks: crate::Marks,
 }
 
 /// Wraps a sink and supplies metadata the trace itself lacks (a text trace has no kernel
@@ -139,5 +143,9 @@ impl crate::EventSink for WithDefaults<'_> {
         self.told = true;
         let meta = self.complete(meta);
         self.sink.meta(&meta);
+    }
+
+    fn marks(&mut self, marks: &crate::Marks) {
+        self.sink.marks(marks);
     }
 }

@@ -12,7 +12,7 @@
 //! finished read has `bytes() == total()`. Several inputs may share one `Progress` (`compare`):
 //! every figure is a sum.
 
-use crate::event::{Event, EventSink};
+use crate::event::{Event, EventSink, Marks};
 use crate::{Error, ReadOptions, Result, TraceMeta};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
@@ -81,10 +81,13 @@ impl Progress {
 /// input reports, as a position reached or as bytes done, and the top-up to the input's size at
 /// the end (a reader skips headers and padding it never reports); and the run's
 /// [`ReadOptions`] for that input, since every reader threads its tracker down to where damage
-/// is met and bytes inflate. `Sync`: trace.dat's CPU streams report from several threads.
+/// is met and bytes inflate; and the input's marker table ([`Marks`]), for the same reason: the
+/// readers meet markers where they decode. `Sync`: trace.dat's CPU streams report from several
+/// threads.
 pub(crate) struct Tracker<'p> {
     progress: &'p Progress,
     options: ReadOptions,
+    marks: Marks,
     /// Bytes of this input added to `progress` so far.
     done: AtomicU64,
     /// Highest position given to [`Tracker::reached`].
@@ -101,6 +104,7 @@ impl<'p> Tracker<'p> {
         Tracker {
             progress,
             options,
+            marks: Marks::default(),
             done: AtomicU64::new(0),
             reached: AtomicU64::new(0),
         }
@@ -113,6 +117,18 @@ impl<'p> Tracker<'p> {
     /// The read options of this input's run.
     pub fn options(&self) -> ReadOptions {
         self.options
+    }
+
+    /// The marker table of this input.
+    pub fn marks(&self) -> &Marks {
+        &self.marks
+    }
+
+    /// This tracker with `marks` as its marker table: a reader's inner tracker (counting other
+    /// bytes) puts its markers where the input's are.
+    pub fn with_marks(mut self, marks: Marks) -> Tracker<'p> {
+        self.marks = marks;
+        self
     }
 
     /// A fresh inflation account for this input, with the run's limit.

@@ -4,7 +4,7 @@
 //! and the `perfetto` / `protobuf` modules the test says so and passes, except under CI=true
 //! (`.ci/run` installs them), where it fails.
 
-use ingest::{Event, EventKind, PrevState, TaskRef};
+use ingest::{Event, EventKind, Marks, PrevState, TaskRef};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
@@ -28,7 +28,7 @@ fn task(t: &TaskRef) -> Value {
 }
 
 /// The source event as the decoder prints it; `None` for what Perfetto does not carry.
-fn expected(e: &Event, compact: bool) -> Option<Value> {
+fn expected(e: &Event, marks: &Marks, compact: bool) -> Option<Value> {
     let (kind, fields) = match e.kind {
         // compact_sched does not write the previous task: the reader knows it as the CPU's
         // last next.
@@ -95,7 +95,7 @@ fn expected(e: &Event, compact: bool) -> Option<Value> {
         // The workload's marker, with the newline the kernel's print buffer ends in.
         EventKind::Print { text } => (
             "print",
-            json!({"buf": format!("{}\n", text.to_string_lossy())}),
+            json!({"buf": format!("{}\n", marks.text_lossy(text))}),
         ),
         _ => return None,
     };
@@ -130,7 +130,7 @@ fn sorted(mut v: Vec<Value>) -> Vec<Value> {
 fn converted_sched_events_decode_with_googles_schema_unchanged() {
     let ci = std::env::var("CI").as_deref() == Ok("true");
     let mut source = Vec::new();
-    ingest::read_path(&Path::new(ROOT).join(FIXTURE), &mut |e: &Event| {
+    let read = ingest::read_path(&Path::new(ROOT).join(FIXTURE), &mut |e: &Event| {
         source.push(*e)
     })
     .unwrap();
@@ -178,7 +178,10 @@ fn converted_sched_events_decode_with_googles_schema_unchanged() {
             .map(|l| serde_json::from_str(l).unwrap())
             .map(|e| if compact { as_compact(e) } else { e })
             .collect();
-        let want: Vec<Value> = source.iter().filter_map(|e| expected(e, compact)).collect();
+        let want: Vec<Value> = source
+            .iter()
+            .filter_map(|e| expected(e, &read.marks, compact))
+            .collect();
         assert!(want.len() > 1000, "{}", want.len());
         let markers = want.iter().filter(|e| e["kind"] == "print").count();
         assert!(markers > 0, "the fixture's print markers");

@@ -10,7 +10,7 @@ use super::endian::{Be, ByteOrder as Order, Endian, Le};
 use super::field::{array, i32_at, Int, Str, Width};
 use super::format::EventFormat;
 use super::prev_state::PrevStateDecoder;
-use crate::event::{Comm, EventKind, Mark, PrevState, TaskRef, COMM_LEN};
+use crate::event::{Comm, EventKind, Marks, PrevState, TaskRef, COMM_LEN};
 use std::collections::HashMap;
 
 /// Result of decoding one record.
@@ -209,12 +209,20 @@ pub struct Decoder {
     /// `prev_state.decode(v)` for every `v < PREV_STATE_TABLE` (all values of current
     /// kernels), so that a switch costs a load instead of a walk of the letter table.
     prev_state_table: Vec<PrevState>,
+    /// Where the texts of `print` events go: the read's table.
+    marks: Marks,
 }
 
 const PREV_STATE_TABLE: u64 = 1024;
 
 impl Decoder {
-    pub fn new(formats: &[EventFormat], endian: Endian, kernel_release: Option<&str>) -> Decoder {
+    /// The decoder of records described by `formats`, whose `print` texts go into `marks`.
+    pub fn new(
+        formats: &[EventFormat],
+        endian: Endian,
+        kernel_release: Option<&str>,
+        marks: &Marks,
+    ) -> Decoder {
         let mut names: Vec<String> = Vec::new();
         let mut name_index: HashMap<String, u32> = HashMap::new();
         let mut slots: Vec<Option<Slot>> = Vec::new();
@@ -252,6 +260,7 @@ impl Decoder {
                 .map(|v| prev_state.decode(v))
                 .collect(),
             prev_state,
+            marks: marks.clone(),
         }
     }
 
@@ -366,7 +375,7 @@ impl Decoder {
         Some(match *plan {
             Plan::Other => EventKind::Other,
             Plan::Print { buf } => EventKind::Print {
-                text: Mark::from_bytes(buf.bytes::<O>(r)?),
+                text: self.marks.intern(buf.bytes::<O>(r)?),
             },
             Plan::Switch {
                 prev_comm,

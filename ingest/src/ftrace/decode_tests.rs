@@ -58,7 +58,12 @@ fn comm_from_bytes_is_the_bytes_up_to_the_first_nul() {
 
 #[test]
 fn sched_switch_6_18_record() {
-    let d = Decoder::new(&formats(), Endian::Little, Some("6.18.0"));
+    let d = Decoder::new(
+        &formats(),
+        Endian::Little,
+        Some("6.18.0"),
+        &Default::default(),
+    );
     let mut r = Vec::new();
     header(372, 42, &mut r);
     r.extend_from_slice(&comm16("cat"));
@@ -101,7 +106,7 @@ fn sched_switch_6_18_record() {
 /// No big-endian trace.dat exists in public: a hand-built big-endian record.
 #[test]
 fn big_endian_sched_switch_and_data_loc() {
-    let d = Decoder::new(&formats(), Endian::Big, None);
+    let d = Decoder::new(&formats(), Endian::Big, None, &Default::default());
     let mut r = Vec::new();
     r.extend_from_slice(&372u16.to_be_bytes());
     r.extend_from_slice(&[0, 0]);
@@ -159,7 +164,7 @@ fn big_endian_sched_switch_and_data_loc() {
 
 #[test]
 fn data_loc_comm_in_6_18_migrate_and_fork() {
-    let d = Decoder::new(&formats(), Endian::Little, None);
+    let d = Decoder::new(&formats(), Endian::Little, None, &Default::default());
     // sched_migrate_task: comm __data_loc @8, pid @12, prio @16, orig @20, dest @24, "kworker" @28.
     let mut r = Vec::new();
     header(371, 7, &mut r);
@@ -203,7 +208,7 @@ fn other_events_and_missing_fields() {
         .fields
         .retain(|f| f.name != "target_cpu" && f.name != "prio");
     let id = waking.id as u16;
-    let d = Decoder::new(&fmts, Endian::Little, None);
+    let d = Decoder::new(&fmts, Endian::Little, None, &Default::default());
     let mut r = Vec::new();
     header(id, 0, &mut r);
     r.extend_from_slice(&comm16("a"));
@@ -272,7 +277,7 @@ fn usual_layout_path_agrees_with_the_general_plan() {
     }
     assert!(records.len() > 3000, "{}", records.len());
     for endian in [Endian::Little, Endian::Big] {
-        let usual = Decoder::new(&layout.formats, endian, Some("6.1.0"));
+        let usual = Decoder::new(&layout.formats, endian, Some("6.1.0"), &Default::default());
         let mut general = usual.clone();
         for slot in general.slots.iter_mut().flatten() {
             slot.usual = None;

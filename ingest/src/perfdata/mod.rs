@@ -36,7 +36,7 @@ pub(crate) mod wrapped;
 use crate::ftrace::TracingData;
 use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
-use crate::progress::{Progress, Tracker};
+use crate::progress::Tracker;
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
 use scan::Scan;
@@ -45,7 +45,7 @@ use std::io::Read;
 /// Reads a whole perf.data (file or pipe mode, either byte order) held in memory and feeds
 /// its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
+    read_opts(bytes, sink, Default::default())
 }
 
 /// [`read`] under a run's `options` (`--strict`, `--max-inflate`).
@@ -54,12 +54,9 @@ pub fn read_opts(
     sink: &mut dyn EventSink,
     options: crate::ReadOptions,
 ) -> Result<Ingested> {
-    read_tracked(
-        bytes,
-        &KeepAll,
-        sink,
-        &Tracker::with_options(&Progress::new(), options),
-    )
+    crate::read_alone(options, sink, |sink, tracker| {
+        read_tracked(bytes, &KeepAll, sink, tracker)
+    })
 }
 
 /// [`read`], telling `release` which input ranges have been consumed and counting the framed
@@ -96,7 +93,9 @@ pub fn read_stream(
     reader: impl Read,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
-    read_stream_tracked(prefix, reader, sink, &Tracker::new(&Progress::new()))
+    crate::read_alone(Default::default(), sink, |sink, tracker| {
+        read_stream_tracked(prefix, reader, sink, tracker)
+    })
 }
 
 /// [`read_stream`], counting the bytes framed in `progress` (and stopping a cancelled read).

@@ -10,6 +10,7 @@ use super::records;
 use super::rounds::Key;
 use super::scan::{Scan, SEG_INPUT, SEG_UNPACKED};
 use super::source::Source;
+use crate::event::Marks;
 use crate::ftrace::{parse_tracing_data, Decoder, TracingData};
 use crate::meta::TraceMeta;
 use crate::progress::Tracker;
@@ -86,6 +87,8 @@ pub struct Pass<'h> {
     header: &'h Header,
     scan: Scan,
     ready: Ready,
+    /// The read's marker table, for the decoder of the RAW samples.
+    marks: Marks,
 }
 
 /// Input framed between two reports to the progress (and looks at its cancellation flag).
@@ -105,6 +108,7 @@ pub(crate) fn run<'h>(
         header,
         scan,
         ready: Ready::default(),
+        marks: progress.marks().clone(),
     };
     let mut pos = header.data.offset;
     let mut report_at = pos + REPORT_EVERY;
@@ -228,7 +232,11 @@ impl Pass<'_> {
         }
         // A record emitted after later ones is out of order for the analysis as well.
         stats.out_of_order += scan.queue.late;
-        Ok(Ingested { meta, stats })
+        Ok(Ingested {
+            meta,
+            stats,
+            ..Default::default()
+        })
     }
 }
 
@@ -343,6 +351,7 @@ impl Pass<'_> {
             header,
             scan,
             ready,
+            marks,
         } = self;
         if ready.meta_sent && (ready.tracing.is_some() || scan.tracing_data.is_none()) {
             return Ok(());
@@ -364,6 +373,7 @@ impl Pass<'_> {
                 &tracing.formats,
                 tracing.endian,
                 meta.kernel_release.as_deref(),
+                marks,
             )));
         }
         if !ready.meta_sent {

@@ -22,7 +22,8 @@ pub(crate) fn read(
     // The framing reports inflated offsets, which are no part of this input's compressed total:
     // it counts into a progress nobody looks at (the compressed bytes are counted as taken).
     let plain = crate::Progress::new();
-    let framing = Tracker::with_options(&plain, progress.options());
+    let framing =
+        Tracker::with_options(&plain, progress.options()).with_marks(progress.marks().clone());
     crate::relay::run(
         |sink| {
             let inflating = decoder(wrapper, Counted::new(raw, progress)).map_err(|e| {

@@ -5,7 +5,7 @@ use super::proto::{
     FtraceEvent, FtraceEventKind as K, PrintFtraceEvent, SchedMigrateTask, SchedProcessExit,
     SchedProcessFork, SchedProcessFree, SchedSwitch, SchedWakeup,
 };
-use crate::event::{Comm, Event, EventKind, Mark, PrevState, TaskRef};
+use crate::event::{Comm, Event, EventKind, Marks, PrevState, TaskRef};
 
 /// A decoded regular event. `raw_prev_state` is set for switches: their
 /// [`PrevState`] is decided once the kernel release is known (it may come later in
@@ -33,8 +33,8 @@ fn task(comm_bytes: &Option<Vec<u8>>, pid: Option<i32>, prio: Option<i32>) -> Ta
 /// The name an unknown or unread event is counted under.
 pub const UNKNOWN_EVENT: &str = "unknown ftrace event";
 
-/// `FtraceEvent` (without its timestamp) → our event kind.
-pub fn decode(e: &FtraceEvent) -> Decoded {
+/// `FtraceEvent` (without its timestamp) → our event kind; a marker's text goes into `marks`.
+pub fn decode(e: &FtraceEvent, marks: &Marks) -> Decoded {
     let current_pid = e.pid.map_or(-1, |p| p as i32);
     let (name, kind, raw_prev_state) = match &e.event {
         Some(K::SchedSwitch(s)) => (
@@ -108,7 +108,7 @@ pub fn decode(e: &FtraceEvent) -> Decoded {
             // (it keeps the window's ends): read back as the event it stood for.
             match p.buf.as_deref() {
                 Some(buf) if !buf.is_empty() => EventKind::Print {
-                    text: Mark::from_bytes(buf),
+                    text: marks.intern(buf),
                 },
                 _ => EventKind::Other,
             },
@@ -159,10 +159,10 @@ fn wakeup(task: TaskRef, target_cpu: i32) -> SchedWakeup {
     }
 }
 
-/// Our event → a regular `FtraceEvent` (sched events and `print` markers); `None` for what
-/// Perfetto has no event for here (`Other`, `TaskName`, `Lost`, which the writer handles
-/// otherwise).
-pub fn encode(e: &Event) -> Option<FtraceEvent> {
+/// Our event → a regular `FtraceEvent` (sched events and `print` markers, their texts from
+/// `marks`, the table of the read the event comes from); `None` for what Perfetto has no event
+/// for here (`Other`, `TaskName`, `Lost`, which the writer handles otherwise).
+pub fn encode(e: &Event, marks: &Marks) -> Option<FtraceEvent> {
     let kind = match e.kind {
         EventKind::Switch {
             prev,
@@ -212,7 +212,7 @@ pub fn encode(e: &Event) -> Option<FtraceEvent> {
         // The kernel's print buffer ends with the newline that `Mark` does not keep.
         EventKind::Print { text } => K::Print(PrintFtraceEvent {
             ip: None,
-            buf: Some([&text.bytes()[..], b"\n"].concat()),
+            buf: Some([&marks.text(text)[..], b"\n"].concat()),
         }),
         EventKind::TaskName { .. } | EventKind::Lost { .. } | EventKind::Other => return None,
     };

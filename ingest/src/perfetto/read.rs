@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::event::{Comm, Event, EventKind, EventSink};
 use crate::ftrace::PrevStateDecoder;
 use crate::meta::{Format, IngestStats, Ingested, TraceMeta};
-use crate::progress::{Progress, Tracker};
+use crate::progress::Tracker;
 use prost::Message;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -32,7 +32,9 @@ const REPORT_EVERY: u64 = 256 << 10;
 
 /// Reads a whole Perfetto trace held in memory and feeds its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_tracked(bytes, sink, &Tracker::new(&Progress::new()))
+    crate::read_alone(Default::default(), sink, |sink, tracker| {
+        read_tracked(bytes, sink, tracker)
+    })
 }
 
 /// [`read`], reporting the packets read to `progress` every [`REPORT_EVERY`] bytes (and
@@ -42,7 +44,10 @@ pub(crate) fn read_tracked(
     sink: &mut dyn EventSink,
     progress: &Tracker,
 ) -> Result<Ingested> {
-    let mut reader = Reader::default();
+    let mut reader = Reader {
+        marks: progress.marks().clone(),
+        ..Reader::default()
+    };
     let mut report_at = REPORT_EVERY;
     let framing = wire::for_each_packet(bytes, 0, &mut |offset, packet| {
         if offset >= report_at {
@@ -122,6 +127,8 @@ struct Reader {
     sequences: std::collections::HashSet<u32>,
     /// Per CPU overrun at START_OF_TRACE and the last END_OF_TRACE.
     overrun: BTreeMap<u64, (Option<u64>, Option<u64>)>,
+    /// The read's marker table.
+    marks: crate::Marks,
 }
 
 impl Reader {
@@ -306,7 +313,7 @@ impl Reader {
                         current_pid,
                         kind,
                         raw_prev_state,
-                    } = events::decode(e);
+                    } = events::decode(e, &self.marks);
                     if let EventKind::Switch { next, .. } = kind {
                         log.running.switched_to(next);
                     }
@@ -464,6 +471,7 @@ impl Reader {
         Ingested {
             meta,
             stats: self.stats,
+            ..Default::default()
         }
     }
 }

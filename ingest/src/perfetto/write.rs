@@ -21,7 +21,7 @@ use super::proto::{
     self, Clock, ClockSnapshot, FtraceEvent, FtraceEventBundle, ProcessTree, SystemInfo, Thread,
     TracePacket, Utsname,
 };
-use crate::event::{Comm, Event, EventKind, EventSink};
+use crate::event::{Comm, Event, EventKind, EventSink, Marks};
 use crate::meta::TraceMeta;
 use prost::Message;
 use std::collections::BTreeMap;
@@ -101,6 +101,8 @@ pub struct Writer<W: Write> {
     error: Option<io::Error>,
     buf: Vec<u8>,
     stats: WriteStats,
+    /// The marker texts of the read whose events come in ([`EventSink::marks`]).
+    marks: Marks,
 }
 
 impl<W: Write> Writer<W> {
@@ -121,6 +123,7 @@ impl<W: Write> Writer<W> {
             error: None,
             buf: Vec::new(),
             stats: WriteStats::default(),
+            marks: Marks::default(),
         }
     }
 
@@ -291,7 +294,7 @@ impl<W: Write> Writer<W> {
                 self.stats.compact_wakings += 1;
             }
             _ => {
-                let Some(event) = encode(e) else {
+                let Some(event) = encode(e, &self.marks) else {
                     unreachable!("add() is only called for sched events and markers")
                 };
                 b.events.push(event);
@@ -352,6 +355,10 @@ impl<W: Write> EventSink for Writer<W> {
             Some("mono_raw") => Some(4),
             _ => None,
         };
+    }
+
+    fn marks(&mut self, marks: &Marks) {
+        self.marks = marks.clone();
     }
 
     fn event(&mut self, e: &Event) {

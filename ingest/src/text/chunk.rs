@@ -4,7 +4,7 @@
 use super::line::{classify, Line};
 use super::prefix::Style;
 use super::state::{Evidence, StateSrc};
-use crate::event::{Event, EventKind};
+use crate::event::{Event, EventKind, Marks};
 use std::collections::HashMap;
 
 /// Lost markers get the time (and, if not printed, the CPU) of the event after them.
@@ -74,7 +74,8 @@ pub struct ChunkOut<'a> {
 /// Examples kept per chunk: enough for the first few of the whole file.
 const EXAMPLES: usize = 5;
 
-pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
+/// The lines of `text`, their markers' texts put in `marks`.
+pub fn parse_chunk<'a>(text: &'a [u8], marks: &Marks) -> ChunkOut<'a> {
     let mut out = ChunkOut {
         events: Vec::with_capacity(text.len() / 100),
         ..ChunkOut::default()
@@ -86,7 +87,7 @@ pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
         start = end + 1;
         let line_no = out.lines;
         out.lines += 1;
-        match classify(line) {
+        match classify(line, marks) {
             Line::Skip => {
                 if line.first() == Some(&b'#') {
                     out.cpus_comment = out.cpus_comment.or(cpus_from_comment(line));

@@ -4,7 +4,7 @@
 use super::fields;
 use super::prefix::{self, parse_u64, trim_end, trim_start, Prefix, Reject};
 use super::state::StateSrc;
-use crate::event::EventKind;
+use crate::event::{EventKind, Marks};
 
 /// What one line holds.
 #[derive(Debug)]
@@ -30,7 +30,8 @@ pub enum Line<'a> {
     Reject(Reject),
 }
 
-pub fn classify(line: &[u8]) -> Line<'_> {
+/// What `line` holds; a marker's text goes into `marks`.
+pub fn classify<'a>(line: &'a [u8], marks: &Marks) -> Line<'a> {
     let line = trim_end(line.strip_suffix(b"\r").unwrap_or(line));
     let trimmed = trim_start(line);
     if trimmed.is_empty() || trimmed[0] == b'#' || is_callchain(line, trimmed) {
@@ -62,7 +63,7 @@ pub fn classify(line: &[u8]) -> Line<'_> {
             state,
         },
         Ok(None) => Line::Event {
-            kind: marker(prefix.name, prefix.body).unwrap_or(EventKind::Other),
+            kind: marker(prefix.name, prefix.body, marks).unwrap_or(EventKind::Other),
             prefix,
             state: StateSrc::Done,
         },
@@ -73,7 +74,7 @@ pub fn classify(line: &[u8]) -> Line<'_> {
 /// A `trace_marker` write: `print: tracing_mark_write: TEXT` in `trace-cmd report` (which
 /// prints the event's `ip` as a symbol, then its text), `print: ip=SYM buf=TEXT` in its raw
 /// rendering (`-R`), `tracing_mark_write: TEXT` in the kernel's own text.
-fn marker(name: &[u8], body: &[u8]) -> Option<EventKind> {
+fn marker(name: &[u8], body: &[u8], marks: &Marks) -> Option<EventKind> {
     let text = match name {
         b"print" if body.starts_with(b"ip=") => {
             let buf = memchr::memmem::find(body, b" buf=")?;
@@ -87,7 +88,7 @@ fn marker(name: &[u8], body: &[u8]) -> Option<EventKind> {
         _ => return None,
     };
     Some(EventKind::Print {
-        text: crate::event::Mark::from_bytes(text),
+        text: marks.intern(text),
     })
 }
 
@@ -129,41 +130,47 @@ fn lost(line: &[u8]) -> Option<Line<'static>> {
 mod tests {
     use super::*;
 
+    /// A line that holds no marker, classified with a table of its own.
+    fn classified(line: &[u8]) -> Line<'_> {
+        classify(line, &Marks::default())
+    }
+
     #[test]
     fn markers() {
         assert!(matches!(
-            classify(b"CPU:2 [LOST 17 EVENTS]"),
+            classified(b"CPU:2 [LOST 17 EVENTS]"),
             Line::Lost {
                 cpu: Some(2),
                 count: Some(17)
             }
         ));
         assert!(matches!(
-            classify(b"[LOST 3 EVENTS]"),
+            classified(b"[LOST 3 EVENTS]"),
             Line::Lost {
                 cpu: None,
                 count: Some(3)
             }
         ));
         assert!(matches!(
-            classify(b"CPU:1 [EVENTS DROPPED]"),
+            classified(b"CPU:1 [EVENTS DROPPED]"),
             Line::Lost {
                 cpu: Some(1),
                 count: None
             }
         ));
-        assert!(matches!(classify(b"cpus=6"), Line::Cpus(6)));
-        assert!(matches!(classify(b"CPU 3 is empty"), Line::CpuEmpty));
-        assert!(matches!(classify(b"hello"), Line::Reject(_)));
+        assert!(matches!(classified(b"cpus=6"), Line::Cpus(6)));
+        assert!(matches!(classified(b"CPU 3 is empty"), Line::CpuEmpty));
+        assert!(matches!(classified(b"hello"), Line::Reject(_)));
     }
 
     #[test]
     fn markers_keep_their_text() {
-        let text = |line: &[u8]| match classify(line) {
+        let marks = Marks::default();
+        let text = |line: &[u8]| match classify(line, &marks) {
             Line::Event {
                 kind: EventKind::Print { text },
                 ..
-            } => text.to_string_lossy(),
+            } => marks.text_lossy(text),
             other => panic!("{other:?}"),
         };
         assert_eq!(

@@ -23,7 +23,7 @@ mod window_tests;
 pub mod wrapped;
 
 use crate::input::{KeepAll, Release};
-use crate::progress::{Progress, Tracker};
+use crate::progress::Tracker;
 use crate::{EventSink, Ingested, Result};
 use state::Evidence;
 
@@ -34,7 +34,9 @@ pub use state::Encoding as PrevStateEncoding;
 /// Lines that are not trace lines are counted by reason in `IngestStats::rejected`; the
 /// read fails only when no event line parses at all (the error names the first bad line).
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
+    crate::read_alone(Default::default(), sink, |sink, tracker| {
+        read_tracked(bytes, &KeepAll, sink, tracker)
+    })
 }
 
 /// [`read`], telling `release` about each window of `bytes` whose events have gone out and

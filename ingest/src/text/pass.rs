@@ -7,6 +7,7 @@ use super::merge::Merger;
 use super::state::Evidence;
 use super::tally::Tally;
 use super::{chunk_size, split_at_lines};
+use crate::event::Marks;
 use crate::progress::Tracker;
 use crate::{EventSink, Ingested, Result};
 use rayon::prelude::*;
@@ -57,7 +58,7 @@ pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>
     chunks(text)
         .par_iter()
         .map(|c| {
-            let out = parse_chunk(c);
+            let out = parse_chunk(c, progress.marks());
             progress.advance(c.len() as u64).map(|()| out)
         })
         .collect()
@@ -65,9 +66,12 @@ pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>
 
 /// The `prev_state` evidence of `text` alone (its events are dropped as they are parsed).
 pub fn evidence(text: &[u8]) -> Evidence {
+    // Its markers are not the read's (they are met again when their window is read): a table
+    // that keeps nothing, dropped with the events.
+    let unkept = Marks::with_limit(0);
     chunks(text)
         .par_iter()
-        .map(|c| parse_chunk(c).evidence)
+        .map(|c| parse_chunk(c, &unkept).evidence)
         .reduce(Evidence::default, |mut a, b| {
             a.merge(&b);
             a

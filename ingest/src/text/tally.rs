@@ -149,7 +149,11 @@ impl Tally {
                 .insert("prev_state encoding".into(), evidence.encoding().describe());
         }
         stats.out_of_order = out_of_order;
-        Ok(Ingested { meta, stats })
+        Ok(Ingested {
+            meta,
+            stats,
+            ..Default::default()
+        })
     }
 }
 

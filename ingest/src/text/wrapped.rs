@@ -53,7 +53,7 @@ pub(crate) fn read(
         });
         let mut pass = pass::Pass::new();
         let plain = crate::Progress::new();
-        let uncounted = Tracker::new(&plain);
+        let uncounted = Tracker::new(&plain).with_marks(progress.marks().clone());
         let mut consumed = 0u64;
         for text in texts {
             let text = text.map_err(|e| match progress.progress().check() {

@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::ftrace::tracing_data::read_initial_header;
 use crate::ftrace::{Decoder, Endian, PageDecoder};
 use crate::input::{KeepAll, Release};
-use crate::meta::{Format, IngestStats, Ingested, TraceMeta};
-use crate::progress::{Progress, Tracker};
+use crate::meta::{Format, Ingested, TraceMeta};
+use crate::progress::Tracker;
 use crate::EventSink;
 use layout::Layout;
 use options::TsAdjust;
@@ -23,7 +23,9 @@ use stream::{CpuStream, Shared};
 
 /// Reads a whole trace.dat held in memory and feeds its events to `sink` in time order.
 pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
-    read_tracked(bytes, &KeepAll, sink, &Tracker::new(&Progress::new()))
+    crate::read_alone(Default::default(), sink, |sink, tracker| {
+        read_tracked(bytes, &KeepAll, sink, tracker)
+    })
 }
 
 /// [`read`], telling `release` which file ranges each CPU's decoding has left behind and
@@ -67,7 +69,12 @@ pub(crate) fn read_layout(
     sink: &mut dyn EventSink,
     progress: &Tracker,
 ) -> Result<Ingested> {
-    let decoder = Decoder::new(&layout.formats, layout.endian, kernel_release);
+    let decoder = Decoder::new(
+        &layout.formats,
+        layout.endian,
+        kernel_release,
+        progress.marks(),
+    );
     let shared = Shared {
         decoder: &decoder,
         pages: PageDecoder::new(layout.endian, layout.header_page),
@@ -89,7 +96,7 @@ pub(crate) fn read_layout(
     merge::run(&mut streams, &shared, &layout.cmdlines, sink)?;
     let mut ingested = Ingested {
         meta,
-        stats: IngestStats::default(),
+        ..Default::default()
     };
     tally(&streams, &decoder, &mut ingested);
     Ok(ingested)

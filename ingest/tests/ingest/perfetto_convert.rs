@@ -29,10 +29,14 @@ fn trace_dat_to_perfetto_and_again() {
     let back = ingest::read_path(&first, &mut |e: &Event| {
         switches += matches!(e.kind, EventKind::Switch { .. }) as u64;
         if let EventKind::Print { text } = e.kind {
-            markers.push(((e.ts + 500) / 1000, e.cpu, text.to_string_lossy()));
+            markers.push(((e.ts + 500) / 1000, e.cpu, text));
         }
     })
     .unwrap();
+    let markers: Vec<(u64, u32, String)> = markers
+        .into_iter()
+        .map(|(us, cpu, text)| (us, cpu, back.marks.text_lossy(text)))
+        .collect();
     // Their times (µs, rounded as trace-cmd rounds them), CPUs and texts as `trace-cmd report`
     // prints them.
     let report = ingest::input::load(&fixtures::trace(

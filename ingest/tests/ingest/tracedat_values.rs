@@ -3,7 +3,7 @@
 //! same order, CPU, timestamp (µs), running pid, and the sched fields of each line.
 
 use crate::tracedat_common::{check_against_report, load, report_lines, ReportLine};
-use ingest::{Event, EventKind, PrevState};
+use ingest::{Event, EventKind, Marks, PrevState};
 
 /// Values of `key=` fields in a body like `comm=opt cgu.0 pid=17910 prio=120` (values may contain spaces).
 fn kv<'a>(body: &'a str, keys: &[&str]) -> Vec<&'a str> {
@@ -48,7 +48,7 @@ fn state_class(letter: &str) -> PrevState {
     }
 }
 
-fn check_line(line: &ReportLine, e: &Event, at: usize) {
+fn check_line(line: &ReportLine, e: &Event, marks: &Marks, at: usize) {
     let ctx = || format!("report line #{at}: {line:?} vs {e:?}");
     assert_eq!(
         (e.cpu, (e.ts + 500) / 1000, e.current_pid),
@@ -181,14 +181,14 @@ fn check_line(line: &ReportLine, e: &Event, at: usize) {
             // trace-cmd prints the marker's ip as a symbol, then its text.
             assert_eq!(line.name, "print", "{}", ctx());
             let (_, want) = line.body.split_once(": ").unwrap();
-            assert_eq!(text.to_string_lossy(), want.trim_end(), "{}", ctx());
+            assert_eq!(marks.text_lossy(text), want.trim_end(), "{}", ctx());
         }
         EventKind::TaskName { .. } | EventKind::Lost { .. } => unreachable!(),
     }
 }
 
 fn check_all_lines(trace: &str, report: &str) -> usize {
-    let (_, events) = check_against_report(trace, report);
+    let (ingested, events) = check_against_report(trace, report);
     let text = String::from_utf8(load(report)).unwrap();
     let lines = report_lines(&text);
     let real: Vec<&Event> = events
@@ -197,7 +197,7 @@ fn check_all_lines(trace: &str, report: &str) -> usize {
         .collect();
     assert_eq!(real.len(), lines.len());
     for (i, (line, e)) in lines.iter().zip(&real).enumerate() {
-        check_line(line, e, i);
+        check_line(line, e, &ingested.marks, i);
     }
     lines.iter().filter(|l| l.name == "sched_switch").count()
 }
