@@ -26,7 +26,8 @@ pub(crate) const MAX_TEXT_BYTES: usize = 64 << 20;
 
 /// The ledger's reason (`quality.rejected`) for marker texts that did not fit in the table: their
 /// events are kept, their texts are not.
-pub(crate) const DROPPED_REASON: &str = "print: marker text dropped, the read's marker table is full";
+pub(crate) const DROPPED_REASON: &str =
+    "print: marker text dropped, the read's marker table is full";
 
 /// The text of one `print` event, by its number in its read's [`Marks`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -4,27 +4,45 @@ use super::read;
 use crate::event::{Event, EventKind, PrevState};
 use crate::input::Wrapper;
 
-fn events_of(result: crate::Result<crate::Ingested>, events: Vec<Event>) -> (String, Vec<Event>) {
-    (format!("{result:?}"), events)
+/// What was read, its events and its markers' texts: a marker's number belongs to its read
+/// (chunks parsed in parallel meet them in any order), so markers compare by text.
+type Read = (String, Vec<Event>, Vec<String>);
+
+fn events_of(result: crate::Result<crate::Ingested>, events: Vec<Event>) -> Read {
+    let marks = result.as_ref().map(|i| i.marks.clone()).unwrap_or_default();
+    let texts = events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Print { text } => Some(marks.text_lossy(text)),
+            _ => None,
+        })
+        .collect();
+    let events = events
+        .into_iter()
+        .map(|e| match e.kind {
+            EventKind::Print { .. } => Event {
+                kind: EventKind::Other,
+                ..e
+            },
+            _ => e,
+        })
+        .collect();
+    (format!("{result:?}"), events, texts)
 }
 
-fn in_memory(text: &[u8]) -> (String, Vec<Event>) {
+fn in_memory(text: &[u8]) -> Read {
     let mut events = Vec::new();
     let got = crate::text::read(text, &mut |e: &Event| events.push(*e));
     events_of(got, events)
 }
 
-fn inflating(raw: &[u8], wrapper: Wrapper, window: usize) -> (String, Vec<Event>) {
+fn inflating(raw: &[u8], wrapper: Wrapper, window: usize) -> Read {
     let mut events = Vec::new();
     let progress = crate::Progress::new();
     let tracker = crate::progress::Tracker::new(&progress);
-    let got = read(
-        raw,
-        wrapper,
-        window,
-        &mut |e: &Event| events.push(*e),
-        &tracker,
-    );
+    let got = crate::mark::read_marked(tracker.marks(), &mut |e: &Event| events.push(*e), |sink| {
+        read(raw, wrapper, window, sink, &tracker)
+    });
     events_of(got, events)
 }
 
@@ -33,7 +51,7 @@ fn zstd(text: &[u8]) -> Vec<u8> {
 }
 
 fn assert_same(text: &[u8], what: &str) -> Vec<Event> {
-    let (want, want_events) = in_memory(text);
+    let (want, want_events, want_texts) = in_memory(text);
     let gz = {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut enc, text).unwrap();
@@ -41,8 +59,9 @@ fn assert_same(text: &[u8], what: &str) -> Vec<Event> {
     };
     for (raw, wrapper) in [(zstd(text), Wrapper::Zstd), (gz, Wrapper::Gzip)] {
         for window in [1, 3 << 20, usize::MAX] {
-            let (got, events) = inflating(&raw, wrapper, window);
+            let (got, events, texts) = inflating(&raw, wrapper, window);
             assert_eq!(got, want, "{what}: {wrapper:?}, window {window}");
+            assert_eq!(texts, want_texts, "{what}: {wrapper:?}, window {window}");
             assert!(
                 events == want_events,
                 "{what}: {wrapper:?}, window {window}"
@@ -107,6 +126,6 @@ fn a_cut_stream_fails_with_the_offset() {
         + &"            a-10    [000]  1.000001: sched_switch:         a:10 [120] S ==> b:11 [120]\n"
             .repeat(50_000);
     let raw = zstd(text.as_bytes());
-    let (got, _) = inflating(&raw[..raw.len() / 2], Wrapper::Zstd, 1);
+    let (got, ..) = inflating(&raw[..raw.len() / 2], Wrapper::Zstd, 1);
     assert!(got.contains("zstd decompression failed after"), "{got}");
 }
