@@ -302,6 +302,8 @@ impl<'a> CpuStream<'a> {
                 .pages
                 .judge(decoded, &page_counts.tally, offset, next_ts);
             if let Err(e) = verdict {
+                // A `print` record of the page has already put its text in the read's marker
+                // table: it stays there, unused (a page holds few, the table is bounded).
                 buf.truncate(batch_before);
                 *last_ts = last_ts_before;
                 if shared.progress.options().strict {
