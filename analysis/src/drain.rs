@@ -8,7 +8,7 @@
 //! was when its chunk was drained (its last name by then), where the store names every
 //! interval of a task with its last name of all.
 
-use crate::analyzer::Analyzer;
+use crate::engine::Analyzer;
 use crate::metrics::records::{PreemptionRecord, WaitRecord};
 use crate::series_sums::IntervalSums;
 use crate::timeline::{State, Task};

@@ -116,7 +116,7 @@ const END_BITS: u32 = 3;
 const UNTIMED_SHIFT: u32 = END_SHIFT + END_BITS;
 const CPU_SHIFT: u32 = UNTIMED_SHIFT + 1;
 const CPU_BITS: u32 = 15;
-/// CPU numbers are below `analyzer::MAX_CPUS` (2^14): the all-ones value means none.
+/// CPU numbers are below `engine::analyzer::MAX_CPUS` (2^14): the all-ones value means none.
 const NO_CPU: u64 = (1 << CPU_BITS) - 1;
 const WAKER_SHIFT: u32 = 32;
 /// A gap: the task was dead (after its exit, before its pid was seen again without a fork).

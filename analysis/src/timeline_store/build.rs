@@ -1,6 +1,7 @@
 //! The store's bookkeeping during the pass: a log for each new task while the store is on,
 //! the periodic size check against the limit, and the [`Timeline`] built at the end. The
-//! analyzer calls it (from `hooks.rs` and `finish.rs`); it does not import the analyzer.
+//! engine calls it (from `engine/concerns.rs` and `engine/assemble.rs`); it does not import
+//! the engine.
 
 use super::{
     pyramid::Pyramid, TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY,

@@ -5,7 +5,7 @@
 //! state, so they are finished here, above the store and the series, which import neither
 //! the analyzer nor each other's finish.
 
-use crate::analyzer::Analyzer;
+use super::analyzer::Analyzer;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};

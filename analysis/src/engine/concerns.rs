@@ -3,7 +3,7 @@
 //! calls these after every change; each is O(1) and delegates to the concern's module.
 //! The timeline store's per-task log and per-event size check are kept here too.
 
-use crate::analyzer::{Analyzer, MAX_CPUS};
+use super::analyzer::{Analyzer, MAX_CPUS};
 use crate::cpu::Occupant;
 use crate::interval::TaskLog;
 use crate::metrics::fairness::Presence;
