@@ -9,6 +9,7 @@
 use crate::interval::{EndReason, Fields, SwitchReason, TaskLog, ThreadState};
 use crate::metrics::fairness::{FairSlots, FairTask, Presence};
 use crate::metrics::placement::{PairKind, TaskAffinity};
+use crate::metrics::preemption::Enqueue;
 use crate::scope::Scope;
 use crate::stats::Samples;
 use ingest::{Comm, PrevState};
@@ -178,6 +179,33 @@ impl Task {
             },
             _ => Presence::NONE,
         }
+    }
+
+    /// Whether the task waits after a wakeup (timed or not), not after a preemption.
+    #[inline]
+    pub fn woken(&self) -> bool {
+        matches!(
+            self.state,
+            State::Runnable {
+                wait: Wait::Wakeup | Wait::Untimed,
+                ..
+            }
+        )
+    }
+
+    /// The enqueue of its wakeup while the task waits after one (wakeup preemption, §5).
+    #[inline]
+    pub fn wakeup_enqueue(&self) -> Option<Enqueue> {
+        self.woken().then_some(Enqueue {
+            cpu: self.wake_cpu,
+            ts: self.wake_ts,
+        })
+    }
+
+    /// Since when the task has run on `cpu`, if it runs there.
+    #[inline]
+    pub fn running_since(&self, cpu: u32) -> Option<u64> {
+        (self.state == State::Running { cpu }).then_some(self.since)
     }
 
     /// Records the task's current name; a different non-empty name is a rename (returns

@@ -15,7 +15,7 @@ use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
-use crate::timeline::{State, Task, Wait, WakeKind, WakeStart};
+use crate::timeline::{State, Task, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
 use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};
@@ -298,14 +298,7 @@ impl Analyzer {
         if let Some(n) = next_slot {
             let t = &self.tasks[n];
             // As `Task::switch_in` counts a wakeup ended here as local.
-            let woken = matches!(
-                t.state,
-                State::Runnable {
-                    wait: Wait::Wakeup | Wait::Untimed,
-                    ..
-                }
-            );
-            if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
+            if t.woken() && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
                 self.cpus[ci].local_wakeups += 1;
             }
             if self.records.is_some() {

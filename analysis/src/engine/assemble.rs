@@ -69,7 +69,8 @@ impl Analyzer {
         let timeline = self.take_timeline(&mut all_tasks, window);
         let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
         let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
-        let (wakeup_pairs, migration_pairs) = placement::cpu_pairs(&all_tasks, &self.cpus);
+        let (wakeup_pairs, migration_pairs) =
+            placement::cpu_pairs(all_tasks.iter().map(|t| &t.affinity), &self.cpus);
         let busy_targets: u64 = all_tasks.iter().map(|t| t.busy_target_wakeups).sum();
         let preemptions: u64 = self.cpus.iter().map(|c| c.wakeup_preemptions).sum();
         let competing = match &self.config.fair_set {

@@ -318,8 +318,8 @@ pub struct CpuPair {
 /// The sparse waker CPU × wakee CPU and migration from × to matrices of the tasks' CPU
 /// pairs (the diagonal of wakeups from the CPUs' local counts; a migration is never on
 /// the diagonal).
-pub(crate) fn cpu_pairs(
-    tasks: &[crate::timeline::Task],
+pub(crate) fn cpu_pairs<'a>(
+    tasks: impl Iterator<Item = &'a TaskAffinity>,
     cpus: &[crate::cpu::Cpu],
 ) -> (Vec<CpuPair>, Vec<CpuPair>) {
     use std::collections::BTreeMap;
@@ -330,8 +330,8 @@ pub(crate) fn cpu_pairs(
             wakeups.insert((cpu as u32, cpu as u32), c.local_wakeups);
         }
     }
-    for t in tasks {
-        for (kind, from, to, n) in t.affinity.iter_pairs() {
+    for affinity in tasks {
+        for (kind, from, to, n) in affinity.iter_pairs() {
             let matrix = if kind == PairKind::WakeWaker as u64 {
                 &mut wakeups
             } else if kind == PairKind::Slice as u64 {
