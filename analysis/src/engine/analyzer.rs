@@ -7,6 +7,7 @@
 //! last transition, and is brought up to date the next time an event names it).
 
 use crate::cpu::{Cpu, Lost, Occupant};
+use crate::drain::Draining;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{Fairness, PrioScale};
 use crate::metrics::placement::CpuMap;
@@ -67,7 +68,7 @@ pub struct Analyzer {
     /// Per-event records when `Config::records` asks for them.
     pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
     /// Where intervals and records go as they come ([`Analyzer::drain_into`]).
-    pub(crate) drain: Option<Box<crate::drain::Draining>>,
+    pub(crate) drain: Option<Box<Draining>>,
 }
 
 impl Analyzer {
