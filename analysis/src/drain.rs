@@ -60,9 +60,9 @@ pub trait Drain: Send {
 pub(crate) struct Draining {
     sink: Box<dyn Drain>,
     /// [`Drain::every`].
-    pub every: u32,
+    pub(crate) every: u32,
     /// The series' interval sums, when `Config::series` asks for a series.
-    pub sums: Option<IntervalSums>,
+    pub(crate) sums: Option<IntervalSums>,
     /// Reused buffer of one task's views.
     views: Vec<IntervalView>,
 }
@@ -70,14 +70,14 @@ pub(crate) struct Draining {
 /// Where the pass is when a drain is made.
 pub(crate) struct DrainPoint<'a> {
     /// The report's window as far as known.
-    pub window: Window,
+    pub(crate) window: Window,
     /// The time of the event being processed (the end of the trace for the last drain).
-    pub now: u64,
-    pub scope: &'a Scope,
+    pub(crate) now: u64,
+    pub(crate) scope: &'a Scope,
     /// The series' window length when `--series` asks for one.
-    pub series_window_ns: Option<u64>,
+    pub(crate) series_window_ns: Option<u64>,
     /// The last drain, after every interval was closed.
-    pub last: bool,
+    pub(crate) last: bool,
 }
 
 impl Draining {

@@ -73,6 +73,8 @@
 //! println!("{}", serde_json::to_string_pretty(&report).unwrap());
 //! ```
 
+#![warn(unreachable_pub)]
+
 pub mod columns;
 pub mod compare;
 mod cpu;
@@ -162,6 +164,8 @@ impl FairSet {
 }
 
 #[cfg(test)]
+// Also compiled into the integration tests (`#[path]`), which need its builders `pub`.
+#[allow(unreachable_pub)]
 mod stream;
 
 /// Runs the whole one-pass analysis over a hand-made stream (the unit tests beside each

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 /// machine gives it for a wait that started with a wakeup (timed or not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Enqueue {
-    pub cpu: i32,
-    pub ts: u64,
+    pub(crate) cpu: i32,
+    pub(crate) ts: u64,
 }
 
 /// Whether switching the victim out (in R/R+) for the wakee on `cpu` is a wakeup
@@ -60,7 +60,7 @@ pub(crate) fn target_busy(
 pub(crate) struct Triples(FxHashMap<(Comm, Comm, Comm), (u64, u64, u64)>);
 
 impl Triples {
-    pub fn add(&mut self, waker: Comm, wakee: Comm, victim: Comm, now: u64) {
+    pub(crate) fn add(&mut self, waker: Comm, wakee: Comm, victim: Comm, now: u64) {
         let seen = self
             .0
             .entry((waker, wakee, victim))
@@ -71,7 +71,7 @@ impl Triples {
 
     /// The system row: `count` preemptions over `len_ns`, `busy` wakeups that found their
     /// CPU busy, every triple (most frequent first) and the ten most frequent.
-    pub fn summary(&self, count: u64, busy: u64, len_ns: u64) -> SystemPreemption {
+    pub(crate) fn summary(&self, count: u64, busy: u64, len_ns: u64) -> SystemPreemption {
         let mut triples: Vec<Triple> = self
             .0
             .iter()
