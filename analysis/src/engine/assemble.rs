@@ -273,21 +273,14 @@ fn task_row(t: Task, affinity: TaskAffinityRow) -> TaskRow {
             preempt: reason(SwitchReason::Preempt),
             exit: reason(SwitchReason::Exit),
         },
-        slices: Default::default(),
-        wakeup_latency: Default::default(),
-        preemption_wait: Default::default(),
-        sched_delay: Default::default(),
         preemption: Preemption {
             caused: t.preempt_caused,
             suffered: t.preempt_suffered,
         },
         fairness: fairness::task_row(&t.fair),
         affinity,
-        histograms: Default::default(),
-        group: None,
-        members: Vec::new(),
-        percentiles_exact: true,
-        samples: None,
+        // The statistics are filled from the samples below; no group.
+        ..TaskRow::empty()
     };
     row.fill_waits(&mut samples);
     row.samples = Some(samples);
@@ -319,10 +312,10 @@ pub(crate) fn summarize(
         wakeup_latency: waits.wakeup_latency,
         preemption_wait: waits.preemption_wait,
         sched_delay: waits.sched_delay,
-        switches: Switches {
-            voluntary: tasks.iter().map(|t| t.switches.voluntary).sum(),
-            involuntary: tasks.iter().map(|t| t.switches.involuntary).sum(),
-        },
+        switches: tasks.iter().fold(Switches::default(), |mut sum, t| {
+            sum += &t.switches;
+            sum
+        }),
         context_switches,
         context_switches_per_sec: per_sec(context_switches),
         migrations,
