@@ -158,6 +158,55 @@ mod tests {
         crate::analyze_stream(events, crate::Config::default())
     }
 
+    /// The rule on plain fields: the wakee was enqueued on this CPU (at 150) while the
+    /// victim already ran there (since 100, or since exactly 150); not when the victim
+    /// came later, ran elsewhere, or the wakee's wait did not start with a wakeup.
+    #[test]
+    fn the_rule_on_plain_fields() {
+        use super::{is_wakeup_preemption as is, Enqueue};
+        let onto = |cpu, ts| Some(Enqueue { cpu, ts });
+        assert!(is(1, Some(100), onto(1, 150)));
+        assert!(is(1, Some(150), onto(1, 150)));
+        assert!(!is(1, Some(151), onto(1, 150)));
+        assert!(!is(1, Some(100), onto(2, 150)));
+        assert!(!is(1, Some(100), onto(-1, 150)));
+        assert!(!is(1, None, onto(1, 150)));
+        assert!(!is(1, Some(100), None));
+    }
+
+    /// A wakeup of task 7 at 500 found its runqueue's CPU busy only when another task ran
+    /// there; nothing is said when the event did not set the enqueue (another time, an
+    /// unknown CPU, no wakeup wait).
+    #[test]
+    fn busy_target_on_plain_fields() {
+        use super::{target_busy, Enqueue};
+        use crate::cpu::Occupant;
+        let at = |cpu, ts| Some(Enqueue { cpu, ts });
+        let running = |o: Occupant| move |_: usize| Some(o);
+        assert_eq!(
+            target_busy(at(3, 500), 7, 500, running(Occupant::Task(9))),
+            Some(true)
+        );
+        assert_eq!(
+            target_busy(at(3, 500), 7, 500, running(Occupant::Task(7))),
+            Some(false)
+        );
+        assert_eq!(
+            target_busy(at(3, 500), 7, 500, running(Occupant::Idle)),
+            Some(false)
+        );
+        assert_eq!(target_busy(at(3, 500), 7, 500, |_| None), Some(false));
+        assert_eq!(
+            target_busy(at(3, 400), 7, 500, running(Occupant::Task(9))),
+            None
+        );
+        assert_eq!(
+            target_busy(at(-1, 500), 7, 500, running(Occupant::Task(9))),
+            None
+        );
+        assert_eq!(target_busy(None, 7, 500, running(Occupant::Task(9))), None);
+    }
+
     /// Task 2 is woken by 1 onto CPU 0 while 1 runs there, and takes the CPU from it.
     #[test]
     fn a_wakee_taking_the_cpu_from_its_runner_is_a_wakeup_preemption() {
