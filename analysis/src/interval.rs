@@ -103,7 +103,7 @@ impl IntervalView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub(crate) struct Interval {
-    pub start_ns: u64,
+    pub(crate) start_ns: u64,
     bits: u64,
 }
 
@@ -116,7 +116,7 @@ const END_BITS: u32 = 3;
 const UNTIMED_SHIFT: u32 = END_SHIFT + END_BITS;
 const CPU_SHIFT: u32 = UNTIMED_SHIFT + 1;
 const CPU_BITS: u32 = 15;
-/// CPU numbers are below `analyzer::MAX_CPUS` (2^14): the all-ones value means none.
+/// CPU numbers are below `engine::analyzer::MAX_CPUS` (2^14): the all-ones value means none.
 const NO_CPU: u64 = (1 << CPU_BITS) - 1;
 const WAKER_SHIFT: u32 = 32;
 /// A gap: the task was dead (after its exit, before its pid was seen again without a fork).
@@ -145,15 +145,15 @@ fn end_code(e: EndReason) -> u64 {
 
 /// What [`Interval::new`] stores; `None` state is a gap (dead time).
 pub(crate) struct Fields {
-    pub state: Option<ThreadState>,
-    pub end: EndReason,
-    pub cpu: Option<u32>,
-    pub waker: Option<i32>,
-    pub untimed: bool,
+    pub(crate) state: Option<ThreadState>,
+    pub(crate) end: EndReason,
+    pub(crate) cpu: Option<u32>,
+    pub(crate) waker: Option<i32>,
+    pub(crate) untimed: bool,
 }
 
 impl Interval {
-    pub fn new(start_ns: u64, f: Fields) -> Interval {
+    pub(crate) fn new(start_ns: u64, f: Fields) -> Interval {
         let state = f.state.map_or(GAP, state_code);
         let cpu = f.cpu.map_or(NO_CPU, |c| u64::from(c).min(NO_CPU - 1));
         let bits = state
@@ -164,7 +164,7 @@ impl Interval {
         Interval { start_ns, bits }
     }
 
-    pub fn state(&self) -> Option<ThreadState> {
+    pub(crate) fn state(&self) -> Option<ThreadState> {
         Some(match self.bits & ((1 << STATE_BITS) - 1) {
             0 => ThreadState::Running,
             1 => ThreadState::RunnableWakeup,
@@ -176,7 +176,7 @@ impl Interval {
         })
     }
 
-    pub fn cpu(&self) -> Option<u32> {
+    pub(crate) fn cpu(&self) -> Option<u32> {
         let c = self.bits >> CPU_SHIFT & NO_CPU;
         (c != NO_CPU).then_some(c as u32)
     }
@@ -192,7 +192,7 @@ impl Interval {
     }
 
     /// The interval's view, ending at `end_ns`; `None` for a gap.
-    pub fn view(&self, end_ns: u64) -> Option<IntervalView> {
+    pub(crate) fn view(&self, end_ns: u64) -> Option<IntervalView> {
         let state = self.state()?;
         let waker = (self.bits >> WAKER_SHIFT) as u32 as i32;
         Some(IntervalView {
@@ -210,15 +210,15 @@ impl Interval {
 /// The intervals of one task so far; `end_ns` is where the last one ended.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TaskLog {
-    pub intervals: Vec<Interval>,
-    pub end_ns: u64,
+    pub(crate) intervals: Vec<Interval>,
+    pub(crate) end_ns: u64,
 }
 
 impl TaskLog {
     /// Appends the interval `[start, now)`. A task's intervals are contiguous apart from
     /// its time before the first transition, which is not an interval.
     #[inline]
-    pub fn close(&mut self, start: u64, now: u64, fields: Fields) {
+    pub(crate) fn close(&mut self, start: u64, now: u64, fields: Fields) {
         debug_assert!(self.intervals.is_empty() || start == self.end_ns);
         self.intervals.push(Interval::new(start, fields));
         self.end_ns = now;
@@ -226,7 +226,7 @@ impl TaskLog {
 
     /// Moves the closed intervals to `out` as views (gaps left out), leaving the log empty
     /// and its end where it was: the next interval still starts there.
-    pub fn drain_into(&mut self, out: &mut Vec<IntervalView>) {
+    pub(crate) fn drain_into(&mut self, out: &mut Vec<IntervalView>) {
         let ends = self.intervals.iter().skip(1).map(|next| next.start_ns);
         let ends = ends.chain(std::iter::once(self.end_ns));
         out.extend(
@@ -239,7 +239,7 @@ impl TaskLog {
     }
 
     /// Heap bytes held.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         (self.intervals.capacity() * std::mem::size_of::<Interval>()) as u64
     }
 }

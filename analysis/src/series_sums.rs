@@ -73,15 +73,15 @@ fn log2_bucket(ns: u64) -> usize {
 /// What [`IntervalSums::finish`] gives, cut to the series' windows.
 pub(crate) struct Sums {
     /// Per CPU number asked for: busy ns, depth × ns, max depth per window.
-    pub busy: Vec<Vec<u64>>,
-    pub depth_ns: Vec<Vec<f64>>,
-    pub depth_max: Vec<Vec<u32>>,
-    pub runnable: Vec<u64>,
-    pub hist: Vec<Vec<u64>>,
+    pub(crate) busy: Vec<Vec<u64>>,
+    pub(crate) depth_ns: Vec<Vec<f64>>,
+    pub(crate) depth_max: Vec<Vec<u32>>,
+    pub(crate) runnable: Vec<u64>,
+    pub(crate) hist: Vec<Vec<u64>>,
 }
 
 impl IntervalSums {
-    pub fn new(origin: u64, len: u64) -> IntervalSums {
+    pub(crate) fn new(origin: u64, len: u64) -> IntervalSums {
         IntervalSums {
             origin,
             len: len.max(1),
@@ -93,7 +93,7 @@ impl IntervalSums {
     }
 
     /// Adds interval `v` (whole; clipped here to the window and `scope`).
-    pub fn add(&mut self, v: &IntervalView, scope: &Scope) {
+    pub(crate) fn add(&mut self, v: &IntervalView, scope: &Scope) {
         let (origin, len) = (self.origin, self.len);
         // Every interval ends by the last event, so the window's end clips as `--time` does.
         let (a, b) = (
@@ -139,7 +139,7 @@ impl IntervalSums {
     }
 
     /// Sweeps the runqueue edges before `watermark`: no interval added later starts before it.
-    pub fn sweep_until(&mut self, watermark: u64) {
+    pub(crate) fn sweep_until(&mut self, watermark: u64) {
         let (origin, len) = (self.origin, self.len);
         for q in &mut self.queues {
             // At equal times the -1 first: a task leaving as another arrives is no deeper queue.
@@ -170,7 +170,7 @@ impl IntervalSums {
 
     /// The sums of `n` windows for `cpus`; with `cut` false, latencies that ended exactly
     /// at the window's end belong to the last window.
-    pub fn finish(mut self, n: usize, cut: bool, cpus: &[u32]) -> Sums {
+    pub(crate) fn finish(mut self, n: usize, cut: bool, cpus: &[u32]) -> Sums {
         self.sweep_until(u64::MAX);
         fn fit<T: Default + Clone>(mut v: Vec<T>, n: usize) -> Vec<T> {
             v.resize(n, T::default());

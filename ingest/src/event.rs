@@ -4,11 +4,12 @@
 //! (task names are stored inline, no allocation per event) so that decoders can
 //! hand them to the analysis one at a time without building a big vector.
 
-pub use crate::mark::{Mark, Marks};
+pub use crate::mark::Mark;
+pub(crate) use crate::mark::Marks;
 use std::fmt;
 
 /// Kernel `TASK_COMM_LEN`: task names are at most 15 bytes plus a NUL.
-pub const COMM_LEN: usize = 16;
+pub(crate) const COMM_LEN: usize = 16;
 
 /// A task name stored inline (bytes up to the first NUL, at most 16).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -98,7 +98,7 @@ fn spread(origin: u64, width: u64, bins: usize, a: u64, b: u64, mut add: impl Fn
 impl Pyramid {
     /// The pyramid of `cpu` over `window`; `slices` are the CPU's running intervals in
     /// time order (task index, interval index).
-    pub fn build(
+    pub(super) fn build(
         cpu: u32,
         tasks: &[TaskTimeline],
         slices: &[(u32, u32)],
@@ -177,7 +177,7 @@ impl Pyramid {
         }
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.levels
             .iter()
             .map(|l| (l.capacity() * std::mem::size_of::<Bin>()) as u64)
@@ -185,7 +185,7 @@ impl Pyramid {
     }
 
     /// `columns` equal bins over `[start, end)`.
-    pub fn summary(&self, start: u64, end: u64, columns: usize) -> Vec<BinSummary> {
+    pub(super) fn summary(&self, start: u64, end: u64, columns: usize) -> Vec<BinSummary> {
         let columns = columns.max(1);
         let span = end.saturating_sub(start).max(1);
         let col = span as f64 / columns as f64;

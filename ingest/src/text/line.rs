@@ -8,7 +8,7 @@ use crate::event::{EventKind, Marks};
 
 /// What one line holds.
 #[derive(Debug)]
-pub enum Line<'a> {
+pub(super) enum Line<'a> {
     /// Empty, `#` comment, `##### CPU 2 buffer started ####`.
     Skip,
     /// trace-cmd's `cpus=N`.
@@ -31,7 +31,7 @@ pub enum Line<'a> {
 }
 
 /// What `line` holds; a marker's text goes into `marks`.
-pub fn classify<'a>(line: &'a [u8], marks: &Marks) -> Line<'a> {
+pub(super) fn classify<'a>(line: &'a [u8], marks: &Marks) -> Line<'a> {
     let line = trim_end(line.strip_suffix(b"\r").unwrap_or(line));
     let trimmed = trim_start(line);
     if trimmed.is_empty() || trimmed[0] == b'#' || is_callchain(line, trimmed) {

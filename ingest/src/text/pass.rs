@@ -12,13 +12,13 @@ use crate::progress::Tracker;
 use crate::{EventSink, Ingested, Result};
 use rayon::prelude::*;
 
-pub struct Pass {
+pub(super) struct Pass {
     tally: Tally,
     merger: Merger,
 }
 
 impl Pass {
-    pub fn new() -> Pass {
+    pub(super) fn new() -> Pass {
         Pass {
             tally: Tally::new(),
             merger: Merger::default(),
@@ -28,7 +28,7 @@ impl Pass {
     /// Counts one window's chunks and sends their events. `region_first_line` is the line of
     /// the window's first line when it starts an HTML block; `rest` gives the `prev_state`
     /// evidence of the text after the window (see [`Merger::window`]).
-    pub fn window(
+    pub(super) fn window(
         &mut self,
         outs: Vec<ChunkOut<'_>>,
         region_first_line: Option<u64>,
@@ -42,7 +42,7 @@ impl Pass {
     }
 
     /// The whole file's metadata and counts, after the lost markers that end it.
-    pub fn finish(self, html: bool, sink: &mut dyn EventSink) -> Result<Ingested> {
+    pub(super) fn finish(self, html: bool, sink: &mut dyn EventSink) -> Result<Ingested> {
         let out_of_order = if self.tally.events() > 0 {
             self.merger.finish(sink)
         } else {
@@ -54,7 +54,7 @@ impl Pass {
 
 /// The chunks of one window of whole lines, parsed in parallel, in file order; each chunk is
 /// counted in `progress`, and a cancelled read stops at the next chunk.
-pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>> {
+pub(super) fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>> {
     chunks(text)
         .par_iter()
         .map(|c| {
@@ -65,7 +65,7 @@ pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>
 }
 
 /// The `prev_state` evidence of `text` alone (its events are dropped as they are parsed).
-pub fn evidence(text: &[u8]) -> Evidence {
+pub(super) fn evidence(text: &[u8]) -> Evidence {
     // Its markers are not the read's (they are met again when their window is read): a table
     // that keeps nothing, dropped with the events.
     let unkept = Marks::with_limit(0);
