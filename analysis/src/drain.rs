@@ -125,7 +125,7 @@ impl Analyzer {
             if matches!(t.state, State::Runnable { .. }) {
                 watermark = watermark.min(t.since);
             }
-            if log.intervals.is_empty() {
+            if log.is_empty() {
                 continue;
             }
             d.views.clear();
