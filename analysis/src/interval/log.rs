@@ -4,7 +4,7 @@
 //! intervals decoded before the first one it wants.
 
 use super::codec::{self, Context};
-use super::{Fields, IntervalView};
+use super::{Fields, IntervalView, ThreadState};
 
 /// Intervals between two marks: 64 costs a 24-byte mark per 64 intervals (0.4 byte each).
 const MARK_EVERY: usize = 64;
@@ -23,6 +23,8 @@ pub(crate) struct TaskLog {
     marks: Vec<Mark>,
     /// Intervals written (gaps included).
     len: usize,
+    /// One above the highest CPU of a running interval (0: none ran).
+    cpus_run: u32,
     /// The writer's state: `start_ns` is the end of the last interval.
     ctx: Context,
 }
@@ -33,6 +35,7 @@ impl Default for TaskLog {
             bytes: Vec::new(),
             marks: Vec::new(),
             len: 0,
+            cpus_run: 0,
             ctx: Context::at(0),
         }
     }
@@ -55,6 +58,9 @@ impl TaskLog {
         }
         // Time never runs backwards for a task (the analyzer keeps `now` monotonic); were
         // it to, the interval is empty rather than wrapping round.
+        if let (Some(ThreadState::Running), Some(cpu)) = (fields.state, fields.cpu) {
+            self.cpus_run = self.cpus_run.max(cpu.saturating_add(1));
+        }
         codec::write(
             &mut self.bytes,
             &mut self.ctx,
@@ -71,6 +77,11 @@ impl TaskLog {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// One above the highest CPU number this task ran on (0 if it never ran).
+    pub fn cpus_run(&self) -> u32 {
+        self.cpus_run
     }
 
     /// Where the last interval ended.
@@ -163,7 +174,7 @@ impl Iterator for Cursor<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interval::{EndReason, ThreadState};
+    use crate::interval::EndReason;
 
     fn fields(state: Option<ThreadState>, cpu: Option<u32>, waker: Option<i32>) -> Fields {
         Fields {
@@ -229,7 +240,7 @@ mod tests {
             .iter()
             .filter_map(|(s, d, f)| view(*s, *d, f))
             .collect();
-        assert_eq!(log.len(), 1000);
+        assert_eq!((log.len(), log.cpus_run()), (1000, 3));
         assert_eq!(log.cursor().collect::<Vec<_>>(), views);
         assert_eq!(log.start_ns(), want[0].0);
         assert_eq!(log.end_ns(), u64::MAX);

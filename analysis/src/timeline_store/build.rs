@@ -2,9 +2,7 @@
 //! the periodic size check against the limit, and the [`Timeline`] built at the end. The
 //! analyzer calls it (from `hooks.rs` and `finish.rs`); it does not import the analyzer.
 
-use super::{
-    pyramid::Pyramid, TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY,
-};
+use super::{TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY};
 use crate::interval::TaskLog;
 use crate::timeline::Task;
 use crate::window::Window;
@@ -90,11 +88,12 @@ impl StoreState {
                 })
             })
             .collect();
-        let pyramids = Pyramid::build_all(&tasks, window);
+        let cpu_count = tasks.iter().map(|t| t.log.cpus_run()).max().unwrap_or(0);
         Ok(Timeline {
             window,
             tasks,
-            pyramids,
+            pyramids: Default::default(),
+            cpu_count,
         })
     }
 }

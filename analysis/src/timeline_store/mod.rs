@@ -24,6 +24,7 @@ pub use pyramid::BinSummary;
 use crate::interval::{Cursor, TaskLog};
 use crate::window::Window;
 use pyramid::Pyramid;
+use std::sync::OnceLock;
 
 /// Default `--timeline-mem`: 512 MiB.
 pub const DEFAULT_MEM_LIMIT: u64 = 512 << 20;
@@ -118,8 +119,11 @@ fn within(
 pub struct Timeline {
     window: Window,
     tasks: Vec<TaskTimeline>,
-    /// Per CPU number up to the last that ran a task: its summary, none if it ran nothing.
-    pyramids: Vec<Option<Pyramid>>,
+    /// Per CPU number up to the last that ran a task: its summary, none if nothing ran or
+    /// waited there. Built on first use: `analyze --timeline` and the series never need
+    /// it, and its build reads every interval (a third of a second on 28 M intervals).
+    pyramids: OnceLock<Vec<Option<Pyramid>>>,
+    cpu_count: u32,
 }
 
 impl Timeline {
@@ -135,7 +139,18 @@ impl Timeline {
 
     /// CPUs seen running a task (numbers below it may be idle or offline).
     pub fn cpu_count(&self) -> u32 {
-        self.pyramids.len() as u32
+        self.cpu_count
+    }
+
+    /// The per-CPU summaries, built now if no view asked for them yet (a loader calls this
+    /// off the UI thread, so that the first zoomed-out frame does not wait for the build).
+    pub fn prepare_summaries(&self) {
+        self.pyramids();
+    }
+
+    fn pyramids(&self) -> &[Option<Pyramid>] {
+        self.pyramids
+            .get_or_init(|| Pyramid::build_all(&self.tasks, self.window, self.cpu_count))
     }
 
     /// The running intervals on `cpu` overlapping `[start_ns, end_ns)`, in time order (ties
@@ -177,16 +192,17 @@ impl Timeline {
         end_ns: u64,
         columns: usize,
     ) -> Vec<BinSummary> {
-        match self.pyramids.get(cpu as usize) {
+        match self.pyramids().get(cpu as usize) {
             Some(Some(p)) => p.summary(start_ns, end_ns, columns),
             _ => pyramid::empty(start_ns, end_ns, columns),
         }
     }
 
-    /// Heap bytes of the stored intervals and summaries.
+    /// Heap bytes of the stored intervals and (once built) summaries.
     pub fn memory_bytes(&self) -> u64 {
         let logs: u64 = self.tasks.iter().map(|t| t.log.bytes()).sum();
-        let pyramids: u64 = self.pyramids.iter().flatten().map(Pyramid::bytes).sum();
+        let built = self.pyramids.get().map_or(&[][..], |p| &p[..]);
+        let pyramids: u64 = built.iter().flatten().map(Pyramid::bytes).sum();
         logs + pyramids
     }
 }

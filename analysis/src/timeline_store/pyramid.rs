@@ -117,50 +117,35 @@ impl Finest {
     }
 }
 
-/// CPU numbers up to the last that ran a task, each with whether it needs a pyramid (it
-/// ran a task, or tasks waited on its runqueue).
-fn cpus_needing_a_pyramid(tasks: &[TaskTimeline]) -> Vec<bool> {
-    let (mut ran, mut queued) = (Vec::new(), Vec::new());
-    for v in tasks.iter().flat_map(TaskTimeline::intervals) {
-        let Some(cpu) = v.cpu else { continue };
-        let seen = match v.state {
-            ThreadState::Running => &mut ran,
-            ThreadState::RunnableWakeup | ThreadState::RunnablePreempted => &mut queued,
-            _ => continue,
-        };
-        if seen.len() <= cpu as usize {
-            seen.resize(cpu as usize + 1, false);
-        }
-        seen[cpu as usize] = true;
-    }
-    (0..ran.len())
-        .map(|c| ran[c] || queued.get(c).copied().unwrap_or(false))
-        .collect()
-}
-
 impl Pyramid {
-    /// The pyramid of each CPU up to the last that ran a task (none for a CPU where
-    /// nothing ran or waited) over `window`, in two reads of every task's intervals.
-    pub fn build_all(tasks: &[TaskTimeline], window: Window) -> Vec<Option<Pyramid>> {
-        let needed = cpus_needing_a_pyramid(tasks);
+    /// The pyramid of each of `cpus` CPUs (none for a CPU where nothing ran or waited)
+    /// over `window`, in one read of every task's intervals.
+    pub fn build_all(tasks: &[TaskTimeline], window: Window, cpus: u32) -> Vec<Option<Pyramid>> {
         let span = window.len_ns().max(1);
         let width = span.div_ceil(MAX_BINS).next_power_of_two();
         let bins = span.div_ceil(width) as usize;
         let origin = window.start_ns;
-        let mut finest: Vec<Option<Finest>> = needed
-            .iter()
-            .map(|&n| {
-                n.then(|| Finest {
-                    bins: vec![Bin::default(); bins],
-                    current: Vec::new(),
-                })
-            })
-            .collect();
+        // A CPU's level is made when the first interval lands on it.
+        let mut finest: Vec<Option<Finest>> = (0..cpus).map(|_| None).collect();
         for (t, task) in tasks.iter().enumerate() {
             for v in task.intervals() {
-                let Some(f) = v.cpu.and_then(|c| finest.get_mut(c as usize)?.as_mut()) else {
+                let on_cpu = matches!(
+                    v.state,
+                    ThreadState::Running
+                        | ThreadState::RunnableWakeup
+                        | ThreadState::RunnablePreempted
+                );
+                let Some(slot) = v
+                    .cpu
+                    .filter(|_| on_cpu)
+                    .and_then(|c| finest.get_mut(c as usize))
+                else {
                     continue;
                 };
+                let f = slot.get_or_insert_with(|| Finest {
+                    bins: vec![Bin::default(); bins],
+                    current: Vec::new(),
+                });
                 match v.state {
                     // Busy time, and the task's share of each bin for the exact top task.
                     ThreadState::Running => {
