@@ -5,7 +5,7 @@ use crate::scope::Scope;
 
 /// What a CPU is believed to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Occupant {
+pub(crate) enum Occupant {
     /// Before the CPU's first switch, after lost events, after a context-switch bug.
     Unknown,
     /// pid 0, the CPU's idle task.
@@ -14,7 +14,7 @@ pub enum Occupant {
 }
 
 impl Occupant {
-    pub fn of_pid(pid: i32) -> Occupant {
+    pub(crate) fn of_pid(pid: i32) -> Occupant {
         if pid == 0 {
             Occupant::Idle
         } else {
@@ -23,7 +23,7 @@ impl Occupant {
     }
 
     /// Whether `pid` (an event's current pid) is this occupant.
-    pub fn is(self, pid: i32) -> bool {
+    pub(crate) fn is(self, pid: i32) -> bool {
         match self {
             Occupant::Unknown => false,
             Occupant::Idle => pid == 0,
@@ -34,34 +34,34 @@ impl Occupant {
 
 /// One lost-event record of a CPU.
 #[derive(Debug, Clone, Copy)]
-pub struct Lost {
-    pub ts: u64,
-    pub count: Option<u64>,
+pub(crate) struct Lost {
+    pub(crate) ts: u64,
+    pub(crate) count: Option<u64>,
     /// The CPU's previous event: the events may have been dropped anywhere after it.
-    pub from: u64,
+    pub(crate) from: u64,
 }
 
 #[derive(Debug, Clone)]
-pub struct Cpu {
-    pub occupant: Occupant,
+pub(crate) struct Cpu {
+    pub(crate) occupant: Occupant,
     /// When the occupant's interval started (for busy / idle accounting).
-    pub since: u64,
+    pub(crate) since: u64,
     /// Last time the occupant is known to have been on the CPU: its switch-in, or a later
     /// event of this CPU fired by it (or by an unnamed task, when the format does not say).
-    pub confirmed: u64,
+    pub(crate) confirmed: u64,
     /// Time of the CPU's latest event, None before its first.
-    pub last_event: Option<u64>,
-    pub busy_ns: u64,
-    pub idle_ns: u64,
-    pub unknown_ns: u64,
-    pub switches: u64,
-    pub bugs: u64,
-    pub lost: Vec<Lost>,
+    pub(crate) last_event: Option<u64>,
+    pub(crate) busy_ns: u64,
+    pub(crate) idle_ns: u64,
+    pub(crate) unknown_ns: u64,
+    pub(crate) switches: u64,
+    pub(crate) bugs: u64,
+    pub(crate) lost: Vec<Lost>,
     /// Wakeup preemptions on this CPU (§5).
-    pub wakeup_preemptions: u64,
+    pub(crate) wakeup_preemptions: u64,
     /// Wakeups whose wakee ran here, where its waker ran (the diagonal of the waker CPU ×
     /// wakee CPU matrix; the rest is in the tasks' CPU pairs).
-    pub local_wakeups: u64,
+    pub(crate) local_wakeups: u64,
 }
 
 impl Default for Cpu {
@@ -71,7 +71,7 @@ impl Default for Cpu {
 }
 
 impl Cpu {
-    pub fn new() -> Cpu {
+    pub(crate) fn new() -> Cpu {
         Cpu {
             occupant: Occupant::Unknown,
             since: 0,
@@ -90,7 +90,7 @@ impl Cpu {
 
     /// The number of lost records so far: a task's transition remembers it.
     #[inline]
-    pub fn epoch(&self) -> u32 {
+    pub(crate) fn epoch(&self) -> u32 {
         self.lost.len() as u32
     }
 
@@ -109,7 +109,7 @@ impl Cpu {
     }
 
     /// The CPU runs `occupant` from `now` on.
-    pub fn set(&mut self, occupant: Occupant, now: u64, scope: &Scope) {
+    pub(crate) fn set(&mut self, occupant: Occupant, now: u64, scope: &Scope) {
         self.close(now, scope);
         self.occupant = occupant;
         self.since = now;
@@ -117,7 +117,7 @@ impl Cpu {
     }
 
     /// The occupant is known only until `at`; after it the CPU is unknown.
-    pub fn lose_track(&mut self, at: u64, scope: &Scope) {
+    pub(crate) fn lose_track(&mut self, at: u64, scope: &Scope) {
         let at = at.max(self.since);
         self.close(at, scope);
         self.occupant = Occupant::Unknown;
@@ -125,7 +125,7 @@ impl Cpu {
     }
 
     /// Closes the open interval at the end of the trace window.
-    pub fn finish(&mut self, end: u64, scope: &Scope) {
+    pub(crate) fn finish(&mut self, end: u64, scope: &Scope) {
         self.close(end, scope);
         self.since = end;
     }

@@ -8,8 +8,8 @@
 //! was when its chunk was drained (its last name by then), where the store names every
 //! interval of a task with its last name of all.
 
-use crate::analyzer::Analyzer;
-use crate::metrics::records::{PreemptionRecord, WaitRecord};
+use crate::metrics::records::{EventRecords, PreemptionRecord, WaitRecord};
+use crate::scope::Scope;
 use crate::series_sums::IntervalSums;
 use crate::timeline::{State, Task};
 use crate::timeline_store::{IntervalView, CHECK_EVERY};
@@ -56,70 +56,56 @@ pub trait Drain: Send {
     }
 }
 
-/// The analyzer's side of a drain.
+/// The engine's side of a drain: the sink, and what it keeps between drains.
 pub(crate) struct Draining {
     sink: Box<dyn Drain>,
     /// [`Drain::every`].
-    pub every: u32,
+    pub(crate) every: u32,
     /// The series' interval sums, when `Config::series` asks for a series.
-    pub sums: Option<IntervalSums>,
+    pub(crate) sums: Option<IntervalSums>,
     /// Reused buffer of one task's views.
     views: Vec<IntervalView>,
 }
 
-impl Analyzer {
-    /// Hands intervals and records to `sink` as the trace is read (before any event: the
-    /// store and records are turned on, without their memory limits, which a drain does
-    /// not need). The report's `records` are then empty and no store is given back.
-    pub fn drain_into(&mut self, sink: Box<dyn Drain>) {
-        debug_assert!(
-            self.first_ts.is_none(),
-            "a drain starts before the first event"
-        );
-        if self.store.is_none() {
-            self.store = Some(crate::timeline_store::StoreState::new(
-                crate::TimelineOptions::default(),
-            ));
-        }
-        self.records = Some(Box::new(crate::metrics::records::Recorder::new(u64::MAX)));
-        if let Some(store) = &mut self.store {
-            store.countdown = sink.every().max(1);
-        }
-        self.drain = Some(Box::new(Draining {
+/// Where the pass is when a drain is made.
+pub(crate) struct DrainPoint<'a> {
+    /// The report's window as far as known.
+    pub(crate) window: Window,
+    /// The time of the event being processed (the end of the trace for the last drain).
+    pub(crate) now: u64,
+    pub(crate) scope: &'a Scope,
+    /// The series' window length when `--series` asks for one.
+    pub(crate) series_window_ns: Option<u64>,
+    /// The last drain, after every interval was closed.
+    pub(crate) last: bool,
+}
+
+impl Draining {
+    pub(crate) fn new(sink: Box<dyn Drain>) -> Draining {
+        Draining {
             every: sink.every().max(1),
             sink,
             sums: None,
             views: Vec::new(),
-        }));
+        }
     }
 
-    /// Whether a drain takes the store's intervals (then no memory limit applies).
-    pub(crate) fn draining(&self) -> bool {
-        self.drain.is_some()
-    }
-
-    /// Drains every closed interval of `tasks` and every record (every [`Drain::every`]
-    /// events, and once at the end with `last` set, after every interval was closed).
-    pub(crate) fn drain_now(&mut self, tasks: &mut [Task], last: bool) {
-        let Some(mut d) = self.drain.take() else {
-            return;
-        };
-        let Some(first) = self.first_ts else {
-            self.drain = Some(d);
-            return;
-        };
-        let start = first.max(self.scope.start);
-        let window = Window {
-            start_ns: start,
-            end_ns: self.now.min(self.scope.end).max(start),
-        };
-        if d.sums.is_none() {
-            if let Some(counts) = &self.series {
-                d.sums = Some(IntervalSums::new(start, counts.window_ns));
+    /// Hands every closed interval of `tasks` and the `records` taken since the last drain
+    /// to the sink. `find` gives the slot in `tasks` of a pid's current task.
+    pub(crate) fn drain(
+        &mut self,
+        tasks: &mut [Task],
+        at: DrainPoint,
+        records: Option<EventRecords>,
+        find: impl Fn(i32) -> Option<usize>,
+    ) {
+        if self.sums.is_none() {
+            if let Some(len) = at.series_window_ns {
+                self.sums = Some(IntervalSums::new(at.window.start_ns, len));
             }
         }
         // No interval closed from now on starts before a waiting task's wait (or now).
-        let mut watermark = self.now;
+        let mut watermark = at.now;
         for t in tasks.iter_mut() {
             let Some(log) = t.log.as_mut() else { continue };
             if matches!(t.state, State::Runnable { .. }) {
@@ -128,26 +114,24 @@ impl Analyzer {
             if log.is_empty() {
                 continue;
             }
-            d.views.clear();
-            log.drain_into(&mut d.views);
-            if let Some(sums) = &mut d.sums {
-                for v in &d.views {
-                    sums.add(v, &self.scope);
+            self.views.clear();
+            log.drain_into(&mut self.views);
+            if let Some(sums) = &mut self.sums {
+                for v in &self.views {
+                    sums.add(v, at.scope);
                 }
             }
-            d.sink.intervals(&TaskInfo::of(t), &d.views, window);
+            self.sink
+                .intervals(&TaskInfo::of(t), &self.views, at.window);
         }
-        if let Some(sums) = &mut d.sums {
-            sums.sweep_until(if last { u64::MAX } else { watermark });
+        if let Some(sums) = &mut self.sums {
+            sums.sweep_until(if at.last { u64::MAX } else { watermark });
         }
-        let map = self.cpu_map();
-        if let Some(recorder) = &mut self.records {
-            let records = recorder.take(map.as_ref());
+        if let Some(records) = records {
             let tasks = &*tasks;
-            let who = |pid: i32| self.find(pid).map(|s| TaskInfo::of(&tasks[s]));
-            d.sink.waits(&records.waits, &who);
-            d.sink.preemptions(&records.preemptions, &who);
+            let who = |pid: i32| find(pid).map(|s| TaskInfo::of(&tasks[s]));
+            self.sink.waits(&records.waits, &who);
+            self.sink.preemptions(&records.preemptions, &who);
         }
-        self.drain = Some(d);
     }
 }

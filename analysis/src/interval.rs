@@ -103,10 +103,10 @@ impl IntervalView {
 /// What [`TaskLog::close`] stores; `None` state is a gap (dead time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Fields {
-    pub state: Option<ThreadState>,
-    pub end: EndReason,
-    pub cpu: Option<u32>,
+    pub(crate) state: Option<ThreadState>,
+    pub(crate) end: EndReason,
+    pub(crate) cpu: Option<u32>,
     /// Negative pids are no waker: stored as none.
-    pub waker: Option<i32>,
-    pub untimed: bool,
+    pub(crate) waker: Option<i32>,
+    pub(crate) untimed: bool,
 }

@@ -41,9 +41,9 @@
 //!
 //! ## §4–7 (wakeup preemption, fairness, affinity, work conservation)
 //!
-//! All computed in the same pass (the `hooks` module keeps them in step with every state change,
-//! O(1) per change; each concern lives in its own `metrics/` module); CPU pairs are
-//! classified with the topology at [`Analyzer::finish`].
+//! All computed in the same pass (the engine's `concerns` module keeps them in step with
+//! every state change, O(1) per change; each concern lives in its own `metrics/` module);
+//! CPU pairs are classified with the topology at [`Analyzer::finish`].
 //!
 //! - Wakeup preemption: a wait started by an untimed wakeup counts as a wakeup; the
 //!   runqueue CPU "at that wakeup" is the `target_cpu` of the last `sched_wakeup` (else
@@ -73,13 +73,13 @@
 //! println!("{}", serde_json::to_string_pretty(&report).unwrap());
 //! ```
 
-mod analyzer;
+#![warn(unreachable_pub)]
+
 pub mod columns;
 pub mod compare;
 mod cpu;
 pub mod drain;
-mod finish;
-mod hooks;
+mod engine;
 mod interval;
 mod metrics;
 /// Per-event records for the export (`Config::records`).
@@ -98,7 +98,7 @@ pub mod topology_load;
 mod window;
 pub mod worst_wait;
 
-pub use analyzer::Analyzer;
+pub use engine::Analyzer;
 /// Why a slice ended (the timeline store's `EndReason::SwitchedOut` names it).
 pub use interval::SwitchReason;
 pub use report::{CpuRow, Quality, Report, Source, System, TaskRow, Window};
@@ -164,6 +164,8 @@ impl FairSet {
 }
 
 #[cfg(test)]
+// Also compiled into the integration tests (`#[path]`), which need its builders `pub`.
+#[allow(unreachable_pub)]
 mod stream;
 
 /// Runs the whole one-pass analysis over a hand-made stream (the unit tests beside each

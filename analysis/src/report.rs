@@ -110,6 +110,24 @@ pub struct SwitchOut {
     pub exit: u64,
 }
 
+impl std::ops::AddAssign<&Switches> for Switches {
+    /// Merges another task's (a group's member, or every task for the system row).
+    fn add_assign(&mut self, o: &Switches) {
+        self.voluntary += o.voluntary;
+        self.involuntary += o.involuntary;
+    }
+}
+
+impl std::ops::AddAssign<&SwitchOut> for SwitchOut {
+    /// Merges another task's (a group's member).
+    fn add_assign(&mut self, o: &SwitchOut) {
+        self.block += o.block;
+        self.wakeup_preempt += o.wakeup_preempt;
+        self.preempt += o.preempt;
+        self.exit += o.exit;
+    }
+}
+
 /// One task (one pid lifetime), or a group of tasks after [`Report::select`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskRow {

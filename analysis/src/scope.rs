@@ -3,15 +3,15 @@
 
 /// A half-open time range `[start, end)` in ns plus the CPUs that count.
 #[derive(Debug, Clone)]
-pub struct Scope {
-    pub start: u64,
-    pub end: u64,
+pub(crate) struct Scope {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
     /// `None` = every CPU; otherwise `selected[cpu]` tells whether a CPU counts.
     selected: Option<Vec<bool>>,
 }
 
 impl Scope {
-    pub fn new(window: Option<(u64, u64)>, cpus: Option<&[u32]>) -> Scope {
+    pub(crate) fn new(window: Option<(u64, u64)>, cpus: Option<&[u32]>) -> Scope {
         let (start, end) = window.unwrap_or((0, u64::MAX));
         let selected = cpus.map(|list| {
             let len = list.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
@@ -30,18 +30,18 @@ impl Scope {
 
     /// Length of `[a, b)` inside the window.
     #[inline]
-    pub fn clip(&self, a: u64, b: u64) -> u64 {
+    pub(crate) fn clip(&self, a: u64, b: u64) -> u64 {
         b.min(self.end).saturating_sub(a.max(self.start))
     }
 
     /// Whether an event at `t` is counted.
     #[inline]
-    pub fn contains(&self, t: u64) -> bool {
+    pub(crate) fn contains(&self, t: u64) -> bool {
         t >= self.start && t < self.end
     }
 
     #[inline]
-    pub fn cpu(&self, cpu: u32) -> bool {
+    pub(crate) fn cpu(&self, cpu: u32) -> bool {
         match &self.selected {
             None => true,
             Some(mask) => mask.get(cpu as usize).copied().unwrap_or(false),
@@ -50,11 +50,11 @@ impl Scope {
 
     /// Whether an event at `t` on `cpu` is counted.
     #[inline]
-    pub fn counts(&self, t: u64, cpu: u32) -> bool {
+    pub(crate) fn counts(&self, t: u64, cpu: u32) -> bool {
         self.contains(t) && self.cpu(cpu)
     }
 
-    pub fn filters_cpus(&self) -> bool {
+    pub(crate) fn filters_cpus(&self) -> bool {
         self.selected.is_some()
     }
 }

@@ -291,12 +291,8 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
         row.migrations += m.migrations;
         row.runqueue_moves += m.runqueue_moves;
         row.wakeups += m.wakeups;
-        row.switches.voluntary += m.switches.voluntary;
-        row.switches.involuntary += m.switches.involuntary;
-        row.switch_out.block += m.switch_out.block;
-        row.switch_out.wakeup_preempt += m.switch_out.wakeup_preempt;
-        row.switch_out.preempt += m.switch_out.preempt;
-        row.switch_out.exit += m.switch_out.exit;
+        row.switches += &m.switches;
+        row.switch_out += &m.switch_out;
         row.members.push(m.pid);
         merge_metrics(&mut row, m);
         match &m.samples {

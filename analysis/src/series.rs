@@ -18,7 +18,7 @@ use crate::window::Window;
 use serde::{Deserialize, Serialize};
 
 /// Tasks whose lag is given when no `--fair-set` names them: the top ones by runtime.
-pub const LAG_TASKS: usize = 8;
+pub(crate) const LAG_TASKS: usize = 8;
 // Defined beside the interval sums that size their windows by them (series_sums sits below
 // this module); named here too, where the series' readers look for them.
 pub use crate::series_sums::{LOG2_BUCKETS, MAX_WINDOWS};
@@ -39,7 +39,7 @@ pub(crate) enum Count {
 }
 
 impl SeriesCounts {
-    pub fn new(window_ns: u64) -> SeriesCounts {
+    pub(crate) fn new(window_ns: u64) -> SeriesCounts {
         SeriesCounts {
             window_ns: window_ns.max(1),
             counts: Vec::new(),
@@ -48,7 +48,7 @@ impl SeriesCounts {
 
     /// One `what` at `ts` on `cpu` (a counted event: in the scope); `origin` is the
     /// report window's start.
-    pub fn count(&mut self, what: Count, ts: u64, origin: u64, cpu: u32) {
+    pub(crate) fn count(&mut self, what: Count, ts: u64, origin: u64, cpu: u32) {
         let w = ts.saturating_sub(origin) / self.window_ns;
         if w >= MAX_WINDOWS as u64 {
             return;

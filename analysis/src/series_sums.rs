@@ -80,15 +80,15 @@ fn log2_bucket(ns: u64) -> usize {
 /// What [`IntervalSums::finish`] gives, cut to the series' windows.
 pub(crate) struct Sums {
     /// Per CPU number asked for: busy ns, depth × ns, max depth per window.
-    pub busy: Vec<Vec<u64>>,
-    pub depth_ns: Vec<Vec<f64>>,
-    pub depth_max: Vec<Vec<u32>>,
-    pub runnable: Vec<u64>,
-    pub hist: Vec<Vec<u64>>,
+    pub(crate) busy: Vec<Vec<u64>>,
+    pub(crate) depth_ns: Vec<Vec<f64>>,
+    pub(crate) depth_max: Vec<Vec<u32>>,
+    pub(crate) runnable: Vec<u64>,
+    pub(crate) hist: Vec<Vec<u64>>,
 }
 
 impl IntervalSums {
-    pub fn new(origin: u64, len: u64) -> IntervalSums {
+    pub(crate) fn new(origin: u64, len: u64) -> IntervalSums {
         IntervalSums {
             origin,
             len: len.max(1),
@@ -103,7 +103,7 @@ impl IntervalSums {
     /// interval added once, slab of time by slab (an interval belongs to the slab it
     /// starts in), the runqueue edges swept at each slab's end. The edges are swept in the
     /// same order as all at once, so the sums are the same to the bit.
-    pub fn of_timeline(
+    pub(crate) fn of_timeline(
         timeline: &Timeline,
         window: Window,
         len: u64,
@@ -132,7 +132,7 @@ impl IntervalSums {
     }
 
     /// Adds interval `v` (whole; clipped here to the window and `scope`).
-    pub fn add(&mut self, v: &IntervalView, scope: &Scope) {
+    pub(crate) fn add(&mut self, v: &IntervalView, scope: &Scope) {
         let (origin, len) = (self.origin, self.len);
         // Every interval ends by the last event, so the window's end clips as `--time` does.
         let (a, b) = (
@@ -178,7 +178,7 @@ impl IntervalSums {
     }
 
     /// Sweeps the runqueue edges before `watermark`: no interval added later starts before it.
-    pub fn sweep_until(&mut self, watermark: u64) {
+    pub(crate) fn sweep_until(&mut self, watermark: u64) {
         let (origin, len) = (self.origin, self.len);
         for q in &mut self.queues {
             // At equal times the -1 first: a task leaving as another arrives is no deeper queue.
@@ -209,7 +209,7 @@ impl IntervalSums {
 
     /// The sums of `n` windows for `cpus`; with `cut` false, latencies that ended exactly
     /// at the window's end belong to the last window.
-    pub fn finish(mut self, n: usize, cut: bool, cpus: &[u32]) -> Sums {
+    pub(crate) fn finish(mut self, n: usize, cut: bool, cpus: &[u32]) -> Sums {
         self.sweep_until(u64::MAX);
         fn fit<T: Default + Clone>(mut v: Vec<T>, n: usize) -> Vec<T> {
             v.resize(n, T::default());

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How percentiles are computed; written into every report (`quality.percentile_method`).
-pub const PERCENTILE_METHOD: &str = "nearest-rank on exact values";
+pub(crate) const PERCENTILE_METHOD: &str = "nearest-rank on exact values";
 
 /// The exact durations of one metric of one task, plus where the largest one ended.
 ///
@@ -83,7 +83,7 @@ impl Samples {
 
     /// How many samples fall in each log2 bucket: bucket 0 holds 0 ns, bucket b > 0 holds
     /// [2^(b-1), 2^b) ns (64 buckets in all); trailing empty buckets are left out.
-    pub fn log2_histogram(&self) -> Vec<u64> {
+    pub(crate) fn log2_histogram(&self) -> Vec<u64> {
         let mut buckets = vec![0u64; 64];
         let bucket = |v: u64| (64 - v.leading_zeros() as usize).min(63);
         for &v in &self.short {
@@ -258,7 +258,7 @@ impl Stats {
         self.defined(self.p99_ns)
     }
 
-    pub fn p999(&self) -> Option<u64> {
+    pub(crate) fn p999(&self) -> Option<u64> {
         self.defined(self.p999_ns)
     }
 
@@ -266,14 +266,14 @@ impl Stats {
         self.defined(self.max_ns)
     }
 
-    pub fn max_at(&self) -> Option<u64> {
+    pub(crate) fn max_at(&self) -> Option<u64> {
         self.defined(self.max_at_ns)
     }
 
     /// Combines summaries whose samples are not available (reports read back from JSON):
     /// count, sum, mean, max and its time stay exact; each percentile becomes the largest
     /// of the members' (an upper bound), which the caller must flag as inexact.
-    pub fn merge_upper_bound(&self, other: &Stats) -> Stats {
+    pub(crate) fn merge_upper_bound(&self, other: &Stats) -> Stats {
         if self.count == 0 {
             return *other;
         }

@@ -9,13 +9,14 @@
 use crate::interval::{EndReason, Fields, SwitchReason, TaskLog, ThreadState};
 use crate::metrics::fairness::{FairSlots, FairTask, Presence};
 use crate::metrics::placement::{PairKind, TaskAffinity};
+use crate::metrics::preemption::Enqueue;
 use crate::scope::Scope;
 use crate::stats::Samples;
 use ingest::{Comm, PrevState};
 
 /// How the current wait of a runnable task started, i.e. which sample it will give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// Started by a wakeup (waking, else wakeup, else wakeup_new): a wakeup latency.
     Wakeup,
     /// Started by a switch-out in R/R+: a preemption wait.
@@ -26,7 +27,7 @@ pub enum Wait {
 
 /// metrics.md §2 states. `Unseen` is the time before a task's first event (never counted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Unseen,
     Running { cpu: u32 },
     Runnable { rq_cpu: i32, wait: Wait },
@@ -38,7 +39,7 @@ pub enum State {
 
 /// Which wakeup event this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WakeKind {
+pub(crate) enum WakeKind {
     Waking,
     Wakeup,
     WakeupNew,
@@ -46,7 +47,7 @@ pub enum WakeKind {
 
 /// What a wakeup event did to a task (for the data-quality ledger).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WakeStart {
+pub(crate) enum WakeStart {
     /// Nothing: the task was running, already waiting, or unknown.
     None,
     /// Started a wait that will be timed from this event.
@@ -64,67 +65,67 @@ pub enum WakeStart {
 /// lines per event help more than fewer instructions.
 #[derive(Debug, Clone)]
 #[repr(C)]
-pub struct Task {
-    pub pid: i32,
-    pub prio: i32,
-    pub comm: Comm,
-    pub state: State,
+pub(crate) struct Task {
+    pub(crate) pid: i32,
+    pub(crate) prio: i32,
+    pub(crate) comm: Comm,
+    pub(crate) state: State,
     /// When the current state began.
-    pub since: u64,
+    pub(crate) since: u64,
     /// The timeline store's intervals of this task (`Config::timeline`), else None: one
     /// untaken branch per transition when the store is off.
     pub(crate) log: Option<Box<TaskLog>>,
     /// CPU and per-CPU lost-event count at the last transition (lazy lost handling).
-    pub trans_cpu: u32,
-    pub trans_epoch: u32,
+    pub(crate) trans_cpu: u32,
+    pub(crate) trans_epoch: u32,
     /// CPU of the task's previous slice (for migrations).
-    pub last_run_cpu: Option<u32>,
+    pub(crate) last_run_cpu: Option<u32>,
     /// Presence last applied to the runqueue and fairness accounting.
-    pub presence: Presence,
+    pub(crate) presence: Presence,
     /// Weight it competes with in fairness (0: left out), valid while `presence` is.
-    pub fair_weight: u32,
+    pub(crate) fair_weight: u32,
     /// pid of the task that last woke this one, -1 when unknown.
-    pub waker: i32,
+    pub(crate) waker: i32,
     /// Current wakeup: runqueue CPU and time of the enqueue (the last wakeup event that
     /// set it), CPU where the wakeup fired (the waker's), and whether the runqueue's CPU
     /// was running another task then (§5).
-    pub wake_cpu: i32,
-    pub waker_cpu: u32,
-    pub wake_ts: u64,
-    pub target_busy: bool,
+    wake_cpu: i32,
+    pub(crate) waker_cpu: u32,
+    wake_ts: u64,
+    pub(crate) target_busy: bool,
     /// A `sched_waking` seen while the task was still on its CPU (it raced its own sleep).
-    pub pending_waking: bool,
+    pending_waking: bool,
     /// `--fair-set` membership cache: 0 not decided (name changed), 1 in, 2 out.
-    pub fair_member: u8,
-    pub exited: bool,
-    pub runtime_ns: u64,
-    pub sleep_ns: u64,
-    pub unknown_ns: u64,
-    pub wakeups: u64,
-    pub reasons: [u64; 4],
-    pub migrations: u64,
+    pub(crate) fair_member: u8,
+    pub(crate) exited: bool,
+    pub(crate) runtime_ns: u64,
+    pub(crate) sleep_ns: u64,
+    pub(crate) unknown_ns: u64,
+    pub(crate) wakeups: u64,
+    pub(crate) reasons: [u64; 4],
+    pub(crate) migrations: u64,
     /// Wakeups ended on a busy target CPU (the §5 ratio's denominator).
-    pub busy_target_wakeups: u64,
-    pub slices: Samples,
+    pub(crate) busy_target_wakeups: u64,
+    pub(crate) slices: Samples,
     /// The wakeup latencies are kept once, split by locality in `affinity`
     /// ([`crate::report::TaskSamples::wakeup_latency`] gives them all).
-    pub preemption_wait: Samples,
-    pub fair: FairTask,
-    pub affinity: TaskAffinity,
+    pub(crate) preemption_wait: Samples,
+    pub(crate) fair: FairTask,
+    pub(crate) affinity: TaskAffinity,
     // Rarely touched.
-    pub tgid: i32,
+    pub(crate) tgid: i32,
     /// Every distinct name the task had, in order of appearance (renames, exec).
-    pub comms: Vec<Comm>,
+    pub(crate) comms: Vec<Comm>,
     /// `sched_migrate_task` events of the task (the kernel's `se.nr_migrations` counts these,
     /// including moves between runqueues while the task waits, which `migrations` does not).
-    pub runqueue_moves: u64,
+    pub(crate) runqueue_moves: u64,
     /// Wakeup preemptions this task caused (as wakee) and suffered (as victim).
-    pub preempt_caused: u64,
-    pub preempt_suffered: u64,
+    pub(crate) preempt_caused: u64,
+    pub(crate) preempt_suffered: u64,
 }
 
 impl Task {
-    pub fn new(pid: i32) -> Task {
+    pub(crate) fn new(pid: i32) -> Task {
         Task {
             pid,
             tgid: -1,
@@ -166,7 +167,7 @@ impl Task {
 
     /// Where the task is now, for the runqueue and fairness accounting.
     #[inline]
-    pub fn presence(&self) -> Presence {
+    pub(crate) fn presence(&self) -> Presence {
         match self.state {
             State::Running { cpu } => Presence {
                 cpu: cpu as i32,
@@ -180,10 +181,37 @@ impl Task {
         }
     }
 
+    /// Whether the task waits after a wakeup (timed or not), not after a preemption.
+    #[inline]
+    pub(crate) fn woken(&self) -> bool {
+        matches!(
+            self.state,
+            State::Runnable {
+                wait: Wait::Wakeup | Wait::Untimed,
+                ..
+            }
+        )
+    }
+
+    /// The enqueue of its wakeup while the task waits after one (wakeup preemption, §5).
+    #[inline]
+    pub(crate) fn wakeup_enqueue(&self) -> Option<Enqueue> {
+        self.woken().then_some(Enqueue {
+            cpu: self.wake_cpu,
+            ts: self.wake_ts,
+        })
+    }
+
+    /// Since when the task has run on `cpu`, if it runs there.
+    #[inline]
+    pub(crate) fn running_since(&self, cpu: u32) -> Option<u64> {
+        (self.state == State::Running { cpu }).then_some(self.since)
+    }
+
     /// Records the task's current name; a different non-empty name is a rename (returns
     /// whether it was one).
     #[inline]
-    pub fn note_comm(&mut self, comm: Comm) -> bool {
+    pub(crate) fn note_comm(&mut self, comm: Comm) -> bool {
         let renamed = comm != self.comm && !comm.is_empty();
         if renamed {
             self.comm = comm;
@@ -197,7 +225,7 @@ impl Task {
     }
 
     /// Whether anything at all happened to this task (pid-reuse check).
-    pub fn seen(&self) -> bool {
+    pub(crate) fn seen(&self) -> bool {
         self.state != State::Unseen
     }
 
@@ -230,7 +258,7 @@ impl Task {
 
     /// From `at` on, the task's state is not known (lost events, a missed switch).
     /// `epoch` is the current lost count of `cpu`, so the same loss is not applied twice.
-    pub fn lose_track(&mut self, at: u64, cpu: u32, epoch: u32, scope: &Scope) {
+    pub(crate) fn lose_track(&mut self, at: u64, cpu: u32, epoch: u32, scope: &Scope) {
         if matches!(self.state, State::Unseen | State::Dead | State::Unknown) {
             self.trans_cpu = cpu;
             self.trans_epoch = epoch;
@@ -244,7 +272,7 @@ impl Task {
 
     /// `cpu` switched this task out at `now` in `prev_state`; `wakeup_preempt` when a
     /// task woken onto `cpu` took it (§5). Returns the switch-out reason.
-    pub fn switch_out(
+    pub(crate) fn switch_out(
         &mut self,
         now: u64,
         cpu: u32,
@@ -305,7 +333,7 @@ impl Task {
     }
 
     /// `cpu` switched this task in at `now`.
-    pub fn switch_in(&mut self, now: u64, cpu: u32, epoch: u32, scope: &Scope) {
+    pub(crate) fn switch_in(&mut self, now: u64, cpu: u32, epoch: u32, scope: &Scope) {
         let counted = scope.counts(now, cpu);
         match self.state {
             // Same CPU again without a switch-out (duplicate record): nothing changes.
@@ -352,7 +380,7 @@ impl Task {
     /// A wakeup event for this task at `now` on `cpu`. `waking_trace` tells whether the
     /// trace has `sched_waking` (then a plain wakeup does not start a timed wait).
     #[allow(clippy::too_many_arguments)]
-    pub fn wake(
+    pub(crate) fn wake(
         &mut self,
         kind: WakeKind,
         now: u64,
@@ -429,7 +457,7 @@ impl Task {
     }
 
     /// The task was moved to another runqueue.
-    pub fn migrate(&mut self, dest_cpu: i32, counted: bool) {
+    pub(crate) fn migrate(&mut self, dest_cpu: i32, counted: bool) {
         if counted {
             self.runqueue_moves += 1;
         }
@@ -439,7 +467,7 @@ impl Task {
     }
 
     /// Closes the open interval at the end of the trace window.
-    pub fn finish(&mut self, end: u64, scope: &Scope) {
+    pub(crate) fn finish(&mut self, end: u64, scope: &Scope) {
         self.close_interval(end, scope, EndReason::TraceEnd);
         self.since = end;
     }

@@ -10,7 +10,7 @@ pub use crate::report::{Wait, WorstWait};
 /// Waits longer than this are called out as starvation: a runnable task is picked within
 /// microseconds by an idle CPU, so a wait this long means other tasks ran on its CPU for
 /// all of it (a scheduler's time slices are at most a few ms, BMQ/PDS ~4 ms, CFS ~3-24 ms).
-pub const STARVATION_NS: u64 = 100_000_000;
+pub(crate) const STARVATION_NS: u64 = 100_000_000;
 
 /// The worst waits of `tasks` over `window`.
 pub(crate) fn worst_wait(tasks: &[TaskRow], window: Window) -> WorstWait {

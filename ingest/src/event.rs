@@ -8,7 +8,7 @@ pub use crate::mark::Mark;
 use std::fmt;
 
 /// Kernel `TASK_COMM_LEN`: task names are at most 15 bytes plus a NUL.
-pub const COMM_LEN: usize = 16;
+pub(crate) const COMM_LEN: usize = 16;
 
 /// A task name stored inline (bytes up to the first NUL, at most 16).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -4,28 +4,30 @@
 //! inputs and stdin), detects its format from the content, and hands every event to an
 //! [`EventSink`] in global timestamp order. Each format lives in its own module:
 //!
-//! - [`ftrace`]: the kernel pieces shared by several containers: event `format` files,
+//! - `ftrace`: the kernel pieces shared by several containers: event `format` files,
 //!   sched payload decoding, ring-buffer pages;
 //! - [`tracedat`]: trace-cmd `trace.dat` v6/v7;
 //! - [`perfdata`]: `perf.data` file and pipe mode;
 //! - [`text`]: ftrace / `trace-cmd report` / `perf script` text;
 //! - [`perfetto`]: Perfetto protobuf traces, read and written.
 
+#![warn(unreachable_pub)]
+
 pub mod damage;
 mod detect;
 pub mod error;
-pub mod event;
-pub mod ftrace;
+mod event;
+mod ftrace;
 pub mod inflate;
 pub mod input;
 mod mark;
 pub mod meta;
-pub mod options;
+mod options;
 pub mod perfdata;
 pub mod perfetto;
-pub mod progress;
-pub mod relay;
-pub mod schedviz;
+mod progress;
+mod relay;
+mod schedviz;
 pub mod text;
 pub mod topology;
 pub mod tracedat;

@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Total text bytes the table holds, over every read of the process.
-pub const MAX_TEXT_BYTES: usize = 64 << 20;
+pub(crate) const MAX_TEXT_BYTES: usize = 64 << 20;
 
 /// The text of one `print` event, by its number in the process's marker table.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -93,11 +93,11 @@ pub(crate) struct Tracker<'p> {
 
 impl<'p> Tracker<'p> {
     /// A tracker with the default [`ReadOptions`].
-    pub fn new(progress: &'p Progress) -> Tracker<'p> {
+    pub(crate) fn new(progress: &'p Progress) -> Tracker<'p> {
         Tracker::with_options(progress, ReadOptions::default())
     }
 
-    pub fn with_options(progress: &'p Progress, options: ReadOptions) -> Tracker<'p> {
+    pub(crate) fn with_options(progress: &'p Progress, options: ReadOptions) -> Tracker<'p> {
         Tracker {
             progress,
             options,
@@ -106,42 +106,42 @@ impl<'p> Tracker<'p> {
         }
     }
 
-    pub fn progress(&self) -> &'p Progress {
+    pub(crate) fn progress(&self) -> &'p Progress {
         self.progress
     }
 
     /// The read options of this input's run.
-    pub fn options(&self) -> ReadOptions {
+    pub(crate) fn options(&self) -> ReadOptions {
         self.options
     }
 
     /// A fresh inflation account for this input, with the run's limit.
-    pub fn budget(&self) -> crate::inflate::Budget {
+    pub(crate) fn budget(&self) -> crate::inflate::Budget {
         crate::inflate::Budget::new(self.options.max_inflate)
     }
 
     /// `n` more bytes of this input are done (the end of a chunk: stops when cancelled).
-    pub fn advance(&self, n: u64) -> Result<()> {
+    pub(crate) fn advance(&self, n: u64) -> Result<()> {
         self.done.fetch_add(n, Relaxed);
         self.progress.advance(n)
     }
 
     /// The reader has worked through the input up to offset `at`; only new ground counts
     /// (the end of a chunk: stops when cancelled).
-    pub fn reached(&self, at: u64) -> Result<()> {
+    pub(crate) fn reached(&self, at: u64) -> Result<()> {
         let before = self.reached.fetch_max(at, Relaxed);
         self.advance(at.saturating_sub(before))
     }
 
     /// An input whose size was not known up front (a pipe) has ended: what it gave is its total.
-    pub fn finish_stream(&self) {
+    pub(crate) fn finish_stream(&self) {
         self.progress.add_total(self.done.load(Relaxed));
     }
 
     /// Runs `read` over an input of `len` bytes: its size is added to the total first and the
     /// count topped up to it at the end (readers report the chunks they work through, not
     /// headers or padding).
-    pub fn whole<T>(&self, len: u64, read: impl FnOnce() -> Result<T>) -> Result<T> {
+    pub(crate) fn whole<T>(&self, len: u64, read: impl FnOnce() -> Result<T>) -> Result<T> {
         self.progress.add_total(len);
         let got = read()?;
         self.finish(len);
@@ -149,7 +149,7 @@ impl<'p> Tracker<'p> {
     }
 
     /// The input, `len` bytes, has been read to its end.
-    pub fn finish(&self, len: u64) {
+    pub(crate) fn finish(&self, len: u64) {
         let rest = len.saturating_sub(self.done.swap(len, Relaxed));
         self.progress.bytes.fetch_add(rest, Relaxed);
     }
@@ -170,7 +170,7 @@ pub(crate) struct Counting<'a> {
 }
 
 impl<'a> Counting<'a> {
-    pub fn new(inner: &'a mut dyn EventSink, progress: &'a Progress) -> Counting<'a> {
+    pub(crate) fn new(inner: &'a mut dyn EventSink, progress: &'a Progress) -> Counting<'a> {
         Counting {
             inner,
             progress,
@@ -180,7 +180,7 @@ impl<'a> Counting<'a> {
     }
 
     /// Publishes the final count (the read is over).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.publish();
     }
 

@@ -17,7 +17,7 @@ enum Message {
 }
 
 /// The reader's end: full batches go to the sink's thread, emptied ones come back.
-pub struct Deliver {
+pub(crate) struct Deliver {
     full: SyncSender<Message>,
     recycled: Receiver<Vec<Event>>,
     /// The sink's side has gone (it only does so when it stops early).
@@ -27,7 +27,7 @@ pub struct Deliver {
 impl Deliver {
     /// Sends `batch` (leaving an empty, recycled vector in its place); false once the sink's
     /// side has gone.
-    pub fn batch(&mut self, batch: &mut Vec<Event>) -> bool {
+    pub(crate) fn batch(&mut self, batch: &mut Vec<Event>) -> bool {
         if batch.is_empty() {
             return !self.closed;
         }
@@ -43,7 +43,7 @@ impl Deliver {
 }
 
 /// An [`EventSink`] for the reader's thread that batches what it is given.
-pub struct BatchSink<'d> {
+pub(crate) struct BatchSink<'d> {
     deliver: &'d mut Deliver,
     batch: Vec<Event>,
 }
@@ -72,7 +72,7 @@ impl Drop for BatchSink<'_> {
 
 /// Runs `produce` on its own thread with a [`Deliver`] and feeds everything it delivers to
 /// `sink` on this thread; returns what `produce` returns (a panic there is resumed here).
-pub fn run_batches<T: Send>(
+pub(crate) fn run_batches<T: Send>(
     produce: impl FnOnce(&mut Deliver) -> T + Send,
     sink: &mut dyn EventSink,
 ) -> T {
@@ -106,7 +106,7 @@ pub fn run_batches<T: Send>(
 }
 
 /// Runs a reader that feeds an [`EventSink`] on its own thread (see [`run_batches`]).
-pub fn run<T: Send>(
+pub(crate) fn run<T: Send>(
     read: impl FnOnce(&mut dyn EventSink) -> T + Send,
     sink: &mut dyn EventSink,
 ) -> T {

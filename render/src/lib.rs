@@ -7,6 +7,8 @@
 //! table takes its headers, widths and formats from the column catalogue
 //! ([`analysis::columns`]). Columns are explained in `docs/guide.md`.
 
+#![warn(unreachable_pub)]
+
 pub mod compare;
 mod header;
 mod sections;

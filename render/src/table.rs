@@ -25,7 +25,11 @@ pub(crate) struct Table<Row: 'static> {
 impl<Row: 'static> Table<Row> {
     /// A table of the columns named by `keys` (each must be in `catalogue`: a typo is a bug
     /// found by the first test that prints the table).
-    pub fn of(catalogue: &'static [Column<Row>], label: Option<Label<Row>>, keys: &[&str]) -> Self {
+    pub(crate) fn of(
+        catalogue: &'static [Column<Row>],
+        label: Option<Label<Row>>,
+        keys: &[&str],
+    ) -> Self {
         let columns = keys
             .iter()
             .map(|k| columns::find(catalogue, k).unwrap_or_else(|| panic!("no column {k:?}")))
@@ -64,7 +68,7 @@ impl<Row: 'static> Table<Row> {
     }
 
     /// Header, rule and one line per row.
-    pub fn render<'r>(&self, rows: impl IntoIterator<Item = &'r Row>, out: &mut String) {
+    pub(crate) fn render<'r>(&self, rows: impl IntoIterator<Item = &'r Row>, out: &mut String) {
         let head = self.line(
             self.label.as_ref().map(|l| l.header.to_string()),
             self.columns.iter().map(|c| c.head()),

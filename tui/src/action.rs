@@ -65,7 +65,7 @@ impl View {
 /// Everything a key can ask for. Text typed into the filter or command line is not an
 /// action: the state machine takes it character by character while that line is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Quit,
     Help,
     Show(View),

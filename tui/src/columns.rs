@@ -8,7 +8,7 @@ use analysis::columns::{Column as Catalogued, Unit, TASK_COLUMNS};
 use analysis::TaskRow;
 use std::sync::OnceLock;
 
-pub struct Column {
+pub(crate) struct Column {
     /// Name in `:sort KEY`, `--sort` and filter predicates.
     pub key: &'static str,
     /// The catalogue key; `None` for the `task:pid` label.
@@ -16,7 +16,7 @@ pub struct Column {
 }
 
 #[rustfmt::skip] // one column per line reads as the table it is
-pub static COLUMNS: &[Column] = &[
+pub(crate) static COLUMNS: &[Column] = &[
     Column { key: "task", catalogue: None },
     Column { key: "runtime", catalogue: Some("runtime_ns") },
     Column { key: "vol", catalogue: Some("switches.voluntary") },
@@ -55,14 +55,14 @@ fn resolved() -> &'static [Option<&'static Catalogued<TaskRow>>] {
 }
 
 /// The column named `key` (its short key or its catalogue key).
-pub fn find(key: &str) -> Option<usize> {
+pub(crate) fn find(key: &str) -> Option<usize> {
     COLUMNS
         .iter()
         .position(|c| c.key == key || c.catalogue == Some(key))
 }
 
 /// `task:pid` as in the text report; a grouped row says how many tasks it merged.
-pub fn task_label(t: &TaskRow) -> String {
+pub(crate) fn task_label(t: &TaskRow) -> String {
     render::task_label(t)
 }
 
@@ -72,30 +72,30 @@ impl Column {
         resolved()[i]
     }
 
-    pub fn is_label(&self) -> bool {
+    pub(crate) fn is_label(&self) -> bool {
         self.catalogue.is_none()
     }
 
-    pub fn header(&self) -> &'static str {
+    pub(crate) fn header(&self) -> &'static str {
         self.entry().map_or("task:pid", |e| e.header)
     }
 
-    pub fn width(&self) -> u16 {
+    pub(crate) fn width(&self) -> u16 {
         self.entry().map_or(LABEL_WIDTH, |e| e.width as u16)
     }
 
     /// The unit of a value column.
-    pub fn unit(&self) -> Option<Unit> {
+    pub(crate) fn unit(&self) -> Option<Unit> {
         self.entry().map(|e| e.unit)
     }
 
     /// The stored value (ns, count, fraction); `None` for the label or a missing value.
-    pub fn value(&self, row: &TaskRow) -> Option<f64> {
+    pub(crate) fn value(&self, row: &TaskRow) -> Option<f64> {
         self.entry().and_then(|e| (e.value)(row).as_f64())
     }
 
     /// The cell text of `row`, as the text report formats it (`-` when missing).
-    pub fn cell(&self, row: &TaskRow) -> String {
+    pub(crate) fn cell(&self, row: &TaskRow) -> String {
         match self.entry() {
             Some(e) => e.unit.format((e.value)(row)),
             None => task_label(row),

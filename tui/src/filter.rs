@@ -14,7 +14,7 @@ use regex::Regex;
 use std::marker::PhantomData;
 
 /// What a filter can select: rows with typed fields and names.
-pub trait Record {
+pub(crate) trait Record {
     /// Whether `cpu=N` applies to these rows.
     const HAS_CPUS: bool;
     /// The typed field `name`: an id for [`Record::value`] and the unit its values have.
@@ -28,7 +28,7 @@ pub trait Record {
 }
 
 #[derive(Debug, Clone)]
-pub struct Filter<T> {
+pub(crate) struct Filter<T> {
     /// As typed (shown in the status line, restored by `--filter`).
     pub text: String,
     invert: bool,
@@ -115,7 +115,7 @@ impl Op {
 
 impl<T: Record> Filter<T> {
     /// Parses the filter line (without the leading `/`).
-    pub fn parse(text: &str) -> Result<Filter<T>, String> {
+    pub(crate) fn parse(text: &str) -> Result<Filter<T>, String> {
         let (invert, body) = match text.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -133,7 +133,7 @@ impl<T: Record> Filter<T> {
     }
 
     /// The filter line as typed: `None` when blank (no filter).
-    pub fn parse_line(text: &str) -> Result<Option<Filter<T>>, String> {
+    pub(crate) fn parse_line(text: &str) -> Result<Option<Filter<T>>, String> {
         if text.trim().is_empty() {
             Ok(None)
         } else {
@@ -142,7 +142,7 @@ impl<T: Record> Filter<T> {
     }
 
     /// The CPUs of the `cpu=` terms: `matches` needs their tasks in its [`RanOn`].
-    pub fn cpus(&self) -> Vec<u32> {
+    pub(crate) fn cpus(&self) -> Vec<u32> {
         let mut cpus: Vec<u32> = self
             .terms
             .iter()
@@ -157,7 +157,7 @@ impl<T: Record> Filter<T> {
     }
 
     /// `ran_on` holds the tasks of the CPUs in [`Filter::cpus`].
-    pub fn matches(&self, row: &T, ran_on: &RanOn) -> bool {
+    pub(crate) fn matches(&self, row: &T, ran_on: &RanOn) -> bool {
         let all = self.terms.iter().all(|t| t.matches(row, ran_on));
         all != self.invert
     }

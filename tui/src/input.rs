@@ -14,12 +14,12 @@ use ingest::Progress;
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Window of the series behind the sparklines and the Jain-over-time line.
-pub const SERIES_WINDOW_NS: u64 = 10_000_000;
+pub(crate) const SERIES_WINDOW_NS: u64 = 10_000_000;
 
 /// What to load and how to analyse it.
 #[derive(Debug, Clone)]
@@ -98,7 +98,7 @@ pub fn paths(sources: &Sources) -> Vec<std::path::PathBuf> {
 }
 
 /// A fresh progress counter for each input of `sources`.
-pub fn progress_counters(sources: &Sources) -> Vec<Arc<Progress>> {
+pub(crate) fn progress_counters(sources: &Sources) -> Vec<Arc<Progress>> {
     paths(sources).iter().map(|_| Arc::default()).collect()
 }
 
@@ -120,7 +120,7 @@ pub fn start(
 }
 
 /// Loads synchronously (for `--print` and tests): waits for the result.
-pub fn load_now(sources: &Sources) -> Result<Data, String> {
+pub(crate) fn load_now(sources: &Sources) -> Result<Data, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let result = load(
         sources,
@@ -316,9 +316,4 @@ fn plain_trace(path: &Path) -> std::io::Result<bool> {
     std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
     let json = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     Ok(!json && ingest::input::Wrapper::detect(&head).is_none())
-}
-
-/// Receives what is there without waiting.
-pub fn drain(rx: &Receiver<Message>) -> Vec<Message> {
-    rx.try_iter().collect()
 }

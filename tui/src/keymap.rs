@@ -6,7 +6,7 @@ use crate::action::{Action, View};
 
 /// A key as the keymap knows it (terminal-independent, so tests and `--keys` use it too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Key {
+pub(crate) enum Key {
     Char(char),
     Ctrl(char),
     Enter,
@@ -26,7 +26,7 @@ pub enum Key {
 
 impl Key {
     /// How the help shows the key.
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         match self {
             Key::Char(' ') => "Space".into(),
             Key::Char(c) => c.to_string(),
@@ -50,7 +50,7 @@ impl Key {
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Context {
+pub(crate) enum Context {
     Global,
     Tasks,
     Preemptions,
@@ -60,7 +60,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 6] = [
+    pub(crate) const ALL: [Context; 6] = [
         Context::Global,
         Context::Tasks,
         Context::Preemptions,
@@ -70,7 +70,7 @@ impl Context {
     ];
 
     /// The view-specific context of `view` (Global when it has none).
-    pub fn of(view: View) -> Context {
+    pub(crate) fn of(view: View) -> Context {
         match view {
             View::Tasks => Context::Tasks,
             View::Preemptions => Context::Preemptions,
@@ -81,7 +81,7 @@ impl Context {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Context::Global => "everywhere",
             Context::Tasks => "tasks",
@@ -93,7 +93,7 @@ impl Context {
     }
 }
 
-pub struct Binding {
+pub(crate) struct Binding {
     pub context: Context,
     pub keys: &'static [Key],
     pub action: Action,
@@ -119,7 +119,7 @@ use Context::{
 };
 use Key::{Char as C, Ctrl};
 
-pub const BINDINGS: &[Binding] = &[
+pub(crate) const BINDINGS: &[Binding] = &[
     bind(G, &[C('q'), Ctrl('c')], Action::Quit, "quit"),
     bind(G, &[C('?')], Action::Help, "this help"),
     bind(G, &[C('1')], Action::Show(View::Overview), "overview"),
@@ -246,7 +246,7 @@ pub const BINDINGS: &[Binding] = &[
 ];
 
 /// The action of `key` in `view`: the view's bindings first, then the global ones.
-pub fn lookup(view: View, key: Key) -> Option<Action> {
+pub(crate) fn lookup(view: View, key: Key) -> Option<Action> {
     let context = Context::of(view);
     let find = |ctx: Context| {
         BINDINGS
@@ -258,7 +258,7 @@ pub fn lookup(view: View, key: Key) -> Option<Action> {
 }
 
 /// The help text: every binding, by context, in table order.
-pub fn help_lines() -> Vec<String> {
+pub(crate) fn help_lines() -> Vec<String> {
     let mut lines = Vec::new();
     for context in Context::ALL {
         lines.push(format!("{}:", context.title()));

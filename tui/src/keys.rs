@@ -6,7 +6,7 @@ use crate::keymap::Key;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// The keymap's key for a terminal key event; `None` for releases and keys it has no use for.
-pub fn from_event(event: KeyEvent) -> Option<Key> {
+pub(crate) fn from_event(event: KeyEvent) -> Option<Key> {
     if event.kind == KeyEventKind::Release {
         return None;
     }
@@ -32,7 +32,7 @@ pub fn from_event(event: KeyEvent) -> Option<Key> {
 }
 
 /// Parses `--keys`. A `<` that does not start a known `<name>` is the key `<` itself.
-pub fn parse(text: &str) -> Result<Vec<Key>, String> {
+pub(crate) fn parse(text: &str) -> Result<Vec<Key>, String> {
     let mut keys = Vec::new();
     let mut rest = text;
     while let Some(c) = rest.chars().next() {

@@ -13,6 +13,8 @@
 //! The data is the analysis crate's public model: [`analysis::Report`] for the single-run
 //! views, [`analysis::compare::Comparison`] for the Compare view.
 
+#![warn(unreachable_pub)]
+
 mod action;
 mod columns;
 mod filter;

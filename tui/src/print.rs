@@ -10,7 +10,7 @@ use ratatui::Terminal;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws `app` at `width` × `height` into a buffer.
-pub fn frame(app: &mut App, width: u16, height: u16, glyphs: Glyphs) -> Buffer {
+pub(crate) fn frame(app: &mut App, width: u16, height: u16, glyphs: Glyphs) -> Buffer {
     app.page_rows = height.saturating_sub(ui::CHROME_ROWS + 1) as usize;
     let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
         Ok(t) => t,
@@ -25,7 +25,7 @@ pub fn frame(app: &mut App, width: u16, height: u16, glyphs: Glyphs) -> Buffer {
 
 /// The buffer as lines of text, trailing blanks removed. A wide character's hidden
 /// second cell is skipped, so columns line up as on the terminal.
-pub fn text(buffer: &Buffer) -> String {
+pub(crate) fn text(buffer: &Buffer) -> String {
     let area = buffer.area;
     let mut out = String::new();
     for y in 0..area.height {

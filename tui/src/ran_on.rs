@@ -8,14 +8,14 @@ use std::collections::{HashMap, HashSet};
 
 /// The pids that ran on each CPU a filter names.
 #[derive(Debug, Clone, Default)]
-pub struct RanOn {
+pub(crate) struct RanOn {
     by_cpu: HashMap<u32, HashSet<i32>>,
 }
 
 impl RanOn {
     /// The pids with a running slice on each of `cpus` within the report's window
     /// (the store keeps whole intervals, not clipped to `--time`).
-    pub fn of(timeline: &Timeline, report: &Report, cpus: &[u32]) -> RanOn {
+    pub(crate) fn of(timeline: &Timeline, report: &Report, cpus: &[u32]) -> RanOn {
         let (start, end) = (report.window.start_ns, report.window.end_ns);
         let tasks = timeline.tasks();
         let by_cpu = cpus
@@ -32,7 +32,7 @@ impl RanOn {
     }
 
     /// True when the task of `row` (any member of a grouped row) ran on `cpu`.
-    pub fn ran(&self, cpu: u32, row: &TaskRow) -> bool {
+    pub(crate) fn ran(&self, cpu: u32, row: &TaskRow) -> bool {
         let Some(pids) = self.by_cpu.get(&cpu) else {
             return false;
         };

@@ -20,7 +20,7 @@ use std::time::Duration;
 /// How long the loop waits for a key before it looks at the loader's messages again.
 const POLL: Duration = Duration::from_millis(40);
 
-pub fn run(mut app: App, glyphs: Glyphs, mouse: bool) -> Result<(), String> {
+pub(crate) fn run(mut app: App, glyphs: Glyphs, mouse: bool) -> Result<(), String> {
     let mut terminal =
         ratatui::try_init().map_err(|e| format!("cannot set up the terminal: {e}"))?;
     if mouse {

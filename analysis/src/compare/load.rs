@@ -5,7 +5,7 @@
 
 mod admit;
 
-pub use admit::{run_within, Budget};
+pub(crate) use admit::{run_within, Budget};
 
 use super::Repeat;
 use crate::pipeline::{self, Loaded};
@@ -53,7 +53,7 @@ pub fn load_all(inputs: &[(PathBuf, pipeline::Options)]) -> Vec<Result<Repeat, S
 }
 
 /// [`load_all`] within `budget`.
-pub fn load_all_within(
+pub(crate) fn load_all_within(
     inputs: &[(PathBuf, pipeline::Options)],
     budget: &Budget,
 ) -> Vec<Result<Repeat, String>> {
@@ -71,7 +71,7 @@ const FIXED_BYTES: u64 = 64 << 20;
 /// compressed trace.dat or perf.data is held inflated (often ten times its size) and
 /// compressed text streams (236 MiB for 44 MiB of zstd: the windows, not the file). A JSON
 /// report is parsed whole into a tree several times its size. Standard input runs alone.
-pub fn estimated_bytes(path: &Path) -> u64 {
+pub(crate) fn estimated_bytes(path: &Path) -> u64 {
     if path.as_os_str() == "-" {
         // Standard input is of unknown size (and may be held whole): alone, then.
         return u64::MAX;

@@ -47,7 +47,7 @@ impl RunSpec {
 /// The automatic label of a run: scheduler name and kernel release of its first
 /// repeat (e.g. `EEVDF 6.12.95+deb12-amd64`, `PDS 6.1.192-prjc-pds`), or the file name
 /// when the kernel is not known.
-pub fn automatic_label(first: &Repeat) -> String {
+pub(super) fn automatic_label(first: &Repeat) -> String {
     let family = scheduler_name_of(&first.report);
     match first
         .report

@@ -56,7 +56,7 @@ impl Stat {
 }
 
 /// A set of tasks of one repeat.
-pub struct Subject<'a> {
+pub(super) struct Subject<'a> {
     pub report: &'a Value,
     /// The task rows (JSON, as `analyze --json` writes them).
     pub rows: Vec<&'a Value>,
@@ -73,7 +73,7 @@ pub struct Subject<'a> {
 
 impl<'a> Subject<'a> {
     /// The tasks of `repeat` at `indices` (of its `tasks` array); `workload` likewise.
-    pub fn new(repeat: &'a Repeat, indices: &[usize], workload: &[usize]) -> Subject<'a> {
+    pub(super) fn new(repeat: &'a Repeat, indices: &[usize], workload: &[usize]) -> Subject<'a> {
         let tasks = repeat.report["tasks"]
             .as_array()
             .map(Vec::as_slice)
@@ -107,18 +107,18 @@ impl<'a> Subject<'a> {
     }
 
     /// Sum of the numbers at `pointers` over the rows.
-    pub fn sum(&self, pointers: &[&str]) -> Option<f64> {
+    pub(super) fn sum(&self, pointers: &[&str]) -> Option<f64> {
         sum_over(&self.rows, pointers)
     }
 
     /// The rows' share of the workload's sum at `pointer`.
-    pub fn share(&self, pointer: &str) -> Option<f64> {
+    pub(super) fn share(&self, pointer: &str) -> Option<f64> {
         let part = sum_over(&self.rows_in_workload, &[pointer])?;
         let whole = sum_over(&self.workload, &[pointer])?;
         (whole != 0.0).then(|| part / whole)
     }
 
-    pub fn max(&self, pointer: &str) -> Option<f64> {
+    pub(super) fn max(&self, pointer: &str) -> Option<f64> {
         self.rows
             .iter()
             .filter_map(|r| number(r, pointer))
@@ -126,12 +126,12 @@ impl<'a> Subject<'a> {
     }
 
     /// `total` per second of the window.
-    pub fn per_sec(&self, total: f64) -> Option<f64> {
+    pub(super) fn per_sec(&self, total: f64) -> Option<f64> {
         (self.window_ns > 0).then(|| total * 1e9 / self.window_ns as f64)
     }
 
     /// Jain's index (Σx)² / (n Σx²) of the rows' fairness ratios (rows that competed).
-    pub fn jain(&self) -> Option<f64> {
+    pub(super) fn jain(&self) -> Option<f64> {
         let ratios: Vec<f64> = self
             .rows
             .iter()
@@ -145,7 +145,7 @@ impl<'a> Subject<'a> {
     /// `stat` of the rows' `dist`: exact from the samples, or from the one row's summary;
     /// for several rows without samples, mean and max stay exact and a percentile is the
     /// largest of the rows' (an upper bound: the second value says it is not exact).
-    pub fn dist(&self, dist: Dist, stat: Stat) -> (Option<f64>, bool) {
+    pub(super) fn dist(&self, dist: Dist, stat: Stat) -> (Option<f64>, bool) {
         if let Some(samples) = &self.samples {
             let parts: Vec<Samples> = samples.iter().map(|s| dist.samples(s)).collect();
             let refs: Vec<&Samples> = parts.iter().collect();
@@ -182,7 +182,7 @@ impl<'a> Subject<'a> {
     }
 
     /// `stat` over every sample of every repeat; `None` unless all repeats have samples.
-    pub fn pooled(repeats: &[Subject], dist: Dist, stat: Stat) -> Option<f64> {
+    pub(super) fn pooled(repeats: &[Subject], dist: Dist, stat: Stat) -> Option<f64> {
         let mut parts: Vec<Samples> = Vec::new();
         for r in repeats {
             parts.extend(r.samples.as_ref()?.iter().map(|s| dist.samples(s)));

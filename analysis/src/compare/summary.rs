@@ -6,7 +6,7 @@ use crate::columns::Direction;
 
 /// Mean, sample standard deviation and CV of one metric over the repeats of one label.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
+pub(super) struct Spread {
     /// Repeats that had a value.
     pub n: usize,
     pub mean: f64,
@@ -20,7 +20,7 @@ pub struct Spread {
 ///
 /// The standard deviation is the sample one (n - 1): repeats are a sample of the runs
 /// the kernel could have produced, not the whole population.
-pub fn spread(values: &[f64]) -> Option<Spread> {
+pub(super) fn spread(values: &[f64]) -> Option<Spread> {
     let n = values.len();
     if n == 0 {
         return None;
@@ -43,13 +43,13 @@ pub fn spread(values: &[f64]) -> Option<Spread> {
 
 /// `*` regression, `^` improvement (metrics.md §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flag {
+pub(super) enum Flag {
     Regression,
     Improvement,
 }
 
 impl Flag {
-    pub fn symbol(self) -> &'static str {
+    pub(super) fn symbol(self) -> &'static str {
         match self {
             Flag::Regression => "*",
             Flag::Improvement => "^",
@@ -59,7 +59,7 @@ impl Flag {
 
 /// How a flag was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Basis {
+pub(super) enum Basis {
     /// A neutral metric: never flagged.
     Neutral,
     /// One repeat on a side: no noise estimate, the threshold alone decides.
@@ -69,7 +69,7 @@ pub enum Basis {
 }
 
 impl Basis {
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Basis::Neutral => "neutral",
             Basis::ThresholdOnly => "threshold-only",
@@ -80,7 +80,7 @@ impl Basis {
 
 /// The rule that flags a change.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FlagRule {
+pub(super) struct FlagRule {
     pub threshold_pct: f64,
     /// Welch p-values at or above this are not flagged (with two or more repeats a side).
     pub alpha: f64,
@@ -88,7 +88,7 @@ pub struct FlagRule {
 
 /// One label measured against the baseline.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Versus {
+pub(super) struct Versus {
     /// value / baseline value; `None` when the baseline is 0.
     pub normalized: Option<f64>,
     /// (normalized - 1) * 100, negated for lower-is-better metrics, so positive is
@@ -100,7 +100,7 @@ pub struct Versus {
 
 /// The change in % of `value` against `base` (signed so that positive is better;
 /// unsigned for neutral metrics); `None` when the baseline is 0.
-pub fn change_pct(value: f64, base: f64, better: Direction) -> Option<f64> {
+pub(super) fn change_pct(value: f64, base: f64, better: Direction) -> Option<f64> {
     if base == 0.0 {
         return None;
     }
@@ -117,7 +117,7 @@ pub fn change_pct(value: f64, base: f64, better: Direction) -> Option<f64> {
 /// `p` the Welch p-value of the per-repeat values. A change is flagged when |change|
 /// exceeds the threshold and twice the larger CV and, with two or more repeats on both
 /// sides, p < alpha (a missing CV or p with one repeat: threshold-only).
-pub fn versus(
+pub(super) fn versus(
     (value, this): (f64, &Spread),
     (base_value, base): (f64, &Spread),
     better: Direction,

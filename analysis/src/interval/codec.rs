@@ -31,12 +31,12 @@ const WAKER_WRITTEN: u8 = 1 << 7;
 /// header says none is written. The writer and the reader advance it the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Context {
-    pub start_ns: u64,
-    pub cpu: Option<u32>,
+    pub(super) start_ns: u64,
+    pub(super) cpu: Option<u32>,
 }
 
 impl Context {
-    pub fn at(start_ns: u64) -> Context {
+    pub(super) fn at(start_ns: u64) -> Context {
         Context {
             start_ns,
             cpu: None,

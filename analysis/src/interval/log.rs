@@ -45,7 +45,7 @@ impl TaskLog {
     /// Appends the interval `[start, now)`. A task's intervals are contiguous apart from
     /// its time before the first transition, which is not an interval.
     #[inline]
-    pub fn close(&mut self, start: u64, now: u64, fields: Fields) {
+    pub(crate) fn close(&mut self, start: u64, now: u64, fields: Fields) {
         if self.len == 0 {
             self.ctx = Context::at(start);
         }
@@ -71,39 +71,39 @@ impl TaskLog {
     }
 
     /// Intervals written, gaps included.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// One above the highest CPU number this task ran on (0 if it never ran).
-    pub fn cpus_run(&self) -> u32 {
+    pub(crate) fn cpus_run(&self) -> u32 {
         self.cpus_run
     }
 
     /// Where the last interval ended.
-    pub fn end_ns(&self) -> u64 {
+    pub(crate) fn end_ns(&self) -> u64 {
         self.ctx.start_ns
     }
 
     /// Where the first interval starts (the end, when there is none).
-    pub fn start_ns(&self) -> u64 {
+    pub(crate) fn start_ns(&self) -> u64 {
         self.marks
             .first()
             .map_or(self.ctx.start_ns, |m| m.ctx.start_ns)
     }
 
     /// Every interval in time order (gaps left out).
-    pub fn cursor(&self) -> Cursor<'_> {
+    pub(crate) fn cursor(&self) -> Cursor<'_> {
         self.cursor_from(0)
     }
 
     /// From the last mark before `t` on: every interval that ends after `t` or starts
     /// at it comes out of it, a few (< [`MARK_EVERY`]) that end before it may come first.
-    pub fn cursor_near(&self, t: u64) -> Cursor<'_> {
+    pub(crate) fn cursor_near(&self, t: u64) -> Cursor<'_> {
         let mark = self.marks.partition_point(|m| m.ctx.start_ns < t);
         self.cursor_from(mark.saturating_sub(1))
     }
@@ -127,7 +127,7 @@ impl TaskLog {
 
     /// Moves the closed intervals to `out` as views (gaps left out), leaving the log empty
     /// and its end where it was: the next interval still starts there.
-    pub fn drain_into(&mut self, out: &mut Vec<IntervalView>) {
+    pub(crate) fn drain_into(&mut self, out: &mut Vec<IntervalView>) {
         out.extend(self.cursor());
         self.bytes.clear();
         self.marks.clear();
@@ -135,13 +135,13 @@ impl TaskLog {
     }
 
     /// Gives back the capacity the growth left unused (once, when the log is complete).
-    pub fn shrink(&mut self) {
+    pub(crate) fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.marks.shrink_to_fit();
     }
 
     /// Heap bytes held.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         (self.bytes.capacity() + self.marks.capacity() * std::mem::size_of::<Mark>()) as u64
     }
 }

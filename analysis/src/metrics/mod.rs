@@ -12,8 +12,8 @@
 //! | [`quality`] | the data-quality ledger (§9) |
 //! | [`records`] | per-event waits and wakeup preemptions, for the export (opt-in) |
 //!
-//! The engine ([`crate::analyzer`]) dispatches every event to them with static calls, and
-//! [`crate::finish`] asks each for its part of the report.
+//! The engine ([`crate::engine`]) dispatches every event to them with static calls, and
+//! its `assemble` module asks each for its part of the report.
 
 pub(crate) mod fairness;
 pub(crate) mod latency;

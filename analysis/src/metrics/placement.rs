@@ -17,7 +17,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// dependency yet. Multiply-fold: the high bits are mixed into the low ones that pick
 /// the bucket.
 #[derive(Default)]
-pub struct PairHasher(u64);
+pub(crate) struct PairHasher(u64);
 
 impl Hasher for PairHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -33,12 +33,12 @@ impl Hasher for PairHasher {
     }
 }
 
-pub type PairMap = HashMap<u64, u64, BuildHasherDefault<PairHasher>>;
+pub(crate) type PairMap = HashMap<u64, u64, BuildHasherDefault<PairHasher>>;
 
 /// What a counted pair is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u64)]
-pub enum PairKind {
+pub(crate) enum PairKind {
     /// Every switch-in after a known slice: previous slice's CPU → this CPU.
     Slice = 0,
     /// Switch-ins that end a wakeup wait: previous slice's CPU → this CPU.
@@ -60,26 +60,26 @@ fn unkey(key: u64) -> (u64, u32, u32) {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct TaskAffinity {
-    pub runtime_by_cpu: Vec<u64>,
+pub(crate) struct TaskAffinity {
+    runtime_by_cpu: Vec<u64>,
     /// Pairs of two different CPUs, by packed key.
-    pub pairs: PairMap,
+    pairs: PairMap,
     /// Pairs of one CPU with itself, per [`PairKind`]: most slices and wakeups stay on
     /// their CPU, and such a pair is `SameCpu` whatever the topology, so which CPU it was
     /// never matters. A plain counter spares the hash-map probe on most switch-ins.
-    pub same_cpu: [u64; 3],
+    same_cpu: [u64; 3],
     /// Wakeups where the waker's CPU is / is not the CPU the wakee ran on next.
-    pub wakeups_local: u64,
-    pub wakeups_remote: u64,
+    wakeups_local: u64,
+    wakeups_remote: u64,
     /// The task's wakeup latencies, split: each is kept once, and the whole set is their
     /// union (a second copy of every latency would cost 4 bytes per wakeup).
-    pub latency_local: Samples,
-    pub latency_remote: Samples,
+    pub(crate) latency_local: Samples,
+    pub(crate) latency_remote: Samples,
 }
 
 impl TaskAffinity {
     #[inline]
-    pub fn add_runtime(&mut self, cpu: u32, ns: u64) {
+    pub(crate) fn add_runtime(&mut self, cpu: u32, ns: u64) {
         let i = cpu as usize;
         if self.runtime_by_cpu.len() <= i {
             self.runtime_by_cpu.resize(i + 1, 0);
@@ -88,7 +88,7 @@ impl TaskAffinity {
     }
 
     #[inline]
-    pub fn count(&mut self, kind: PairKind, from: u32, to: u32) {
+    pub(crate) fn count(&mut self, kind: PairKind, from: u32, to: u32) {
         if from == to {
             self.same_cpu[kind as usize] += 1;
             return;
@@ -98,7 +98,7 @@ impl TaskAffinity {
 
     /// A wakeup wait ended on `cpu` after `latency` (None: untimed); `waker_cpu` is
     /// where the wakeup fired.
-    pub fn wakeup_ended(&mut self, waker_cpu: u32, cpu: u32, latency: Option<(u64, u64)>) {
+    pub(crate) fn wakeup_ended(&mut self, waker_cpu: u32, cpu: u32, latency: Option<(u64, u64)>) {
         self.count(PairKind::WakeWaker, waker_cpu, cpu);
         let local = waker_cpu == cpu;
         if local {
@@ -116,13 +116,13 @@ impl TaskAffinity {
     }
 
     /// Every wakeup latency (local and remote).
-    pub fn wakeup_latency_is_empty(&self) -> bool {
+    pub(crate) fn wakeup_latency_is_empty(&self) -> bool {
         self.latency_local.is_empty() && self.latency_remote.is_empty()
     }
 
     /// Every counted pair of two different CPUs: (kind, from, to, count). The pairs of a
     /// CPU with itself are in [`TaskAffinity::same_cpu`].
-    pub fn iter_pairs(&self) -> impl Iterator<Item = (u64, u32, u32, u64)> + '_ {
+    pub(crate) fn iter_pairs(&self) -> impl Iterator<Item = (u64, u32, u32, u64)> + '_ {
         self.pairs.iter().map(|(&k, &n)| {
             let (kind, from, to) = unkey(k);
             (kind, from, to, n)
@@ -157,16 +157,16 @@ impl Class {
 
 /// Each CPU's core, LLC and node as dense indices, from a [`Topology`].
 #[derive(Debug, Clone, Default)]
-pub struct CpuMap {
+pub(crate) struct CpuMap {
     core: Vec<Option<u32>>,
     llc: Vec<Option<u32>>,
     /// NUMA node, else package (one package = one node when NUMA is not described).
     node: Vec<Option<u32>>,
-    pub llc_count: usize,
+    llc_count: usize,
 }
 
 impl CpuMap {
-    pub fn new(t: &Topology) -> CpuMap {
+    pub(crate) fn new(t: &Topology) -> CpuMap {
         let has_nodes = t.cpus.iter().any(|p| p.node.is_some());
         CpuMap {
             core: t.cpus.iter().map(|p| p.core).collect(),
@@ -180,15 +180,15 @@ impl CpuMap {
         }
     }
 
-    pub fn llc(&self, cpu: u32) -> Option<u32> {
+    pub(crate) fn llc(&self, cpu: u32) -> Option<u32> {
         self.llc.get(cpu as usize).copied().flatten()
     }
 
-    pub fn has_llcs(&self) -> bool {
+    pub(crate) fn has_llcs(&self) -> bool {
         self.llc.iter().any(Option::is_some)
     }
 
-    pub fn class(&self, a: u32, b: u32) -> Class {
+    pub(crate) fn class(&self, a: u32, b: u32) -> Class {
         if a == b {
             return Class::SameCpu;
         }
@@ -318,8 +318,8 @@ pub struct CpuPair {
 /// The sparse waker CPU × wakee CPU and migration from × to matrices of the tasks' CPU
 /// pairs (the diagonal of wakeups from the CPUs' local counts; a migration is never on
 /// the diagonal).
-pub(crate) fn cpu_pairs(
-    tasks: &[crate::timeline::Task],
+pub(crate) fn cpu_pairs<'a>(
+    tasks: impl Iterator<Item = &'a TaskAffinity>,
     cpus: &[crate::cpu::Cpu],
 ) -> (Vec<CpuPair>, Vec<CpuPair>) {
     use std::collections::BTreeMap;
@@ -330,8 +330,8 @@ pub(crate) fn cpu_pairs(
             wakeups.insert((cpu as u32, cpu as u32), c.local_wakeups);
         }
     }
-    for t in tasks {
-        for (kind, from, to, n) in t.affinity.iter_pairs() {
+    for affinity in tasks {
+        for (kind, from, to, n) in affinity.iter_pairs() {
             let matrix = if kind == PairKind::WakeWaker as u64 {
                 &mut wakeups
             } else if kind == PairKind::Slice as u64 {

@@ -4,45 +4,51 @@
 //! / suffered), per CPU and per (waker, wakee, victim) names.
 
 use crate::cpu::Occupant;
-use crate::timeline::{State, Task, Wait};
 use ingest::Comm;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-/// Whether switching `prev` out (in R/R+) for `next` on `cpu` is a wakeup preemption:
-/// next's wait started with a wakeup onto `cpu` that happened while prev was already
-/// running there.
-pub(crate) fn is_wakeup_preemption(cpu: u32, prev: &Task, next: &Task) -> bool {
-    let woken = matches!(
-        next.state,
-        State::Runnable {
-            wait: Wait::Wakeup | Wait::Untimed,
-            ..
-        }
-    ) && next.wake_cpu == cpu as i32;
-    woken && prev.state == (State::Running { cpu }) && prev.since <= next.wake_ts
+/// Where and when a waiting task was enqueued by its wakeup: the runqueue CPU the last
+/// wakeup event of its wait set (-1 when unknown) and that event's time. The task state
+/// machine gives it for a wait that started with a wakeup (timed or not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Enqueue {
+    pub(crate) cpu: i32,
+    pub(crate) ts: u64,
 }
 
-/// After a wakeup event set `t`'s runqueue CPU at `now`: whether that CPU ran another task
-/// then (the denominator of the §5 ratio); `None` when the event did not start the wait's
-/// enqueue. `occupant` tells what a CPU runs.
+/// Whether switching the victim out (in R/R+) for the wakee on `cpu` is a wakeup
+/// preemption: the wakee's wait started with a wakeup onto `cpu` (`wakee`) that happened
+/// while the victim was already running there (`victim_since`: since when the victim has
+/// run on `cpu`, None when it was not running there).
+#[inline]
+pub(crate) fn is_wakeup_preemption(
+    cpu: u32,
+    victim_since: Option<u64>,
+    wakee: Option<Enqueue>,
+) -> bool {
+    match (victim_since, wakee) {
+        (Some(since), Some(e)) => e.cpu == cpu as i32 && since <= e.ts,
+        _ => false,
+    }
+}
+
+/// After a wakeup event of task `pid` at `now` (its wait's enqueue, if it is woken):
+/// whether the runqueue's CPU ran another task then (the denominator of the §5 ratio);
+/// `None` when the event did not set the wait's enqueue. `occupant` tells what a CPU runs.
+#[inline]
 pub(crate) fn target_busy(
-    t: &Task,
+    enqueue: Option<Enqueue>,
+    pid: i32,
     now: u64,
     occupant: impl Fn(usize) -> Option<Occupant>,
 ) -> Option<bool> {
-    let waiting = matches!(
-        t.state,
-        State::Runnable {
-            wait: Wait::Wakeup | Wait::Untimed,
-            ..
-        }
-    );
-    if !waiting || t.wake_ts != now || t.wake_cpu < 0 {
+    let e = enqueue?;
+    if e.ts != now || e.cpu < 0 {
         return None;
     }
-    Some(match occupant(t.wake_cpu as usize) {
-        Some(Occupant::Task(p)) => p != t.pid,
+    Some(match occupant(e.cpu as usize) {
+        Some(Occupant::Task(p)) => p != pid,
         _ => false,
     })
 }
@@ -54,7 +60,7 @@ pub(crate) fn target_busy(
 pub(crate) struct Triples(FxHashMap<(Comm, Comm, Comm), (u64, u64, u64)>);
 
 impl Triples {
-    pub fn add(&mut self, waker: Comm, wakee: Comm, victim: Comm, now: u64) {
+    pub(crate) fn add(&mut self, waker: Comm, wakee: Comm, victim: Comm, now: u64) {
         let seen = self
             .0
             .entry((waker, wakee, victim))
@@ -65,7 +71,7 @@ impl Triples {
 
     /// The system row: `count` preemptions over `len_ns`, `busy` wakeups that found their
     /// CPU busy, every triple (most frequent first) and the ten most frequent.
-    pub fn summary(&self, count: u64, busy: u64, len_ns: u64) -> SystemPreemption {
+    pub(crate) fn summary(&self, count: u64, busy: u64, len_ns: u64) -> SystemPreemption {
         let mut triples: Vec<Triple> = self
             .0
             .iter()

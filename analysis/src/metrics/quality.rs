@@ -105,13 +105,13 @@ pub struct CpuCount {
 /// What the engine counted for the ledger besides the CPUs' own records.
 pub(crate) struct Counted<'a> {
     /// Events per kind, used when the reader gives no counts.
-    pub kinds: &'a [u64],
+    pub(crate) kinds: &'a [u64],
     /// Waits started by waking / wakeup / wakeup_new, and wakeups that could not be timed.
-    pub started_by: &'a [u64; 4],
-    pub rejected: &'a BTreeMap<&'static str, u64>,
-    pub waking_seen: bool,
+    pub(crate) started_by: &'a [u64; 4],
+    pub(crate) rejected: &'a BTreeMap<&'static str, u64>,
+    pub(crate) waking_seen: bool,
     /// Suspect gaps between consecutive events, as the engine saw them.
-    pub time_jumps: &'a [TimeJump],
+    pub(crate) time_jumps: &'a [TimeJump],
 }
 
 /// The ledger of a finished pass (its `unknown_ns` is filled from the task rows).

@@ -103,7 +103,7 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(limit_bytes: u64) -> Recorder {
+    pub(crate) fn new(limit_bytes: u64) -> Recorder {
         Recorder {
             records: EventRecords::default(),
             limit_bytes,
@@ -136,20 +136,20 @@ impl Recorder {
 
     /// A wait of `kind` ended at `end_ns`; the placement is classified at the end, when the
     /// topology is final (a perf.data may describe it after the first events).
-    pub fn wait(&mut self, record: WaitRecord) {
+    pub(crate) fn wait(&mut self, record: WaitRecord) {
         if self.room(record.end_ns) {
             self.records.waits.push(record);
         }
     }
 
-    pub fn preemption(&mut self, record: PreemptionRecord) {
+    pub(crate) fn preemption(&mut self, record: PreemptionRecord) {
         if self.room(record.ts_ns) {
             self.records.preemptions.push(record);
         }
     }
 
     /// The records, their placement classified with `map`.
-    pub fn finish(mut self, map: Option<&CpuMap>) -> Result<EventRecords, RecordsError> {
+    pub(crate) fn finish(mut self, map: Option<&CpuMap>) -> Result<EventRecords, RecordsError> {
         match self.failed.take() {
             Some(e) => Err(e),
             None => Ok(self.take(map)),
@@ -158,7 +158,7 @@ impl Recorder {
 
     /// The records so far, classified with `map`, leaving none (an export drains them as
     /// it goes; the topology is final by then: a trace's own is taken before its first event).
-    pub fn take(&mut self, map: Option<&CpuMap>) -> EventRecords {
+    pub(crate) fn take(&mut self, map: Option<&CpuMap>) -> EventRecords {
         let mut records = std::mem::take(&mut self.records);
         for w in &mut records.waits {
             w.placement = w.prev_cpu.map(|p| classify(map, p, w.cpu));

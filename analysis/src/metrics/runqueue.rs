@@ -23,13 +23,13 @@ struct Group {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Runqueues {
+pub(crate) struct Runqueues {
     depth: Vec<u32>,
     idle: Vec<bool>,
     since: Vec<u64>,
     /// ∫ depth dt per CPU, and the largest depth.
-    pub area: Vec<u128>,
-    pub max_depth: Vec<u32>,
+    area: Vec<u128>,
+    max_depth: Vec<u32>,
     system: Group,
     llcs: Vec<Group>,
     llc_of: Vec<Option<u32>>,
@@ -76,7 +76,7 @@ impl Group {
 
 impl Runqueues {
     /// `llc_of[cpu]` = the CPU's LLC (from the topology); empty without topology.
-    pub fn set_llcs(&mut self, llc_of: Vec<Option<u32>>, count: usize) {
+    pub(crate) fn set_llcs(&mut self, llc_of: Vec<Option<u32>>, count: usize) {
         self.llc_of = llc_of;
         self.llcs = vec![Group::default(); count];
     }
@@ -111,7 +111,7 @@ impl Runqueues {
     }
 
     /// A task starts (`+1`) or stops (`-1`) waiting on `cpu`'s runqueue at `now`.
-    pub fn wait(&mut self, cpu: u32, delta: i32, now: u64, scope: &Scope) {
+    pub(crate) fn wait(&mut self, cpu: u32, delta: i32, now: u64, scope: &Scope) {
         let c = cpu as usize;
         self.grow(c);
         // The LLC is looked up once, for settling its group and for counting in it.
@@ -134,7 +134,7 @@ impl Runqueues {
     }
 
     /// `cpu` becomes idle (runs pid 0) or stops being idle at `now`.
-    pub fn set_idle(&mut self, cpu: u32, idle: bool, now: u64, scope: &Scope) {
+    pub(crate) fn set_idle(&mut self, cpu: u32, idle: bool, now: u64, scope: &Scope) {
         let c = cpu as usize;
         self.grow(c);
         if self.idle[c] == idle {
@@ -153,7 +153,7 @@ impl Runqueues {
     }
 
     /// Closes every integral at `end`.
-    pub fn finish(&mut self, end: u64, scope: &Scope) {
+    pub(crate) fn finish(&mut self, end: u64, scope: &Scope) {
         self.system.settle(end, &self.depth, &self.idle, scope);
         for l in 0..self.llcs.len() {
             self.llcs[l].settle(end, &self.depth, &self.idle, scope);
@@ -167,21 +167,21 @@ impl Runqueues {
     }
 
     /// Idle-while-runnable CPU-ns: anywhere, and within the same LLC (None without LLCs).
-    pub fn loss_ns(&self) -> (u64, Option<u64>) {
+    pub(crate) fn loss_ns(&self) -> (u64, Option<u64>) {
         let llc = (!self.llcs.is_empty()).then(|| self.llcs.iter().map(|g| g.loss_ns).sum());
         (self.system.loss_ns, llc)
     }
 
     /// Per LLC idle-while-runnable CPU-ns.
-    pub fn loss_by_llc(&self) -> Vec<u64> {
+    pub(crate) fn loss_by_llc(&self) -> Vec<u64> {
         self.llcs.iter().map(|g| g.loss_ns).collect()
     }
 
-    pub fn max_depth(&self, cpu: u32) -> u32 {
+    pub(crate) fn max_depth(&self, cpu: u32) -> u32 {
         self.max_depth.get(cpu as usize).copied().unwrap_or(0)
     }
 
-    pub fn area(&self, cpu: u32) -> u128 {
+    pub(crate) fn area(&self, cpu: u32) -> u128 {
         self.area.get(cpu as usize).copied().unwrap_or(0)
     }
 }

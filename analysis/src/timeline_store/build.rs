@@ -1,6 +1,7 @@
 //! The store's bookkeeping during the pass: a log for each new task while the store is on,
 //! the periodic size check against the limit, and the [`Timeline`] built at the end. The
-//! analyzer calls it (from `hooks.rs` and `finish.rs`); it does not import the analyzer.
+//! engine calls it (from `engine/concerns.rs` and `engine/assemble.rs`); it does not import
+//! the engine.
 
 use super::{TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY};
 use crate::interval::TaskLog;
@@ -18,7 +19,7 @@ pub(crate) struct StoreState {
 }
 
 impl StoreState {
-    pub fn new(options: TimelineOptions) -> StoreState {
+    pub(crate) fn new(options: TimelineOptions) -> StoreState {
         StoreState {
             options,
             countdown: CHECK_EVERY,
@@ -27,7 +28,7 @@ impl StoreState {
     }
 
     /// Past the limit (`tasks`' logs together), drops every log and remembers why.
-    pub fn enforce_limit(&mut self, tasks: &mut [Task], now: u64) {
+    pub(crate) fn enforce_limit(&mut self, tasks: &mut [Task], now: u64) {
         if self.failed.is_some() {
             return;
         }
@@ -53,18 +54,18 @@ impl StoreState {
 
     /// Whether new tasks get a log.
     #[inline]
-    pub fn recording(&self) -> bool {
+    pub(crate) fn recording(&self) -> bool {
         self.failed.is_none()
     }
 
     /// A log for a new task when the store records.
-    pub fn new_log(&self) -> Option<Box<TaskLog>> {
+    pub(crate) fn new_log(&self) -> Option<Box<TaskLog>> {
         self.recording().then(Box::default)
     }
 
     /// The finished timeline (after every task's last interval was closed), taking the
     /// logs out of `tasks`.
-    pub fn finish(
+    pub(crate) fn finish(
         mut self,
         tasks: &mut [Task],
         now: u64,

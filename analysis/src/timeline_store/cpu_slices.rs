@@ -32,7 +32,7 @@ pub(super) struct CpuSlices<'a> {
 }
 
 impl<'a> CpuSlices<'a> {
-    pub fn new(tasks: &'a [TaskTimeline], cpu: u32, start_ns: u64, end_ns: u64) -> Self {
+    pub(super) fn new(tasks: &'a [TaskTimeline], cpu: u32, start_ns: u64, end_ns: u64) -> Self {
         let mut merge = CpuSlices {
             lanes: Vec::new(),
             next: Vec::new(),

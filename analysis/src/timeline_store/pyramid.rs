@@ -120,7 +120,11 @@ impl Finest {
 impl Pyramid {
     /// The pyramid of each of `cpus` CPUs (none for a CPU where nothing ran or waited)
     /// over `window`, in one read of every task's intervals.
-    pub fn build_all(tasks: &[TaskTimeline], window: Window, cpus: u32) -> Vec<Option<Pyramid>> {
+    pub(super) fn build_all(
+        tasks: &[TaskTimeline],
+        window: Window,
+        cpus: u32,
+    ) -> Vec<Option<Pyramid>> {
         let span = window.len_ns().max(1);
         let width = span.div_ceil(MAX_BINS).next_power_of_two();
         let bins = span.div_ceil(width) as usize;
@@ -200,7 +204,7 @@ impl Pyramid {
         }
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.levels
             .iter()
             .map(|l| (l.capacity() * std::mem::size_of::<Bin>()) as u64)
@@ -208,7 +212,7 @@ impl Pyramid {
     }
 
     /// `columns` equal bins over `[start, end)`.
-    pub fn summary(&self, start: u64, end: u64, columns: usize) -> Vec<BinSummary> {
+    pub(super) fn summary(&self, start: u64, end: u64, columns: usize) -> Vec<BinSummary> {
         let columns = columns.max(1);
         let span = end.saturating_sub(start).max(1);
         let col = span as f64 / columns as f64;

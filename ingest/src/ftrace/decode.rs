@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 /// Result of decoding one record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decoded {
+pub(crate) enum Decoded {
     /// `name` is a dense index, see [`Decoder::event_name`].
     Event {
         name: u32,
@@ -200,7 +200,7 @@ fn int4(field: Option<Int>, end: &mut usize) -> Option<usize> {
 
 /// Decodes records of one trace (one set of formats, one byte order).
 #[derive(Clone, Debug)]
-pub struct Decoder {
+pub(crate) struct Decoder {
     endian: Endian,
     /// Indexed by `common_type` (a u16, so at most 65536 entries).
     slots: Vec<Option<Slot>>,
@@ -214,7 +214,11 @@ pub struct Decoder {
 const PREV_STATE_TABLE: u64 = 1024;
 
 impl Decoder {
-    pub fn new(formats: &[EventFormat], endian: Endian, kernel_release: Option<&str>) -> Decoder {
+    pub(crate) fn new(
+        formats: &[EventFormat],
+        endian: Endian,
+        kernel_release: Option<&str>,
+    ) -> Decoder {
         let mut names: Vec<String> = Vec::new();
         let mut name_index: HashMap<String, u32> = HashMap::new();
         let mut slots: Vec<Option<Slot>> = Vec::new();
@@ -257,26 +261,22 @@ impl Decoder {
 
     /// Name of the dense event index from [`Decoded::Event`] / [`Decoded::Malformed`].
     /// Whether the trace's formats describe event id `id`.
-    pub fn knows(&self, id: u16) -> bool {
+    pub(crate) fn knows(&self, id: u16) -> bool {
         matches!(self.slots.get(id as usize), Some(Some(_)))
     }
 
-    pub fn event_name(&self, name: u32) -> &str {
+    pub(crate) fn event_name(&self, name: u32) -> &str {
         self.names.get(name as usize).map_or("?", String::as_str)
     }
 
     /// Number of distinct event names.
-    pub fn event_count(&self) -> usize {
+    pub(crate) fn event_count(&self) -> usize {
         self.names.len()
-    }
-
-    pub fn endian(&self) -> Endian {
-        self.endian
     }
 
     /// Decodes one record (ring-buffer payload or perf RAW data).
     #[inline]
-    pub fn decode(&self, record: &[u8]) -> Decoded {
+    pub(crate) fn decode(&self, record: &[u8]) -> Decoded {
         match self.endian {
             Endian::Little => self.decode_as::<Le>(record),
             Endian::Big => self.decode_as::<Be>(record),
@@ -430,7 +430,7 @@ impl Decoder {
 
     /// Decodes a raw `prev_state` with this trace's encoding.
     #[inline]
-    pub fn decode_prev_state(&self, raw: u64) -> PrevState {
+    pub(crate) fn decode_prev_state(&self, raw: u64) -> PrevState {
         match self.prev_state_table.get(raw as usize) {
             Some(&state) => state,
             None => self.prev_state.decode(raw),

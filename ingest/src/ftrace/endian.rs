@@ -94,14 +94,14 @@ impl Endian {
 
 /// Byte order as a type, so that per-record code (the event decoder) is compiled once per
 /// order with no branch on it per field; [`Endian`] picks the instance once per record.
-pub trait ByteOrder {
+pub(crate) trait ByteOrder {
     fn u16(b: [u8; 2]) -> u16;
     fn u32(b: [u8; 4]) -> u32;
     fn u64(b: [u8; 8]) -> u64;
 }
 
-pub struct Le;
-pub struct Be;
+pub(crate) struct Le;
+pub(crate) struct Be;
 
 impl ByteOrder for Le {
     #[inline(always)]
@@ -135,7 +135,7 @@ impl ByteOrder for Be {
 
 /// A cursor over a byte slice that knows where the slice sits in the file.
 #[derive(Clone, Debug)]
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
     base_offset: u64,
@@ -144,7 +144,7 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// `base_offset` is the file offset of `data[0]` (used in error messages).
-    pub fn new(data: &'a [u8], base_offset: u64, endian: Endian) -> Reader<'a> {
+    pub(crate) fn new(data: &'a [u8], base_offset: u64, endian: Endian) -> Reader<'a> {
         Reader {
             data,
             pos: 0,
@@ -153,44 +153,39 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub fn endian(&self) -> Endian {
+    pub(crate) fn endian(&self) -> Endian {
         self.endian
     }
 
-    pub fn set_endian(&mut self, endian: Endian) {
+    pub(crate) fn set_endian(&mut self, endian: Endian) {
         self.endian = endian;
     }
 
     /// Position inside the slice.
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
     /// Absolute file offset of the current position.
-    pub fn offset(&self) -> u64 {
+    pub(crate) fn offset(&self) -> u64 {
         self.base_offset + self.pos as u64
     }
 
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.remaining() == 0
     }
 
-    /// The whole underlying slice.
-    pub fn data(&self) -> &'a [u8] {
-        self.data
-    }
-
     /// An error at the current position.
-    pub fn error(&self, cause: impl Into<String>) -> Error {
+    pub(crate) fn error(&self, cause: impl Into<String>) -> Error {
         Error::at(self.offset(), cause)
     }
 
     /// Moves to `pos` (relative to the slice start).
-    pub fn seek(&mut self, pos: usize, what: &str) -> Result<()> {
+    pub(crate) fn seek(&mut self, pos: usize, what: &str) -> Result<()> {
         if pos > self.data.len() {
             return Err(Error::at(
                 self.base_offset + pos as u64,
@@ -205,7 +200,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next `len` bytes.
-    pub fn bytes(&mut self, len: usize, what: &str) -> Result<&'a [u8]> {
+    pub(crate) fn bytes(&mut self, len: usize, what: &str) -> Result<&'a [u8]> {
         if len > self.remaining() {
             return Err(self.error(format!(
                 "truncated {what}: needs {len} bytes, only {} left",
@@ -218,36 +213,32 @@ impl<'a> Reader<'a> {
     }
 
     /// Like [`Reader::bytes`] with a 64-bit length from the file.
-    pub fn bytes_u64(&mut self, len: u64, what: &str) -> Result<&'a [u8]> {
+    pub(crate) fn bytes_u64(&mut self, len: u64, what: &str) -> Result<&'a [u8]> {
         match usize::try_from(len) {
             Ok(len) => self.bytes(len, what),
             Err(_) => Err(self.error(format!("{what}: size {len} is impossible"))),
         }
     }
 
-    pub fn skip(&mut self, len: usize, what: &str) -> Result<()> {
+    pub(crate) fn skip(&mut self, len: usize, what: &str) -> Result<()> {
         self.bytes(len, what).map(|_| ())
     }
 
-    pub fn u8(&mut self, what: &str) -> Result<u8> {
+    pub(crate) fn u8(&mut self, what: &str) -> Result<u8> {
         Ok(self.bytes(1, what)?[0])
     }
 
-    pub fn u16(&mut self, what: &str) -> Result<u16> {
+    pub(crate) fn u16(&mut self, what: &str) -> Result<u16> {
         let b = self.bytes(2, what)?;
         Ok(self.endian.u16([b[0], b[1]]))
     }
 
-    pub fn u32(&mut self, what: &str) -> Result<u32> {
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32> {
         let b = self.bytes(4, what)?;
         Ok(self.endian.u32([b[0], b[1], b[2], b[3]]))
     }
 
-    pub fn i32(&mut self, what: &str) -> Result<i32> {
-        self.u32(what).map(|v| v as i32)
-    }
-
-    pub fn u64(&mut self, what: &str) -> Result<u64> {
+    pub(crate) fn u64(&mut self, what: &str) -> Result<u64> {
         let b = self.bytes(8, what)?;
         Ok(self
             .endian
@@ -255,7 +246,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A NUL-terminated string; returns the bytes without the NUL and moves past it.
-    pub fn cstr(&mut self, what: &str) -> Result<&'a [u8]> {
+    pub(crate) fn cstr(&mut self, what: &str) -> Result<&'a [u8]> {
         let rest = &self.data[self.pos..];
         match rest.iter().position(|&b| b == 0) {
             Some(n) => {
@@ -267,7 +258,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A NUL-terminated string as text (invalid UTF-8 replaced).
-    pub fn cstring(&mut self, what: &str) -> Result<String> {
+    pub(crate) fn cstring(&mut self, what: &str) -> Result<String> {
         self.cstr(what)
             .map(|b| String::from_utf8_lossy(b).into_owned())
     }

@@ -7,7 +7,7 @@ use crate::event::{Comm, COMM_LEN};
 
 /// An integer field: where it is and, decided once from its size and sign, how to read it.
 #[derive(Clone, Copy, Debug)]
-pub struct Int {
+pub(super) struct Int {
     pub offset: usize,
     pub width: Width,
 }
@@ -15,7 +15,7 @@ pub struct Int {
 /// Integer encodings a format can declare. The per-record read is one match on this instead of
 /// a length match, a shift pair and a sign test per field.
 #[derive(Clone, Copy, Debug)]
-pub enum Width {
+pub(super) enum Width {
     U8,
     I8,
     U16,
@@ -29,7 +29,7 @@ pub enum Width {
 }
 
 impl Int {
-    pub fn of(format: &EventFormat, name: &str) -> Option<Int> {
+    pub(super) fn of(format: &EventFormat, name: &str) -> Option<Int> {
         format.field(name).map(|f: &Field| Int {
             offset: f.offset,
             width: match (f.size, f.signed) {
@@ -47,7 +47,7 @@ impl Int {
 
     /// The value, sign-extended if signed; `None` when the record is too short for it.
     #[inline(always)]
-    pub fn read<O: ByteOrder>(self, r: &[u8]) -> Option<i64> {
+    pub(super) fn read<O: ByteOrder>(self, r: &[u8]) -> Option<i64> {
         let at = self.offset;
         Some(match self.width {
             Width::U8 => *r.get(at)? as i64,
@@ -64,19 +64,19 @@ impl Int {
 
 /// `N` bytes at `at`, `None` when they do not fit (a fixed-size copy, no length match).
 #[inline(always)]
-pub fn array<const N: usize>(r: &[u8], at: usize) -> Option<[u8; N]> {
+pub(super) fn array<const N: usize>(r: &[u8], at: usize) -> Option<[u8; N]> {
     r.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
 /// A 4-byte integer as i32 (signed or not, the bits are the same once cut to 32).
 #[inline(always)]
-pub fn i32_at<O: ByteOrder>(r: &[u8], at: usize) -> Option<i32> {
+pub(super) fn i32_at<O: ByteOrder>(r: &[u8], at: usize) -> Option<i32> {
     array(r, at).map(|b| O::u32(b) as i32)
 }
 
 /// A task-name field and how its bytes are found.
 #[derive(Clone, Copy, Debug)]
-pub enum Str {
+pub(super) enum Str {
     /// `char comm[N]` (or an integer-typed field): the N bytes at `offset`.
     Fixed { offset: usize, size: usize },
     /// `TYPE name[]` of size 0: the rest of the record.
@@ -90,7 +90,7 @@ pub enum Str {
 }
 
 impl Str {
-    pub fn of(format: &EventFormat, name: &str) -> Option<Str> {
+    pub(super) fn of(format: &EventFormat, name: &str) -> Option<Str> {
         format.field(name).map(|f: &Field| match f.kind {
             FieldKind::CharArray | FieldKind::Int => Str::Fixed {
                 offset: f.offset,
@@ -107,7 +107,7 @@ impl Str {
 
     /// The task name; `None` when its bytes lie outside the record.
     #[inline(always)]
-    pub fn read<O: ByteOrder>(self, r: &[u8]) -> Option<Comm> {
+    pub(super) fn read<O: ByteOrder>(self, r: &[u8]) -> Option<Comm> {
         let bytes = self.bytes::<O>(r)?;
         // `char comm[16]`, the usual case: a fixed 16-byte copy (a name keeps at most 16
         // bytes anyway) instead of a variable-length memcpy call per name.
@@ -119,7 +119,7 @@ impl Str {
 
     /// The field's bytes in the record (with any NUL padding); `None` when they lie outside it.
     #[inline(always)]
-    pub fn bytes<O: ByteOrder>(self, r: &[u8]) -> Option<&[u8]> {
+    pub(super) fn bytes<O: ByteOrder>(self, r: &[u8]) -> Option<&[u8]> {
         Some(match self {
             Str::Fixed { offset, size } => r.get(offset..offset.checked_add(size)?)?,
             Str::Flex { offset } => r.get(offset..)?,

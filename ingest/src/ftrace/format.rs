@@ -65,7 +65,7 @@ impl HeaderPage {
 }
 
 /// Parses one `format` file of event system `system`.
-pub fn parse_format(system: &str, text: &[u8]) -> Result<EventFormat> {
+pub(crate) fn parse_format(system: &str, text: &[u8]) -> Result<EventFormat> {
     let text = String::from_utf8_lossy(text);
     let mut name = None;
     let mut id = None;
@@ -112,7 +112,7 @@ pub fn parse_format(system: &str, text: &[u8]) -> Result<EventFormat> {
 }
 
 /// Parses the `events/header_page` text. Fails for the empty text of pre-2.6.31 kernels.
-pub fn parse_header_page(text: &[u8]) -> Result<HeaderPage> {
+pub(crate) fn parse_header_page(text: &[u8]) -> Result<HeaderPage> {
     let text = String::from_utf8_lossy(text);
     let fields: Vec<Field> = text
         .lines()

@@ -1,17 +1,17 @@
 //! Kernel tracing pieces shared by trace.dat, perf.data and raw tracefs inputs:
 //! event `format` files, sched payload decoding, ring-buffer pages (formats.md §2-3).
 
-pub mod decode;
-pub mod endian;
+pub(crate) mod decode;
+pub(crate) mod endian;
 mod field;
-pub mod format;
-pub mod page;
-pub mod prev_state;
-pub mod tracing_data;
+pub(crate) mod format;
+pub(crate) mod page;
+pub(crate) mod prev_state;
+pub(crate) mod tracing_data;
 
-pub use decode::{Decoded, Decoder};
-pub use endian::{Endian, Reader};
-pub use format::{parse_format, parse_header_page, EventFormat, Field, FieldKind, HeaderPage};
-pub use page::{PageDecoder, PageItem};
-pub use prev_state::PrevStateDecoder;
-pub use tracing_data::{parse_tracing_data, TracingData};
+pub(crate) use decode::{Decoded, Decoder};
+pub(crate) use endian::{Endian, Reader};
+pub(crate) use format::{EventFormat, HeaderPage};
+pub(crate) use page::{PageDecoder, PageItem};
+pub(crate) use prev_state::PrevStateDecoder;
+pub(crate) use tracing_data::{parse_tracing_data, TracingData};

@@ -17,12 +17,12 @@ const COMMIT_LEN_MASK: u64 = 0x07ff_ffff;
 /// the timestamp of the CPU's next page: events of one CPU are written in time order, so a
 /// real page never passes it by much (nested writes can stamp a little out of order); the
 /// deltas of a random payload, up to 2^27 each, pass it by far.
-pub const NEXT_PAGE_SLACK_NS: u64 = 10_000_000;
+pub(crate) const NEXT_PAGE_SLACK_NS: u64 = 10_000_000;
 
 /// Records with event ids the trace has no format for that make a page suspect (when they are
 /// most of it). A few are honest: a capture that saved the formats of some events only (a
 /// schedviz folder: the sched ones) still has the odd `print` among them.
-pub const UNKNOWN_IDS_SUSPECT: u64 = 8;
+pub(crate) const UNKNOWN_IDS_SUSPECT: u64 = 8;
 
 const TYPE_PADDING: u32 = 29;
 const TYPE_TIME_EXTEND: u32 = 30;
@@ -30,7 +30,7 @@ const TYPE_TIME_STAMP: u32 = 31;
 
 /// One item of a page, in page order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PageItem<'a> {
+pub(crate) enum PageItem<'a> {
     /// An event record (`payload` starts at `common_type`; may carry alignment padding).
     Record { ts: u64, payload: &'a [u8] },
     /// Events were dropped before this page; `count` when the kernel stored it.
@@ -39,13 +39,13 @@ pub enum PageItem<'a> {
 
 /// Decodes pages of one byte order and page-header layout.
 #[derive(Clone, Copy, Debug)]
-pub struct PageDecoder {
+pub(crate) struct PageDecoder {
     pub endian: Endian,
     pub header: HeaderPage,
 }
 
 impl PageDecoder {
-    pub fn new(endian: Endian, header: HeaderPage) -> PageDecoder {
+    pub(crate) fn new(endian: Endian, header: HeaderPage) -> PageDecoder {
         PageDecoder { endian, header }
     }
 
@@ -57,7 +57,7 @@ impl PageDecoder {
     /// timestamp of the CPU's next page, when known) by more than [`NEXT_PAGE_SLACK_NS`], or when
     /// most of their event ids, at least [`UNKNOWN_IDS_SUSPECT`], are not among the trace's
     /// formats (`known`).
-    pub fn check_page(
+    pub(crate) fn check_page(
         &self,
         page: &[u8],
         file_offset: u64,
@@ -105,7 +105,7 @@ impl PageDecoder {
 
     /// Decodes one page; `file_offset` is where the page starts (for errors).
     /// A record that crosses the committed length is an error (corrupt page).
-    pub fn decode_page<'a>(
+    pub(crate) fn decode_page<'a>(
         &self,
         page: &'a [u8],
         file_offset: u64,

@@ -11,7 +11,7 @@ use crate::event::PrevState;
 
 /// Decoder from the raw integer to a [`PrevState`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PrevStateDecoder {
+pub(crate) struct PrevStateDecoder {
     /// Bits that name a non-running state (`__print_flags(prev_state & MASK, ...)`).
     mask: u64,
     /// Bits meaning "preempted" (`prev_state & PLUS ? "+" : ""`).
@@ -22,7 +22,7 @@ pub struct PrevStateDecoder {
 
 impl PrevStateDecoder {
     /// From the print fmt of `sched_switch`; `None` if it does not have the expected shape.
-    pub fn from_print_fmt(print_fmt: &str) -> Option<PrevStateDecoder> {
+    pub(crate) fn from_print_fmt(print_fmt: &str) -> Option<PrevStateDecoder> {
         let flags_at = print_fmt.find("__print_flags(")?;
         let after = &print_fmt[flags_at + "__print_flags(".len()..];
         let expr_start = after.find("prev_state")? + "prev_state".len();
@@ -44,7 +44,7 @@ impl PrevStateDecoder {
     }
 
     /// The encoding used by kernels ≥ 4.14 (the 6.x table).
-    pub fn report_bits() -> PrevStateDecoder {
+    pub(crate) fn report_bits() -> PrevStateDecoder {
         let letters = b"SDTtXZPI";
         PrevStateDecoder {
             mask: 0xff,
@@ -58,7 +58,7 @@ impl PrevStateDecoder {
     }
 
     /// The raw-bitmask encoding of kernels ≤ 4.13: letters by bit, anything above is "preempted".
-    pub fn raw_state_bits() -> PrevStateDecoder {
+    pub(crate) fn raw_state_bits() -> PrevStateDecoder {
         let letters = b"SDTtZXxKWPN";
         PrevStateDecoder {
             mask: (1 << letters.len()) - 1,
@@ -73,7 +73,10 @@ impl PrevStateDecoder {
 
     /// The best decoder for a kernel: the print fmt if usable, else by release (`uname -r`),
     /// else the current encoding.
-    pub fn for_kernel(print_fmt: Option<&str>, kernel_release: Option<&str>) -> PrevStateDecoder {
+    pub(crate) fn for_kernel(
+        print_fmt: Option<&str>,
+        kernel_release: Option<&str>,
+    ) -> PrevStateDecoder {
         if let Some(d) = print_fmt.and_then(PrevStateDecoder::from_print_fmt) {
             return d;
         }
@@ -84,7 +87,7 @@ impl PrevStateDecoder {
     }
 
     /// Classifies a raw `prev_state` value like the kernel's text would render it.
-    pub fn decode(&self, raw: u64) -> PrevState {
+    pub(crate) fn decode(&self, raw: u64) -> PrevState {
         let state = raw & self.mask;
         if state == 0 {
             return if raw & self.plus != 0 {
@@ -142,7 +145,7 @@ fn parse_table(text: &str) -> Vec<(u64, u8)> {
 /// Evaluates an integer C constant expression (`| & ^ + - * << >> ~ ( )`, hex/decimal
 /// literals with optional `UL` suffixes). Precedence climbing over a token list; `None`
 /// for anything else (e.g. a field reference), which makes the caller fall back.
-pub fn eval(text: &str) -> Option<u64> {
+pub(crate) fn eval(text: &str) -> Option<u64> {
     let tokens = tokenize(text)?;
     let mut pos = 0;
     let v = parse_binary(&tokens, &mut pos, 0)?;

@@ -9,11 +9,11 @@ use crate::error::{Error, Result};
 use crate::event::Comm;
 
 /// The `tracing` magic: `17 08 44 "tracing"`.
-pub const MAGIC: &[u8; 10] = b"\x17\x08\x44tracing";
+pub(crate) const MAGIC: &[u8; 10] = b"\x17\x08\x44tracing";
 
 /// Everything of the sequential tracing-data layout that decoding needs.
 #[derive(Clone, Debug)]
-pub struct TracingData {
+pub(crate) struct TracingData {
     pub endian: Endian,
     /// Long size of the recording user space (the kernel's is `header_page.commit_size`).
     pub long_size: u8,
@@ -29,14 +29,14 @@ pub struct TracingData {
 
 /// The HEADER INFO block: `header_page` and `header_event` texts.
 #[derive(Clone, Debug)]
-pub struct HeaderInfo {
+pub(crate) struct HeaderInfo {
     /// `None` for the empty header_page of pre-2.6.31 kernels.
     pub header_page: Option<HeaderPage>,
 }
 
 /// Parses the initial `17 08 44 tracing VERSION\0 endian long_size page_size` header.
 /// Returns (endian, long_size, page_size, version, bytes consumed).
-pub fn read_initial_header(
+pub(crate) fn read_initial_header(
     bytes: &[u8],
     base_offset: u64,
 ) -> Result<(Endian, u8, u32, String, usize)> {
@@ -61,7 +61,7 @@ pub fn read_initial_header(
 }
 
 /// HEADER INFO (`"header_page\0"`, u64 size, text, `"header_event\0"`, u64 size, text).
-pub fn read_header_info(r: &mut Reader) -> Result<HeaderInfo> {
+pub(crate) fn read_header_info(r: &mut Reader) -> Result<HeaderInfo> {
     let at = r.offset();
     let tag = r.bytes(12, "header_page tag")?;
     if tag != b"header_page\0" {
@@ -92,7 +92,7 @@ pub fn read_header_info(r: &mut Reader) -> Result<HeaderInfo> {
 }
 
 /// FTRACE EVENT FORMATS: u32 count; count × {u64 size; format text} (system `ftrace`).
-pub fn read_ftrace_formats(r: &mut Reader, out: &mut Vec<EventFormat>) -> Result<()> {
+pub(crate) fn read_ftrace_formats(r: &mut Reader, out: &mut Vec<EventFormat>) -> Result<()> {
     let count = r.u32("ftrace format count")?;
     for _ in 0..count {
         read_one_format(r, "ftrace", out)?;
@@ -101,7 +101,7 @@ pub fn read_ftrace_formats(r: &mut Reader, out: &mut Vec<EventFormat>) -> Result
 }
 
 /// EVENT FORMATS: u32 systems; per system {cstr name; u32 count; count × {u64 size; text}}.
-pub fn read_event_formats(r: &mut Reader, out: &mut Vec<EventFormat>) -> Result<()> {
+pub(crate) fn read_event_formats(r: &mut Reader, out: &mut Vec<EventFormat>) -> Result<()> {
     let systems = r.u32("event system count")?;
     for _ in 0..systems {
         let system = r.cstring("event system name")?;
@@ -123,26 +123,26 @@ fn read_one_format(r: &mut Reader, system: &str, out: &mut Vec<EventFormat>) -> 
 }
 
 /// KALLSYMS: u32 size; text. Skipped (not needed for scheduling analysis).
-pub fn read_kallsyms(r: &mut Reader) -> Result<()> {
+pub(crate) fn read_kallsyms(r: &mut Reader) -> Result<()> {
     let size = r.u32("kallsyms size")?;
     r.skip(size as usize, "kallsyms text")
 }
 
 /// TRACE_PRINTK: u32 size; text. Skipped.
-pub fn read_printk(r: &mut Reader) -> Result<()> {
+pub(crate) fn read_printk(r: &mut Reader) -> Result<()> {
     let size = r.u32("printk formats size")?;
     r.skip(size as usize, "printk formats text")
 }
 
 /// SAVED CMDLINES: u64 size; `"<pid> <comm>\n"` lines.
-pub fn read_cmdlines(r: &mut Reader) -> Result<Vec<(i32, Comm)>> {
+pub(crate) fn read_cmdlines(r: &mut Reader) -> Result<Vec<(i32, Comm)>> {
     let size = r.u64("saved cmdlines size")?;
     let text = r.bytes_u64(size, "saved cmdlines text")?;
     Ok(parse_cmdlines(text))
 }
 
 /// Parses `saved_cmdlines` text; lines that are not `PID COMM` are ignored.
-pub fn parse_cmdlines(text: &[u8]) -> Vec<(i32, Comm)> {
+pub(crate) fn parse_cmdlines(text: &[u8]) -> Vec<(i32, Comm)> {
     text.split(|&b| b == b'\n')
         .filter_map(|line| {
             let space = line.iter().position(|&b| b == b' ')?;
@@ -158,7 +158,7 @@ pub fn parse_cmdlines(text: &[u8]) -> Vec<(i32, Comm)> {
 
 /// The sequential layout: initial header then the six blocks (cmdlines only from
 /// perf's version 0.6 / any trace.dat version on).
-pub fn parse_tracing_data(bytes: &[u8], base_offset: u64) -> Result<TracingData> {
+pub(crate) fn parse_tracing_data(bytes: &[u8], base_offset: u64) -> Result<TracingData> {
     let (endian, long_size, page_size, version, start) = read_initial_header(bytes, base_offset)?;
     let mut r = Reader::new(bytes, base_offset, endian);
     r.seek(start, "tracing data blocks")?;

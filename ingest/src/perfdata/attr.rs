@@ -6,15 +6,13 @@ use super::bytes::{u32_at, u64_at, Endian};
 use crate::{Error, Result};
 
 /// PERF_ATTR_SIZE_VER0: the smallest attr ever written (and what `size == 0` means).
-pub const ATTR_SIZE_VER0: u32 = 64;
+pub(super) const ATTR_SIZE_VER0: u32 = 64;
 
-pub const TYPE_HARDWARE: u32 = 0;
-pub const TYPE_SOFTWARE: u32 = 1;
-pub const TYPE_TRACEPOINT: u32 = 2;
+pub(super) const TYPE_TRACEPOINT: u32 = 2;
 
 /// The fields of `perf_event_attr` that decide how records are laid out or named.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Attr {
+pub(crate) struct Attr {
     pub kind: u32,
     /// Bytes the writer declared for the struct (0 is read as VER0 = 64).
     pub size: u32,
@@ -32,24 +30,19 @@ pub struct Attr {
 }
 
 impl Attr {
-    pub fn sample_id_all(&self) -> bool {
+    pub(crate) fn sample_id_all(&self) -> bool {
         self.flags >> 18 & 1 == 1
     }
 
-    pub fn use_clockid(&self) -> bool {
+    pub(crate) fn use_clockid(&self) -> bool {
         self.flags >> 25 & 1 == 1
-    }
-
-    /// `freq` set: `sample_period` is a frequency.
-    pub fn freq(&self) -> bool {
-        self.flags >> 10 & 1 == 1
     }
 }
 
 /// Parses one attr from `buf` (which holds at least the attr; more bytes may follow).
 /// `room` is how many bytes the container reserves for it (the attrs-section stride minus
 /// the ids section, or the HEADER_ATTR record body); a declared size beyond it is a lie.
-pub fn parse(endian: Endian, buf: &[u8], room: usize, offset: u64) -> Result<Attr> {
+pub(super) fn parse(endian: Endian, buf: &[u8], room: usize, offset: u64) -> Result<Attr> {
     let declared = u32_at(endian, buf, 4).ok_or_else(|| {
         Error::at(
             offset,
@@ -100,7 +93,7 @@ pub fn parse(endian: Endian, buf: &[u8], room: usize, offset: u64) -> Result<Att
 }
 
 /// Name of a Linux clock id as `perf record -k` spells it.
-pub fn clock_name(clockid: i32) -> String {
+pub(super) fn clock_name(clockid: i32) -> String {
     match clockid {
         0 => "realtime".into(),
         1 => "monotonic".into(),

@@ -5,20 +5,20 @@
 
 use crate::{Error, Result};
 
-pub use crate::ftrace::{Endian, Reader as Cursor};
+pub(super) use crate::ftrace::{Endian, Reader as Cursor};
 
 #[inline]
-pub fn u16_at(endian: Endian, buf: &[u8], off: usize) -> Option<u16> {
+pub(super) fn u16_at(endian: Endian, buf: &[u8], off: usize) -> Option<u16> {
     endian.u16_at(buf, off)
 }
 
 #[inline]
-pub fn u32_at(endian: Endian, buf: &[u8], off: usize) -> Option<u32> {
+pub(super) fn u32_at(endian: Endian, buf: &[u8], off: usize) -> Option<u32> {
     endian.u32_at(buf, off)
 }
 
 #[inline]
-pub fn u64_at(endian: Endian, buf: &[u8], off: usize) -> Option<u64> {
+pub(super) fn u64_at(endian: Endian, buf: &[u8], off: usize) -> Option<u64> {
     endian.u64_at(buf, off)
 }
 
@@ -27,7 +27,7 @@ pub fn u64_at(endian: Endian, buf: &[u8], off: usize) -> Option<u64> {
 /// bound by the wait for each record's first bytes: the hardware prefetcher stops at every
 /// 4 KiB page and does not follow the time order that the emitter walks in.
 #[inline]
-pub fn prefetch(buf: &[u8], at: usize) {
+pub(super) fn prefetch(buf: &[u8], at: usize) {
     #[cfg(target_arch = "x86_64")]
     for line in [at, at + 64] {
         if let Some(byte) = buf.get(line) {
@@ -43,7 +43,7 @@ pub fn prefetch(buf: &[u8], at: usize) {
 }
 
 /// perf's length-prefixed strings on top of the shared reader.
-pub trait PerfStrings<'a> {
+pub(super) trait PerfStrings<'a> {
     /// `u32 len` then `len` bytes (NUL and padding to 64 included); the text is the bytes up
     /// to the first NUL.
     fn perf_string(&mut self, what: &str) -> Result<&'a [u8]>;

@@ -8,7 +8,7 @@ use crate::inflate::Budget;
 use crate::{Error, Result};
 use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
 
-pub struct Unpacker {
+pub(crate) struct Unpacker {
     decoder: Decoder<'static>,
     /// Decompressed record stream from offset `base` on.
     pub out: Vec<u8>,
@@ -21,7 +21,7 @@ pub struct Unpacker {
 impl Unpacker {
     /// `max_inflate`: the run's fixed limit on what the stream may inflate to (`None`: the
     /// default rule).
-    pub fn new(max_inflate: Option<u64>) -> Result<Unpacker> {
+    pub(crate) fn new(max_inflate: Option<u64>) -> Result<Unpacker> {
         Ok(Unpacker {
             decoder: Decoder::new()
                 .map_err(|e| Error::whole(format!("cannot create zstd decoder: {e}")))?,
@@ -33,7 +33,7 @@ impl Unpacker {
     }
 
     /// Feeds the zstd payload of one compressed record found at input offset `at`.
-    pub fn feed(&mut self, payload: &[u8], at: u64) -> Result<()> {
+    pub(crate) fn feed(&mut self, payload: &[u8], at: u64) -> Result<()> {
         let mut input = InBuffer::around(payload);
         self.budget.read(payload.len() as u64);
         loop {
@@ -56,7 +56,7 @@ impl Unpacker {
     }
 
     /// Nothing before unpacked offset `at` is needed any more.
-    pub fn done_before(&mut self, at: usize) {
+    pub(crate) fn done_before(&mut self, at: usize) {
         let drop = at.saturating_sub(self.base).min(self.out.len());
         // As for the input stream: move the tail down only once the dead prefix is as large.
         if drop >= 1 << 20 && drop * 2 >= self.out.len() {

@@ -20,7 +20,7 @@ const PREFETCH_KEYS_AHEAD: usize = 8;
 
 /// What the stream has said about itself by the time a round is emitted.
 #[derive(Clone, Copy)]
-pub struct Session<'s> {
+pub(super) struct Session<'s> {
     pub endian: Endian,
     pub attrs: &'s [AttrEntry],
     pub ids: &'s IdMap,
@@ -29,13 +29,13 @@ pub struct Session<'s> {
 
 /// Bytes of one segment (input or unpacked) that keys point into, from offset `base` on.
 #[derive(Clone, Copy)]
-pub struct Segment<'b> {
+pub(super) struct Segment<'b> {
     pub base: usize,
     pub bytes: &'b [u8],
 }
 
 #[derive(Default)]
-pub struct Emitter {
+pub(super) struct Emitter {
     /// Samples per decoder event name.
     pub by_name: Vec<u64>,
     /// Non-tracepoint samples per attr.
@@ -62,7 +62,7 @@ pub struct Emitter {
 }
 
 /// True when a tracepoint attr records the event `name` (format found by attr.config).
-pub fn traces(attrs: &[AttrEntry], formats: &[EventFormat], name: &str) -> bool {
+pub(super) fn traces(attrs: &[AttrEntry], formats: &[EventFormat], name: &str) -> bool {
     attrs.iter().any(|a| {
         a.attr.kind == TYPE_TRACEPOINT
             && formats
@@ -73,7 +73,7 @@ pub fn traces(attrs: &[AttrEntry], formats: &[EventFormat], name: &str) -> bool 
 
 impl Emitter {
     /// Takes in the session's event formats (once the tracing data is known).
-    pub fn prepare(&mut self, session: &Session, formats: &[EventFormat]) {
+    pub(super) fn prepare(&mut self, session: &Session, formats: &[EventFormat]) {
         self.by_name
             .resize(session.decoder.map_or(0, |d| d.event_count()), 0);
         self.fork_traced = traces(session.attrs, formats, "sched_process_fork");
@@ -88,7 +88,7 @@ impl Emitter {
     /// event's own lost-sample count, which perf reads at the end and writes as time-0
     /// LOST_SAMPLES records, one per event and CPU. The summaries of a CPU thus repeat its
     /// timed records and add only what was lost too late to be reported in the stream.
-    pub fn finish(&mut self, sink: &mut dyn EventSink) {
+    pub(super) fn finish(&mut self, sink: &mut dyn EventSink) {
         let mut summaries: Vec<(Option<u32>, i32, u64)> = Vec::new();
         for (cpu, current_pid, count) in std::mem::take(&mut self.deferred_lost) {
             match summaries.iter_mut().find(|s| s.0 == cpu) {
@@ -123,7 +123,7 @@ impl Emitter {
     }
 
     /// Emits the records of `keys` (sorted) from their segments.
-    pub fn run(
+    pub(super) fn run(
         &mut self,
         keys: &[Key],
         session: &Session,
@@ -372,7 +372,7 @@ impl Emitter {
 
     /// `IngestStats.events`: tracepoint samples under the event name as `perf script` prints
     /// it without the system ("sched_switch"), other samples under their attr name.
-    pub fn count_into(&self, session: &Session, stats: &mut IngestStats) {
+    pub(super) fn count_into(&self, session: &Session, stats: &mut IngestStats) {
         if let Some(decoder) = session.decoder {
             for (i, &n) in self.by_name.iter().enumerate() {
                 if n > 0 {

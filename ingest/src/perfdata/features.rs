@@ -3,36 +3,35 @@
 //! reports (host, kernel, perf version, CPUs, command line, clock, compression, event
 //! names) and the CPU topology (§7.1) into [`Features`].
 
-use super::attr::{self, Attr};
+use super::attr;
 use super::bytes::{Cursor, Endian, PerfStrings};
 use super::header::{Header, Section};
 use crate::topology::{parse_cpulist, Cache, Topology};
 use crate::{Error, Result};
 
-pub const TRACING_DATA: u32 = 1;
-pub const HOSTNAME: u32 = 3;
-pub const OSRELEASE: u32 = 4;
-pub const VERSION: u32 = 5;
-pub const ARCH: u32 = 6;
-pub const NRCPUS: u32 = 7;
-pub const CPUDESC: u32 = 8;
-pub const CPUID: u32 = 9;
-pub const TOTAL_MEM: u32 = 10;
-pub const CMDLINE: u32 = 11;
-pub const EVENT_DESC: u32 = 12;
-pub const CPU_TOPOLOGY: u32 = 13;
-pub const NUMA_TOPOLOGY: u32 = 14;
-pub const CACHE: u32 = 20;
-pub const SAMPLE_TIME: u32 = 21;
-pub const CLOCKID: u32 = 23;
-pub const COMPRESSED: u32 = 27;
-pub const CLOCK_DATA: u32 = 29;
-pub const HYBRID_TOPOLOGY: u32 = 30;
+pub(super) const TRACING_DATA: u32 = 1;
+pub(super) const HOSTNAME: u32 = 3;
+pub(super) const OSRELEASE: u32 = 4;
+pub(super) const VERSION: u32 = 5;
+pub(super) const ARCH: u32 = 6;
+pub(super) const NRCPUS: u32 = 7;
+pub(super) const CPUDESC: u32 = 8;
+pub(super) const CPUID: u32 = 9;
+pub(super) const TOTAL_MEM: u32 = 10;
+pub(super) const CMDLINE: u32 = 11;
+pub(super) const EVENT_DESC: u32 = 12;
+pub(super) const CPU_TOPOLOGY: u32 = 13;
+pub(super) const NUMA_TOPOLOGY: u32 = 14;
+pub(super) const CACHE: u32 = 20;
+pub(super) const SAMPLE_TIME: u32 = 21;
+pub(super) const CLOCKID: u32 = 23;
+pub(super) const COMPRESSED: u32 = 27;
+pub(super) const CLOCK_DATA: u32 = 29;
+pub(super) const HYBRID_TOPOLOGY: u32 = 30;
 
 /// One EVENT_DESC entry: an attr, its name ("sched:sched_switch") and its sample ids.
 #[derive(Debug, Clone)]
-pub struct EventDesc {
-    pub attr: Attr,
+pub(crate) struct EventDesc {
     pub name: String,
     pub ids: Vec<u64>,
 }
@@ -40,7 +39,7 @@ pub struct EventDesc {
 /// What the feature sections said. `tracing_data` is (input offset, bytes) of the
 /// TRACING_DATA payload, parsed by the caller with `ftrace::parse_tracing_data`.
 #[derive(Debug, Default)]
-pub struct Features {
+pub(crate) struct Features {
     pub hostname: Option<String>,
     pub osrelease: Option<String>,
     pub perf_version: Option<String>,
@@ -64,7 +63,7 @@ pub struct Features {
 }
 
 /// Reads the file-mode feature table (right after the data section) and every section.
-pub fn read_file_features(bytes: &[u8], header: &Header) -> Result<Features> {
+pub(super) fn read_file_features(bytes: &[u8], header: &Header) -> Result<Features> {
     let mut features = Features::default();
     let table = header
         .data
@@ -99,7 +98,7 @@ pub fn read_file_features(bytes: &[u8], header: &Header) -> Result<Features> {
     Ok(features)
 }
 
-pub fn feature_name(bit: u32) -> &'static str {
+pub(super) fn feature_name(bit: u32) -> &'static str {
     const NAMES: [&str; 32] = [
         "RESERVED",
         "TRACING_DATA",
@@ -143,7 +142,7 @@ fn text(raw: &[u8]) -> String {
 
 impl Features {
     /// Takes one feature payload found at input offset `at`.
-    pub fn add(&mut self, bit: u32, payload: &[u8], at: u64, endian: Endian) -> Result<()> {
+    pub(crate) fn add(&mut self, bit: u32, payload: &[u8], at: u64, endian: Endian) -> Result<()> {
         let what = feature_name(bit);
         let mut c = Cursor::new(payload, at, endian);
         match bit {
@@ -188,7 +187,7 @@ impl Features {
     }
 
     /// Builds the topology from CPU_TOPOLOGY, CACHE and NUMA_TOPOLOGY (NRCPUS first).
-    pub fn topology(&self, endian: Endian) -> Result<Option<Topology>> {
+    pub(crate) fn topology(&self, endian: Endian) -> Result<Option<Topology>> {
         if self.topology_raw.is_none() && self.cache_raw.is_none() && self.numa_raw.is_none() {
             return Ok(None);
         }
@@ -323,7 +322,8 @@ fn parse_event_desc(c: &mut Cursor) -> Result<Vec<EventDesc>> {
     for _ in 0..nr {
         let attr_at = c.offset();
         let raw = c.bytes(attr_size, WHAT)?;
-        let attr = attr::parse(endian_of(c), raw, attr_size, attr_at)?;
+        // Checked, though the attrs section's copy is the one used.
+        attr::parse(endian_of(c), raw, attr_size, attr_at)?;
         let nr_ids = c.u32(WHAT)? as usize;
         let name = text(c.perf_string(WHAT)?);
         if nr_ids > c.remaining() / 8 {
@@ -336,7 +336,7 @@ fn parse_event_desc(c: &mut Cursor) -> Result<Vec<EventDesc>> {
         for _ in 0..nr_ids {
             ids.push(c.u64(WHAT)?);
         }
-        out.push(EventDesc { attr, name, ids });
+        out.push(EventDesc { name, ids });
     }
     Ok(out)
 }

@@ -5,19 +5,19 @@
 use super::bytes::{u32_at, u64_at, Endian};
 use crate::{Error, Result};
 
-pub const FILE_HEADER_SIZE: u64 = 104;
-pub const PIPE_HEADER_SIZE: u64 = 16;
+pub(super) const FILE_HEADER_SIZE: u64 = 104;
+pub(super) const PIPE_HEADER_SIZE: u64 = 16;
 
 /// `{u64 offset, u64 size}` pointing into the file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Section {
+pub(crate) struct Section {
     pub offset: u64,
     pub size: u64,
 }
 
 impl Section {
     /// The section's bytes, or an error naming `what` when it lies outside the input.
-    pub fn slice<'a>(&self, bytes: &'a [u8], what: &str, at: u64) -> Result<&'a [u8]> {
+    pub(crate) fn slice<'a>(&self, bytes: &'a [u8], what: &str, at: u64) -> Result<&'a [u8]> {
         let end = self.offset.checked_add(self.size);
         match end {
             Some(end) if end <= bytes.len() as u64 => {
@@ -37,13 +37,13 @@ impl Section {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     File,
     Pipe,
 }
 
 #[derive(Debug, Clone)]
-pub struct Header {
+pub(crate) struct Header {
     pub endian: Endian,
     pub mode: Mode,
     /// Bytes of one attrs-section entry (`perf_event_attr` + 16-byte ids section); file mode only.
@@ -54,7 +54,7 @@ pub struct Header {
     pub features: Vec<u32>,
 }
 
-pub fn parse(bytes: &[u8]) -> Result<Header> {
+pub(super) fn parse(bytes: &[u8]) -> Result<Header> {
     let endian = match bytes.get(..8) {
         Some(b"PERFILE2") => Endian::Little,
         Some(b"2ELIFREP") => Endian::Big,

@@ -8,21 +8,21 @@ use std::collections::HashMap;
 const DENSE_LIMIT: u64 = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IdInfo {
+pub(crate) struct IdInfo {
     pub attr: u16,
     /// CPU the id was opened on (ID_INDEX), `None` when per-thread or unknown.
     pub cpu: Option<u32>,
 }
 
 #[derive(Debug, Default, Clone)]
-pub struct IdMap {
+pub(crate) struct IdMap {
     entries: HashMap<u64, IdInfo>,
     dense_base: u64,
     dense: Vec<Option<IdInfo>>,
 }
 
 impl IdMap {
-    pub fn insert(&mut self, id: u64, attr: u16, cpu: Option<u32>) {
+    pub(crate) fn insert(&mut self, id: u64, attr: u16, cpu: Option<u32>) {
         let e = self.entries.entry(id).or_insert(IdInfo { attr, cpu });
         e.attr = attr;
         if cpu.is_some() {
@@ -32,19 +32,19 @@ impl IdMap {
     }
 
     /// Records the CPU an already known id was opened on (ID_INDEX).
-    pub fn set_cpu(&mut self, id: u64, cpu: u32) {
+    pub(crate) fn set_cpu(&mut self, id: u64, cpu: u32) {
         if let Some(e) = self.entries.get_mut(&id) {
             e.cpu = Some(cpu);
             self.dense.clear();
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Builds the dense table (call once ids stop changing; insert() drops it again).
-    pub fn freeze(&mut self) {
+    pub(crate) fn freeze(&mut self) {
         let (Some(&min), Some(&max)) = (self.entries.keys().min(), self.entries.keys().max())
         else {
             return;
@@ -60,7 +60,7 @@ impl IdMap {
     }
 
     #[inline]
-    pub fn get(&self, id: u64) -> Option<IdInfo> {
+    pub(crate) fn get(&self, id: u64) -> Option<IdInfo> {
         if !self.dense.is_empty() {
             return self
                 .dense

@@ -17,20 +17,20 @@
 //! features, and a pipe-mode stream read round by round; the container framing itself is
 //! small (header, attrs, records, features).
 
-pub mod attr;
-pub mod bytes;
-pub mod compressed;
-pub mod emit;
-pub mod features;
-pub mod header;
-pub mod ids;
-pub mod pass;
-pub mod records;
-pub mod rounds;
-pub mod sample;
-pub mod scan;
-pub mod source;
-pub mod split;
+mod attr;
+mod bytes;
+mod compressed;
+mod emit;
+mod features;
+mod header;
+mod ids;
+mod pass;
+mod records;
+mod rounds;
+mod sample;
+mod scan;
+mod source;
+mod split;
 pub(crate) mod wrapped;
 
 use crate::ftrace::TracingData;
@@ -71,7 +71,7 @@ pub(crate) fn read_tracked(
     progress: &Tracker,
 ) -> Result<Ingested> {
     let header = header::parse(bytes)?;
-    let mut scan = Scan::new(header.endian, header.mode, progress.options());
+    let mut scan = Scan::new(header.endian, progress.options());
     if header.mode == Mode::File {
         scan.features = features::read_file_features(bytes, &header)?;
         scan.read_file_attrs(bytes, &header)?;
@@ -115,7 +115,7 @@ pub(crate) fn read_stream_tracked(
             "a file-mode perf.data cannot be read as a stream (it points back and forth): give the file name",
         ));
     }
-    let scan = Scan::new(header.endian, header.mode, progress.options());
+    let scan = Scan::new(header.endian, progress.options());
     let mut emitting = pass::Emitting {
         emitter: emit::Emitter::default(),
         sink,

@@ -22,7 +22,7 @@ const PREFETCH_AHEAD: u64 = 4096 + 512;
 
 /// Where the rounds go, in order: the metadata (once, before any round), the session
 /// whenever it changed, then the rounds.
-pub trait Rounds {
+pub(super) trait Rounds {
     fn meta(&mut self, meta: &TraceMeta);
     /// The attrs, ids or decoder changed (and before the first round).
     fn session(
@@ -38,7 +38,7 @@ pub trait Rounds {
 }
 
 /// [`Rounds`] decoded on the reader's thread into a sink.
-pub struct Emitting<'s> {
+pub(super) struct Emitting<'s> {
     pub emitter: Emitter,
     pub sink: &'s mut dyn EventSink,
     /// Records the emitter rejected.
@@ -71,7 +71,7 @@ impl Rounds for Emitting<'_> {
 
 /// What is built once the metadata has arrived, before the first event goes out.
 #[derive(Default)]
-pub struct Ready {
+pub(super) struct Ready {
     tracing: Option<Arc<TracingData>>,
     decoder: Option<Arc<Decoder>>,
     /// The metadata went to [`Rounds::meta`] (the final one is rebuilt at the end).
@@ -82,7 +82,7 @@ pub struct Ready {
 
 /// The reader's state between records; what is left of it at the end goes into
 /// [`Pass::finish`].
-pub struct Pass<'h> {
+pub(super) struct Pass<'h> {
     header: &'h Header,
     scan: Scan,
     ready: Ready,
@@ -195,7 +195,7 @@ impl Pass<'_> {
 
     /// After the last round: the loss summaries, the counts and the metadata, with the
     /// emitter that decoded the rounds and what it rejected.
-    pub fn finish(
+    pub(super) fn finish(
         mut self,
         mut emitter: Emitter,
         emit_stats: IngestStats,

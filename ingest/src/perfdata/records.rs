@@ -5,36 +5,28 @@
 use super::bytes::{u16_at, u32_at, u64_at, Endian};
 use crate::{Error, Result};
 
-pub const MMAP: u32 = 1;
-pub const LOST: u32 = 2;
-pub const COMM: u32 = 3;
-pub const EXIT: u32 = 4;
-pub const FORK: u32 = 7;
-pub const SAMPLE: u32 = 9;
-pub const LOST_SAMPLES: u32 = 13;
-/// Last kernel record type this reader knows; higher numbers below 64 are skipped by size.
-pub const KERNEL_MAX: u32 = 63;
+pub(super) const LOST: u32 = 2;
+pub(super) const COMM: u32 = 3;
+pub(super) const EXIT: u32 = 4;
+pub(super) const FORK: u32 = 7;
+pub(super) const SAMPLE: u32 = 9;
+pub(super) const LOST_SAMPLES: u32 = 13;
 
-pub const HEADER_ATTR: u32 = 64;
-pub const HEADER_EVENT_TYPE: u32 = 65;
-pub const HEADER_TRACING_DATA: u32 = 66;
-pub const HEADER_BUILD_ID: u32 = 67;
-pub const FINISHED_ROUND: u32 = 68;
-pub const ID_INDEX: u32 = 69;
-pub const AUXTRACE: u32 = 71;
-pub const THREAD_MAP: u32 = 73;
-pub const EVENT_UPDATE: u32 = 78;
-pub const HEADER_FEATURE: u32 = 80;
-pub const COMPRESSED: u32 = 81;
-pub const FINISHED_INIT: u32 = 82;
-pub const COMPRESSED2: u32 = 83;
+pub(super) const HEADER_ATTR: u32 = 64;
+pub(super) const HEADER_TRACING_DATA: u32 = 66;
+pub(super) const FINISHED_ROUND: u32 = 68;
+pub(super) const ID_INDEX: u32 = 69;
+pub(super) const AUXTRACE: u32 = 71;
+pub(super) const EVENT_UPDATE: u32 = 78;
+pub(super) const HEADER_FEATURE: u32 = 80;
+pub(super) const COMPRESSED: u32 = 81;
+pub(super) const COMPRESSED2: u32 = 83;
 
 /// One framed record: `body` is what follows the 8-byte header up to `size`; `extra` is the
 /// out-of-band payload of HEADER_TRACING_DATA / AUXTRACE (empty otherwise).
 #[derive(Debug, Clone, Copy)]
-pub struct Record<'a> {
+pub(crate) struct Record<'a> {
     pub kind: u32,
-    pub misc: u16,
     pub body: &'a [u8],
     pub extra: &'a [u8],
     /// Bytes the record occupies in the stream (header + body + extra).
@@ -44,14 +36,17 @@ pub struct Record<'a> {
 /// Frames the record at `pos` of `stream`; `base` is the input offset of `stream[0]` (for
 /// errors). `Ok(None)` when fewer than 8 bytes remain (the end, or a torn tail that the
 /// caller reports).
-pub fn frame(endian: Endian, stream: &[u8], pos: usize, base: u64) -> Result<Option<Record<'_>>> {
+pub(super) fn frame(
+    endian: Endian,
+    stream: &[u8],
+    pos: usize,
+    base: u64,
+) -> Result<Option<Record<'_>>> {
     let Some(kind) = u32_at(endian, stream, pos) else {
         return Ok(None);
     };
-    let (Some(misc), Some(size)) = (
-        u16_at(endian, stream, pos + 4),
-        u16_at(endian, stream, pos + 6),
-    ) else {
+    // The header's `misc` (at 4) says nothing this reader needs.
+    let Some(size) = u16_at(endian, stream, pos + 6) else {
         return Ok(None);
     };
     let at = base + pos as u64;
@@ -98,7 +93,6 @@ pub fn frame(endian: Endian, stream: &[u8], pos: usize, base: u64) -> Result<Opt
         })? as usize;
     Ok(Some(Record {
         kind,
-        misc,
         body,
         extra: &stream[end..extra_end],
         len: extra_end - pos,

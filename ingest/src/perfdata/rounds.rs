@@ -20,7 +20,7 @@
 /// Sort key of one event-bearing record. Ordering by (ts, loc) keeps records with equal
 /// timestamps in stream order, which is what perf's own ordered-events queue does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key {
+pub(crate) struct Key {
     pub ts: u64,
     /// segment (bit 63) | byte offset (bits 16..63) | attr index (bits 0..16).
     pub loc: u64,
@@ -33,20 +33,20 @@ impl Key {
             loc: seg << 63 | (offset as u64) << 16 | attr as u64,
         }
     }
-    pub fn segment(&self) -> u64 {
+    pub(crate) fn segment(&self) -> u64 {
         self.loc >> 63
     }
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         ((self.loc >> 16) & ((1 << 47) - 1)) as usize
     }
-    pub fn attr(&self) -> usize {
+    pub(crate) fn attr(&self) -> usize {
         (self.loc & 0xffff) as usize
     }
 }
 
 /// Keys waiting for their round, and where the markers fall among them.
 #[derive(Debug, Default)]
-pub struct RoundQueue {
+pub(crate) struct RoundQueue {
     /// `keys[head..]` wait: the sorted leftover of the last flush, then arrivals in stream
     /// order. Emitted keys are dropped from the front only once they are the larger part.
     keys: Vec<Key>,
@@ -70,7 +70,7 @@ pub struct RoundQueue {
 impl RoundQueue {
     /// A key arrived (in stream order).
     #[inline]
-    pub fn push(&mut self, key: Key) {
+    pub(crate) fn push(&mut self, key: Key) {
         if key.ts != 0 && self.emitted.is_some_and(|e| key < e) {
             self.late += 1;
         }
@@ -81,7 +81,7 @@ impl RoundQueue {
     }
 
     /// A FINISHED_ROUND marker: the flush bounded by the previous marker becomes due.
-    pub fn marker(&mut self) {
+    pub(crate) fn marker(&mut self) {
         if let Some(threshold) = self.bound {
             self.due.push((self.keys.len(), threshold));
         }
@@ -90,12 +90,12 @@ impl RoundQueue {
 
     /// Whether a marker has made a flush due.
     #[inline]
-    pub fn has_due(&self) -> bool {
+    pub(crate) fn has_due(&self) -> bool {
         !self.due.is_empty()
     }
 
     /// Hands every due round to `emit`, sorted, and forgets it.
-    pub fn flush_due(&mut self, mut emit: impl FnMut(&[Key])) {
+    pub(crate) fn flush_due(&mut self, mut emit: impl FnMut(&[Key])) {
         self.peak_waiting = self.peak_waiting.max(self.keys.len() - self.head);
         for (keys_end, threshold) in std::mem::take(&mut self.due) {
             let window = &mut self.keys[self.head..keys_end];
@@ -112,7 +112,7 @@ impl RoundQueue {
     }
 
     /// The end of the stream: everything left, sorted.
-    pub fn finish(&mut self, mut emit: impl FnMut(&[Key])) {
+    pub(crate) fn finish(&mut self, mut emit: impl FnMut(&[Key])) {
         self.flush_due(&mut emit);
         self.keys[self.head..].sort();
         self.emit(self.keys.len() - self.head, &mut emit);
@@ -130,7 +130,7 @@ impl RoundQueue {
     }
 
     /// The lowest offset among the waiting keys of `segment`.
-    pub fn lowest_offset(&self, segment: u64) -> Option<usize> {
+    pub(crate) fn lowest_offset(&self, segment: u64) -> Option<usize> {
         self.keys[self.head..]
             .iter()
             .filter(|k| k.segment() == segment)

@@ -9,31 +9,31 @@
 use super::attr::Attr;
 use super::bytes::{u32_at, u64_at, Endian};
 
-pub const IP: u64 = 1 << 0;
-pub const TID: u64 = 1 << 1;
-pub const TIME: u64 = 1 << 2;
-pub const ADDR: u64 = 1 << 3;
-pub const READ: u64 = 1 << 4;
-pub const CALLCHAIN: u64 = 1 << 5;
-pub const ID: u64 = 1 << 6;
-pub const CPU: u64 = 1 << 7;
-pub const PERIOD: u64 = 1 << 8;
-pub const STREAM_ID: u64 = 1 << 9;
-pub const RAW: u64 = 1 << 10;
-pub const BRANCH_STACK: u64 = 1 << 11;
-pub const REGS_USER: u64 = 1 << 12;
-pub const STACK_USER: u64 = 1 << 13;
-pub const WEIGHT: u64 = 1 << 14;
-pub const DATA_SRC: u64 = 1 << 15;
-pub const IDENTIFIER: u64 = 1 << 16;
-pub const TRANSACTION: u64 = 1 << 17;
-pub const REGS_INTR: u64 = 1 << 18;
-pub const PHYS_ADDR: u64 = 1 << 19;
-pub const AUX: u64 = 1 << 20;
-pub const CGROUP: u64 = 1 << 21;
-pub const DATA_PAGE_SIZE: u64 = 1 << 22;
-pub const CODE_PAGE_SIZE: u64 = 1 << 23;
-pub const WEIGHT_STRUCT: u64 = 1 << 24;
+pub(super) const IP: u64 = 1 << 0;
+pub(super) const TID: u64 = 1 << 1;
+pub(super) const TIME: u64 = 1 << 2;
+pub(super) const ADDR: u64 = 1 << 3;
+pub(super) const READ: u64 = 1 << 4;
+pub(super) const CALLCHAIN: u64 = 1 << 5;
+pub(super) const ID: u64 = 1 << 6;
+pub(super) const CPU: u64 = 1 << 7;
+pub(super) const PERIOD: u64 = 1 << 8;
+pub(super) const STREAM_ID: u64 = 1 << 9;
+pub(super) const RAW: u64 = 1 << 10;
+pub(super) const BRANCH_STACK: u64 = 1 << 11;
+pub(super) const REGS_USER: u64 = 1 << 12;
+pub(super) const STACK_USER: u64 = 1 << 13;
+pub(super) const WEIGHT: u64 = 1 << 14;
+pub(super) const DATA_SRC: u64 = 1 << 15;
+pub(super) const IDENTIFIER: u64 = 1 << 16;
+pub(super) const TRANSACTION: u64 = 1 << 17;
+pub(super) const REGS_INTR: u64 = 1 << 18;
+pub(super) const PHYS_ADDR: u64 = 1 << 19;
+pub(super) const AUX: u64 = 1 << 20;
+pub(super) const CGROUP: u64 = 1 << 21;
+pub(super) const DATA_PAGE_SIZE: u64 = 1 << 22;
+pub(super) const CODE_PAGE_SIZE: u64 = 1 << 23;
+pub(super) const WEIGHT_STRUCT: u64 = 1 << 24;
 
 const READ_TOTAL_TIME_ENABLED: u64 = 1;
 const READ_TOTAL_TIME_RUNNING: u64 = 2;
@@ -50,7 +50,7 @@ const AFTER_RAW: u64 = !((RAW << 1) - 1) & !IDENTIFIER;
 
 /// Precomputed layout of the samples and trailers of one attr.
 #[derive(Debug, Clone, Default)]
-pub struct SampleFormat {
+pub(crate) struct SampleFormat {
     pub sample_type: u64,
     read_format: u64,
     branch_hw_index: bool,
@@ -122,7 +122,7 @@ impl FixedLayout {
 
 /// The fields of one sample that schedtrace uses; absent fields are `None`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Sample<'a> {
+pub(crate) struct Sample<'a> {
     pub id: Option<u64>,
     pub pid: Option<u32>,
     pub tid: Option<u32>,
@@ -134,7 +134,7 @@ pub struct Sample<'a> {
 
 /// The `sample_id` trailer of a non-sample record.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SampleId {
+pub(crate) struct SampleId {
     pub pid: Option<u32>,
     pub tid: Option<u32>,
     pub time: Option<u64>,
@@ -143,7 +143,7 @@ pub struct SampleId {
 }
 
 impl SampleFormat {
-    pub fn new(attr: &Attr) -> SampleFormat {
+    pub(crate) fn new(attr: &Attr) -> SampleFormat {
         let st = attr.sample_type;
         let has = |bit: u64| st & bit != 0;
         let time_offset = has(TIME)
@@ -229,7 +229,11 @@ impl SampleFormat {
 
     /// Walks a sample body (the record after its 8-byte header). Errors name the field.
     #[inline]
-    pub fn parse<'a>(&self, endian: Endian, body: &'a [u8]) -> Result<Sample<'a>, &'static str> {
+    pub(crate) fn parse<'a>(
+        &self,
+        endian: Endian,
+        body: &'a [u8],
+    ) -> Result<Sample<'a>, &'static str> {
         if let Some(f) = &self.fixed {
             return self.parse_fixed(f, endian, body);
         }
@@ -237,7 +241,7 @@ impl SampleFormat {
     }
 
     /// The general walk, field by field in the kernel's order.
-    pub fn parse_walk<'a>(
+    pub(crate) fn parse_walk<'a>(
         &self,
         endian: Endian,
         body: &'a [u8],
@@ -369,7 +373,7 @@ impl SampleFormat {
     }
 
     /// Reads the `sample_id` trailer at the end of a non-sample record body.
-    pub fn trailer(&self, endian: Endian, body: &[u8]) -> Option<SampleId> {
+    pub(crate) fn trailer(&self, endian: Endian, body: &[u8]) -> Option<SampleId> {
         if !self.id_all || self.trailer_len > body.len() {
             return None;
         }

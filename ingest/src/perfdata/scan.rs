@@ -7,7 +7,7 @@ use super::attr::{self, Attr};
 use super::bytes::{u32_at, u64_at, Endian};
 use super::compressed::Unpacker;
 use super::features::Features;
-use super::header::{Header, Mode, Section};
+use super::header::{Header, Section};
 use super::ids::IdMap;
 use super::records::{self, Record};
 use super::rounds::{Key, RoundQueue};
@@ -16,7 +16,7 @@ use crate::{Error, IngestStats, Result};
 
 /// One attr of the session with what is needed to read and name its records.
 #[derive(Debug, Clone)]
-pub struct AttrEntry {
+pub(crate) struct AttrEntry {
     pub attr: Attr,
     pub format: SampleFormat,
     /// Name from EVENT_DESC / EVENT_UPDATE ("sched:sched_switch", "cycles"), if known.
@@ -24,12 +24,11 @@ pub struct AttrEntry {
 }
 
 /// Which buffer a key points into.
-pub const SEG_INPUT: u64 = 0;
-pub const SEG_UNPACKED: u64 = 1;
+pub(super) const SEG_INPUT: u64 = 0;
+pub(super) const SEG_UNPACKED: u64 = 1;
 
-pub struct Scan {
+pub(crate) struct Scan {
     pub endian: Endian,
-    pub mode: Mode,
     /// The run's `--strict` and `--max-inflate`.
     pub options: crate::ReadOptions,
     pub attrs: Vec<AttrEntry>,
@@ -55,10 +54,9 @@ pub struct Scan {
 }
 
 impl Scan {
-    pub fn new(endian: Endian, mode: Mode, options: crate::ReadOptions) -> Scan {
+    pub(crate) fn new(endian: Endian, options: crate::ReadOptions) -> Scan {
         Scan {
             endian,
-            mode,
             options,
             attrs: Vec::new(),
             ids: IdMap::default(),
@@ -79,7 +77,7 @@ impl Scan {
     }
 
     /// Reads the file-mode attrs section and the ids each attr points to.
-    pub fn read_file_attrs(&mut self, bytes: &[u8], header: &Header) -> Result<()> {
+    pub(crate) fn read_file_attrs(&mut self, bytes: &[u8], header: &Header) -> Result<()> {
         let section = header.attrs.slice(bytes, "attrs", 24)?;
         let stride = header.attr_size;
         if stride < attr::ATTR_SIZE_VER0 as u64 + 16 || stride > 1 << 16 {
@@ -142,7 +140,7 @@ impl Scan {
     }
 
     /// Checks, at the end of the stream, that compressed data did not stop inside a record.
-    pub fn finish(&mut self) -> Result<()> {
+    pub(crate) fn finish(&mut self) -> Result<()> {
         if let Some(unpacker) = &self.unpacker {
             let end = unpacker.base + unpacker.out.len();
             if self.unpacked_pos != end {
@@ -157,7 +155,7 @@ impl Scan {
     }
 
     /// Builds the id lookup table once ids stop changing.
-    pub fn freeze_ids(&mut self) {
+    pub(crate) fn freeze_ids(&mut self) {
         if self.ids_dirty {
             self.ids.freeze();
             self.ids_dirty = false;
@@ -165,7 +163,7 @@ impl Scan {
     }
 
     /// Takes in one record of the input stream at input offset `offset`.
-    pub fn record(&mut self, rec: Record<'_>, offset: usize) -> Result<()> {
+    pub(crate) fn record(&mut self, rec: Record<'_>, offset: usize) -> Result<()> {
         self.records_seen += 1;
         let at = offset as u64;
         if matches!(
@@ -337,7 +335,7 @@ impl Scan {
     }
 
     /// Names attrs from EVENT_DESC: by id when the ids match, else by position.
-    pub fn name_attrs_from_event_desc(&mut self) {
+    pub(crate) fn name_attrs_from_event_desc(&mut self) {
         for (i, desc) in self.features.events.iter().enumerate() {
             let by_id = desc
                 .ids
@@ -445,7 +443,7 @@ impl Scan {
 
 /// The type and body of the record at `offset` of a segment (for the emitter).
 #[inline]
-pub fn record_at(endian: Endian, seg: &[u8], offset: usize) -> Option<(u32, &[u8])> {
+pub(super) fn record_at(endian: Endian, seg: &[u8], offset: usize) -> Option<(u32, &[u8])> {
     let kind = u32_at(endian, seg, offset)?;
     let size = super::bytes::u16_at(endian, seg, offset + 6)? as usize;
     let body = seg.get(offset + 8..offset + size)?;

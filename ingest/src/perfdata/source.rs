@@ -12,7 +12,7 @@ use crate::{Error, Result};
 use std::io::Read;
 
 /// Bytes of the input by absolute offset.
-pub trait Source {
+pub(super) trait Source {
     /// Up to `len` bytes from input offset `at` (fewer only where the input ends). `at` must
     /// not lie before what was given up with [`Source::done_before`].
     fn get(&mut self, at: u64, len: usize) -> Result<&[u8]>;
@@ -29,7 +29,7 @@ pub trait Source {
 
 /// The whole input in memory (a map or a buffer); `end` bounds the record stream (file mode:
 /// the end of the data section, where the feature sections start).
-pub struct Mapped<'a> {
+pub(super) struct Mapped<'a> {
     bytes: &'a [u8],
     end: usize,
     release: &'a dyn Release,
@@ -40,7 +40,7 @@ pub struct Mapped<'a> {
 const RELEASE_STEP: usize = 8 << 20;
 
 impl<'a> Mapped<'a> {
-    pub fn new(bytes: &'a [u8], end: usize, release: &'a dyn Release) -> Mapped<'a> {
+    pub(super) fn new(bytes: &'a [u8], end: usize, release: &'a dyn Release) -> Mapped<'a> {
         Mapped {
             bytes,
             end: end.min(bytes.len()),
@@ -81,7 +81,7 @@ impl Source for Mapped<'_> {
 }
 
 /// A reader consumed front to back through a buffer that keeps only what is still needed.
-pub struct Streamed<R> {
+pub(super) struct Streamed<R> {
     reader: R,
     /// Input bytes `[base, base + buf.len())`.
     buf: Vec<u8>,
@@ -96,7 +96,7 @@ const READ_CHUNK: usize = 1 << 20;
 
 impl<R: Read> Streamed<R> {
     /// `prefix` holds the first bytes of the input, already read (format detection).
-    pub fn new(prefix: Vec<u8>, reader: R) -> Streamed<R> {
+    pub(super) fn new(prefix: Vec<u8>, reader: R) -> Streamed<R> {
         let peak = prefix.len();
         Streamed {
             reader,

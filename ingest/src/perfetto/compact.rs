@@ -12,7 +12,7 @@ use crate::event::{Comm, TaskRef};
 use std::collections::HashMap;
 
 /// A task nobody has named yet: the previous task of the first switch on a CPU.
-pub fn unknown_task() -> TaskRef {
+pub(super) fn unknown_task() -> TaskRef {
     TaskRef {
         pid: -1,
         comm: Comm::default(),
@@ -22,25 +22,25 @@ pub fn unknown_task() -> TaskRef {
 
 /// The task running on one CPU as far as the switches so far tell.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Running(Option<TaskRef>);
+pub(super) struct Running(Option<TaskRef>);
 
 impl Running {
     /// The previous task of a compact switch.
-    pub fn prev(&self) -> TaskRef {
+    pub(super) fn prev(&self) -> TaskRef {
         self.0.unwrap_or_else(unknown_task)
     }
 
     /// The `common_pid` of a compact waking (-1 when not known).
-    pub fn pid(&self) -> i32 {
+    pub(super) fn pid(&self) -> i32 {
         self.0.map_or(-1, |t| t.pid)
     }
 
-    pub fn switched_to(&mut self, next: TaskRef) {
+    pub(super) fn switched_to(&mut self, next: TaskRef) {
         self.0 = Some(next);
     }
 
     /// After lost events the running task is no longer known.
-    pub fn forget(&mut self) {
+    pub(super) fn forget(&mut self) {
         self.0 = None;
     }
 }
@@ -49,7 +49,7 @@ impl Running {
 /// compact switches, then compact wakings, then regular events. The writer starts a
 /// new bundle rather than put events of equal timestamp in another order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Lane {
+pub(super) enum Lane {
     CompactSwitch = 0,
     CompactWaking = 1,
     Regular = 2,
@@ -57,7 +57,7 @@ pub enum Lane {
 
 /// One compact switch, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompactSwitch {
+pub(super) struct CompactSwitch {
     pub ts: u64,
     pub prev_state: i64,
     pub next: TaskRef,
@@ -65,14 +65,14 @@ pub struct CompactSwitch {
 
 /// One compact waking, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompactWaking {
+pub(super) struct CompactWaking {
     pub ts: u64,
     pub task: TaskRef,
     pub target_cpu: i32,
 }
 
 /// Checks the arrays and expands them. `Err` says which array is inconsistent.
-pub fn decode(c: &CompactSched) -> Result<(Vec<CompactSwitch>, Vec<CompactWaking>), String> {
+pub(super) fn decode(c: &CompactSched) -> Result<(Vec<CompactSwitch>, Vec<CompactWaking>), String> {
     let comm = |index: u32, what: &str| -> Result<Comm, String> {
         c.intern_table
             .get(index as usize)
@@ -147,7 +147,7 @@ pub fn decode(c: &CompactSched) -> Result<(Vec<CompactSwitch>, Vec<CompactWaking
 
 /// Builds one bundle's `CompactSched`.
 #[derive(Debug, Default)]
-pub struct Builder {
+pub(super) struct Builder {
     sched: CompactSched,
     interned: HashMap<Comm, u32>,
     last_switch_ts: u64,
@@ -164,7 +164,7 @@ impl Builder {
     }
 
     /// `ts` must not be before the previous switch of this bundle.
-    pub fn switch(&mut self, ts: u64, prev_state: i64, next: TaskRef) {
+    pub(super) fn switch(&mut self, ts: u64, prev_state: i64, next: TaskRef) {
         let s = &mut self.sched;
         // The first value is absolute: the previous timestamp starts at 0.
         s.switch_timestamp.push(ts - self.last_switch_ts);
@@ -177,7 +177,7 @@ impl Builder {
     }
 
     /// `ts` must not be before the previous waking of this bundle.
-    pub fn waking(&mut self, ts: u64, task: TaskRef, target_cpu: i32) {
+    pub(super) fn waking(&mut self, ts: u64, task: TaskRef, target_cpu: i32) {
         let s = &mut self.sched;
         s.waking_timestamp.push(ts - self.last_waking_ts);
         self.last_waking_ts = ts;
@@ -188,12 +188,12 @@ impl Builder {
         self.sched.waking_comm_index.push(index);
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.sched.switch_timestamp.is_empty() && self.sched.waking_timestamp.is_empty()
     }
 
     /// The message so far; the builder starts over.
-    pub fn take(&mut self) -> Option<CompactSched> {
+    pub(super) fn take(&mut self) -> Option<CompactSched> {
         let empty = self.is_empty();
         let sched = std::mem::take(&mut self.sched);
         *self = Builder::default();

@@ -11,7 +11,7 @@ use crate::event::{Comm, Event, EventKind, Mark, PrevState, TaskRef};
 /// [`PrevState`] is decided once the kernel release is known (it may come later in
 /// the file), until then `kind` holds a placeholder.
 #[derive(Debug, Clone, Copy)]
-pub struct Decoded {
+pub(super) struct Decoded {
     pub name: &'static str,
     pub current_pid: i32,
     pub kind: EventKind,
@@ -31,10 +31,10 @@ fn task(comm_bytes: &Option<Vec<u8>>, pid: Option<i32>, prio: Option<i32>) -> Ta
 }
 
 /// The name an unknown or unread event is counted under.
-pub const UNKNOWN_EVENT: &str = "unknown ftrace event";
+pub(super) const UNKNOWN_EVENT: &str = "unknown ftrace event";
 
 /// `FtraceEvent` (without its timestamp) → our event kind.
-pub fn decode(e: &FtraceEvent) -> Decoded {
+pub(super) fn decode(e: &FtraceEvent) -> Decoded {
     let current_pid = e.pid.map_or(-1, |p| p as i32);
     let (name, kind, raw_prev_state) = match &e.event {
         Some(K::SchedSwitch(s)) => (
@@ -131,7 +131,7 @@ pub fn decode(e: &FtraceEvent) -> Decoded {
 
 /// `prev_state` values written for each class. They are the kernel ≥ 4.14 report
 /// bits (encoding B): R = 0, R+ = 0x100 (TASK_REPORT_MAX), S = 1, D = 2, X = 0x10.
-pub fn encode_prev_state(state: PrevState) -> i64 {
+pub(super) fn encode_prev_state(state: PrevState) -> i64 {
     match state {
         PrevState::Runnable => 0,
         PrevState::Preempted => 0x100,
@@ -162,7 +162,7 @@ fn wakeup(task: TaskRef, target_cpu: i32) -> SchedWakeup {
 /// Our event → a regular `FtraceEvent` (sched events and `print` markers); `None` for what
 /// Perfetto has no event for here (`Other`, `TaskName`, `Lost`, which the writer handles
 /// otherwise).
-pub fn encode(e: &Event) -> Option<FtraceEvent> {
+pub(super) fn encode(e: &Event) -> Option<FtraceEvent> {
     let kind = match e.kind {
         EventKind::Switch {
             prev,

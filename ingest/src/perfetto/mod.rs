@@ -2,9 +2,9 @@
 //! ([`Writer`], an [`crate::EventSink`]), sharing one set of message definitions
 //! ([`proto`], the subset in `schemas/perfetto/schedtrace_subset.proto`).
 
-pub mod compact;
+mod compact;
 mod convert;
-pub mod events;
+mod events;
 pub mod proto;
 mod read;
 pub mod wire;

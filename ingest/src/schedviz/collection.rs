@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 /// A capture's files, by what they are.
 #[derive(Default)]
-pub struct Collection {
+pub(super) struct Collection {
     header_page: Option<InputBytes>,
     /// (system, `format` file text).
     formats: Vec<(String, InputBytes)>,
@@ -49,12 +49,12 @@ fn part(rel: &str) -> Option<Part> {
 
 impl Collection {
     /// Whether the file at `rel` (relative to the capture's root) is one the capture is read from.
-    pub fn wants(rel: &str) -> bool {
+    pub(super) fn wants(rel: &str) -> bool {
         part(rel).is_some()
     }
 
     /// Takes the file at `rel`, its `bytes` found at input offset `at`.
-    pub fn add(&mut self, rel: &str, bytes: InputBytes, at: u64) {
+    pub(super) fn add(&mut self, rel: &str, bytes: InputBytes, at: u64) {
         match part(rel) {
             Some(Part::HeaderPage) => self.header_page = Some(bytes),
             Some(Part::Format { system }) => self.formats.push((system, bytes)),
@@ -68,12 +68,12 @@ impl Collection {
         }
     }
 
-    pub fn has_traces(&self) -> bool {
+    pub(super) fn has_traces(&self) -> bool {
         !self.traces.is_empty()
     }
 
     /// Reads the events of every CPU's pages into `sink`, in time order.
-    pub fn read(&self, sink: &mut dyn EventSink, progress: &Tracker) -> Result<Ingested> {
+    pub(super) fn read(&self, sink: &mut dyn EventSink, progress: &Tracker) -> Result<Ingested> {
         let header_page =
             match &self.header_page {
                 Some(text) => parse_header_page(text)
@@ -138,7 +138,7 @@ impl Collection {
     }
 
     /// Bytes of every CPU's pages (what the progress counts for a capture folder).
-    pub fn trace_bytes(&self) -> u64 {
+    pub(super) fn trace_bytes(&self) -> u64 {
         self.traces.values().map(|(b, _)| b.len() as u64).sum()
     }
 

@@ -22,7 +22,7 @@ use crate::{Error, EventSink, Ingested, Result};
 use std::path::Path;
 
 /// Whether the folder `dir` looks like a schedviz capture (it has `traces/` and `formats/`).
-pub fn is_capture_dir(dir: &Path) -> bool {
+pub(crate) fn is_capture_dir(dir: &Path) -> bool {
     dir.join("traces").is_dir() && dir.join("formats").is_dir()
 }
 

@@ -7,7 +7,7 @@ use crate::topology::{parse_cpulist, Topology, MAX_CPU};
 use std::collections::BTreeMap;
 
 /// The topology the files (`topology/...` path -> text) describe; `None` when they describe no CPU.
-pub fn from_sysfs(files: &BTreeMap<String, InputBytes>) -> Option<Topology> {
+pub(super) fn from_sysfs(files: &BTreeMap<String, InputBytes>) -> Option<Topology> {
     let mut t = Topology::default();
     let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     // (cpu) -> field -> text.

@@ -8,11 +8,11 @@ use crate::event::{Event, EventKind};
 use std::collections::HashMap;
 
 /// Lost markers get the time (and, if not printed, the CPU) of the event after them.
-pub const CPU_UNKNOWN: u32 = u32::MAX;
+pub(super) const CPU_UNKNOWN: u32 = u32::MAX;
 
 /// An event whose `prev_state` or timestamp may still need the whole file to be known.
 #[derive(Debug, Clone, Copy)]
-pub struct Pending {
+pub(super) struct Pending {
     pub event: Event,
     pub state: StateSrc,
     /// A lost-events marker: time and maybe CPU come from the next event line.
@@ -21,7 +21,7 @@ pub struct Pending {
 
 /// How many lines looked like each producer, to name the flavour.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Votes {
+pub(super) struct Votes {
     pub dashed: u64,
     pub perf: u64,
     pub latency: u64,
@@ -40,7 +40,7 @@ impl std::ops::AddAssign for Votes {
 
 /// A rejected line, numbered within its chunk (0-based).
 #[derive(Debug)]
-pub struct RejectExample<'a> {
+pub(super) struct RejectExample<'a> {
     pub line: u64,
     pub reason: &'static str,
     pub text: &'a [u8],
@@ -48,7 +48,7 @@ pub struct RejectExample<'a> {
 
 /// Everything learnt from one chunk.
 #[derive(Debug, Default)]
-pub struct ChunkOut<'a> {
+pub(super) struct ChunkOut<'a> {
     pub events: Vec<Pending>,
     pub lines: u64,
     /// Events per name; a short list (traces have few distinct events), searched from
@@ -74,7 +74,7 @@ pub struct ChunkOut<'a> {
 /// Examples kept per chunk: enough for the first few of the whole file.
 const EXAMPLES: usize = 5;
 
-pub fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
+pub(super) fn parse_chunk(text: &[u8]) -> ChunkOut<'_> {
     let mut out = ChunkOut {
         events: Vec::with_capacity(text.len() / 100),
         ..ChunkOut::default()

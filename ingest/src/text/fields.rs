@@ -11,7 +11,7 @@ use super::state::{kernel_letters, plugin_value, StateSrc};
 use crate::event::{Comm, EventKind, PrevState, TaskRef};
 
 /// Decodes the text of a sched event; `Ok(None)` for events we only count.
-pub fn decode(name: &[u8], body: &[u8]) -> Result<Option<(EventKind, StateSrc)>, Reject> {
+pub(super) fn decode(name: &[u8], body: &[u8]) -> Result<Option<(EventKind, StateSrc)>, Reject> {
     let done = |kind| Ok(Some((kind, StateSrc::Done)));
     match name {
         b"sched_switch" => match switch(body) {

@@ -4,13 +4,13 @@
 
 /// A part of the input that holds trace text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
+pub(super) struct Region {
     pub start: usize,
     pub end: usize,
 }
 
 /// True when the input is an HTML page (systrace) rather than plain trace text.
-pub fn is_html(bytes: &[u8]) -> bool {
+pub(super) fn is_html(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(512)];
     let start = head
         .iter()
@@ -27,7 +27,7 @@ pub fn is_html(bytes: &[u8]) -> bool {
 /// HTML parser finds them: a script's content runs to the first `</script>`, so the text
 /// `<script class="trace-data"` inside a JavaScript block (a string in the viewer's own code)
 /// is skipped with the block that holds it.
-pub fn trace_data_regions(bytes: &[u8]) -> Vec<Region> {
+pub(super) fn trace_data_regions(bytes: &[u8]) -> Vec<Region> {
     let mut regions = Vec::new();
     let mut pos = 0;
     while let Some(at) = find_ignore_case(&bytes[pos..], b"<script") {

@@ -8,7 +8,7 @@ use crate::event::EventKind;
 
 /// What one line holds.
 #[derive(Debug)]
-pub enum Line<'a> {
+pub(super) enum Line<'a> {
     /// Empty, `#` comment, `##### CPU 2 buffer started ####`.
     Skip,
     /// trace-cmd's `cpus=N`.
@@ -30,7 +30,7 @@ pub enum Line<'a> {
     Reject(Reject),
 }
 
-pub fn classify(line: &[u8]) -> Line<'_> {
+pub(super) fn classify(line: &[u8]) -> Line<'_> {
     let line = trim_end(line.strip_suffix(b"\r").unwrap_or(line));
     let trimmed = trim_start(line);
     if trimmed.is_empty() || trimmed[0] == b'#' || is_callchain(line, trimmed) {

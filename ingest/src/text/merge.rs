@@ -15,7 +15,7 @@ use super::state::{Encoding, Evidence, StateSrc};
 use crate::event::{EventKind, EventSink};
 
 #[derive(Default)]
-pub struct Merger {
+pub(super) struct Merger {
     /// Lost markers that ended the previous window: they take the time of the next event.
     carry: Vec<Pending>,
     max_ts: u64,
@@ -32,7 +32,7 @@ impl Merger {
     /// `prev_state` evidence up to and including this window; `rest` gives that of every
     /// later window, and is called at most once per file: when a value whose meaning depends
     /// on the encoding turns up first.
-    pub fn window(
+    pub(super) fn window(
         &mut self,
         outs: Vec<ChunkOut<'_>>,
         seen: &Evidence,
@@ -58,7 +58,7 @@ impl Merger {
 
     /// Sends the lost markers that end the file (with the last event's time) and returns
     /// the events that came out of timestamp order.
-    pub fn finish(mut self, sink: &mut dyn EventSink) -> u64 {
+    pub(super) fn finish(mut self, sink: &mut dyn EventSink) -> u64 {
         let mut tail = std::mem::take(&mut self.carry);
         let (ts, cpu) = self.last.unwrap_or((0, 0));
         for p in &mut tail {

@@ -11,13 +11,13 @@ use crate::progress::Tracker;
 use crate::{EventSink, Ingested, Result};
 use rayon::prelude::*;
 
-pub struct Pass {
+pub(super) struct Pass {
     tally: Tally,
     merger: Merger,
 }
 
 impl Pass {
-    pub fn new() -> Pass {
+    pub(super) fn new() -> Pass {
         Pass {
             tally: Tally::new(),
             merger: Merger::default(),
@@ -27,7 +27,7 @@ impl Pass {
     /// Counts one window's chunks and sends their events. `region_first_line` is the line of
     /// the window's first line when it starts an HTML block; `rest` gives the `prev_state`
     /// evidence of the text after the window (see [`Merger::window`]).
-    pub fn window(
+    pub(super) fn window(
         &mut self,
         outs: Vec<ChunkOut<'_>>,
         region_first_line: Option<u64>,
@@ -41,7 +41,7 @@ impl Pass {
     }
 
     /// The whole file's metadata and counts, after the lost markers that end it.
-    pub fn finish(self, html: bool, sink: &mut dyn EventSink) -> Result<Ingested> {
+    pub(super) fn finish(self, html: bool, sink: &mut dyn EventSink) -> Result<Ingested> {
         let out_of_order = if self.tally.events() > 0 {
             self.merger.finish(sink)
         } else {
@@ -53,7 +53,7 @@ impl Pass {
 
 /// The chunks of one window of whole lines, parsed in parallel, in file order; each chunk is
 /// counted in `progress`, and a cancelled read stops at the next chunk.
-pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>> {
+pub(super) fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>> {
     chunks(text)
         .par_iter()
         .map(|c| {
@@ -64,7 +64,7 @@ pub fn parse<'a>(text: &'a [u8], progress: &Tracker) -> Result<Vec<ChunkOut<'a>>
 }
 
 /// The `prev_state` evidence of `text` alone (its events are dropped as they are parsed).
-pub fn evidence(text: &[u8]) -> Evidence {
+pub(super) fn evidence(text: &[u8]) -> Evidence {
     chunks(text)
         .par_iter()
         .map(|c| parse_chunk(c).evidence)

@@ -12,7 +12,7 @@
 
 /// Which tool printed the prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(super) enum Style {
     /// `comm-pid ... [cpu]`: kernel ftrace text or `trace-cmd report`.
     Dashed,
     /// `comm tid [cpu]`: `perf script`.
@@ -23,7 +23,7 @@ pub enum Style {
 
 /// The parsed context prefix of an event line; `name` and `body` borrow the line.
 #[derive(Debug, Clone, Copy)]
-pub struct Prefix<'a> {
+pub(super) struct Prefix<'a> {
     pub pid: i32,
     pub cpu: u32,
     pub ts: u64,
@@ -37,10 +37,10 @@ pub struct Prefix<'a> {
 }
 
 /// Why a line that is not a header or comment could not be read as an event line.
-pub type Reject = &'static str;
+pub(super) type Reject = &'static str;
 
 /// Parses the prefix of an event line (trailing `\r` already removed).
-pub fn parse(line: &[u8]) -> Result<Prefix<'_>, Reject> {
+pub(super) fn parse(line: &[u8]) -> Result<Prefix<'_>, Reject> {
     let mut saw_bracket = false;
     for open in memchr::memchr_iter(b'[', line) {
         let Some(close) = cpu_bracket(line, open) else {
@@ -187,7 +187,7 @@ fn timestamp_token(token: &[u8]) -> Option<Result<u64, Reject>> {
 }
 
 /// `sec.frac` with 1..=9 fraction digits -> ns; a plain integer (non-ns trace clocks) is kept as is.
-pub fn parse_timestamp(s: &[u8]) -> Option<u64> {
+pub(super) fn parse_timestamp(s: &[u8]) -> Option<u64> {
     match memchr::memchr(b'.', s) {
         None => parse_u64(s),
         Some(dot) => {
@@ -302,7 +302,7 @@ fn next_token(s: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// Unsigned decimal, all bytes digits, no overflow.
-pub fn parse_u64(s: &[u8]) -> Option<u64> {
+pub(super) fn parse_u64(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 20 {
         return None;
     }
@@ -316,12 +316,12 @@ pub fn parse_u64(s: &[u8]) -> Option<u64> {
     Some(v)
 }
 
-pub fn trim_start(s: &[u8]) -> &[u8] {
+pub(super) fn trim_start(s: &[u8]) -> &[u8] {
     let n = s.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
     &s[n..]
 }
 
-pub fn trim_end(s: &[u8]) -> &[u8] {
+pub(super) fn trim_end(s: &[u8]) -> &[u8] {
     let n = s
         .iter()
         .rev()

@@ -32,7 +32,7 @@ use crate::event::PrevState;
 
 /// How a switch's `prev_state` was given, until the file's encoding is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateSrc {
+pub(super) enum StateSrc {
     /// Already decoded (kernel letters) or not a switch.
     Done,
     /// Kernel `prev_state` value: from `-R` output or rebuilt from plugin letters.
@@ -41,7 +41,7 @@ pub enum StateSrc {
 
 /// Hints about the kernel's encoding, gathered over the whole file.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Evidence {
+pub(super) struct Evidence {
     multi_bit: bool,
     max_single_high: u64,
     saw_x: bool,
@@ -49,7 +49,7 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    pub fn note(&mut self, value: u64) {
+    pub(super) fn note(&mut self, value: u64) {
         if value.count_ones() > 1 {
             self.multi_bit = true;
         } else if value >= 512 {
@@ -62,14 +62,14 @@ impl Evidence {
         }
     }
 
-    pub fn merge(&mut self, other: &Evidence) {
+    pub(super) fn merge(&mut self, other: &Evidence) {
         self.multi_bit |= other.multi_bit;
         self.max_single_high = self.max_single_high.max(other.max_single_high);
         self.saw_x |= other.saw_x;
         self.saw_b_exit |= other.saw_b_exit;
     }
 
-    pub fn encoding(&self) -> Encoding {
+    pub(super) fn encoding(&self) -> Encoding {
         if self.multi_bit || self.max_single_high > 0 || (self.saw_x && !self.saw_b_exit) {
             Encoding::A {
                 // No preemption seen: any value works, none will carry this bit.
@@ -136,7 +136,7 @@ impl Encoding {
 }
 
 /// Plugin letters (`S`, `D|W`, `R`) -> the kernel value they stand for, by bit position.
-pub fn plugin_value(letters: &[u8]) -> Option<u64> {
+pub(super) fn plugin_value(letters: &[u8]) -> Option<u64> {
     const TABLE: &[u8; 8] = b"SDTtZXxW";
     if letters == b"R" {
         return Some(0);
@@ -151,7 +151,7 @@ pub fn plugin_value(letters: &[u8]) -> Option<u64> {
 }
 
 /// Letters printed by the kernel's own print fmt (`R+`, `S`, `D|K`, `I`, `x`) -> state.
-pub fn kernel_letters(text: &[u8]) -> Option<PrevState> {
+pub(super) fn kernel_letters(text: &[u8]) -> Option<PrevState> {
     let (letters, plus) = match text.strip_suffix(b"+") {
         Some(rest) => (rest, true),
         None => (text, false),

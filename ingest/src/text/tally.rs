@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 const EXCERPT: usize = 100;
 
 #[derive(Default)]
-pub struct Tally {
+pub(super) struct Tally {
     stats: IngestStats,
     names: BTreeMap<Vec<u8>, u64>,
     pub evidence: Evidence,
@@ -32,7 +32,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn new() -> Tally {
+    pub(super) fn new() -> Tally {
         Tally {
             next_line: 1,
             ..Tally::default()
@@ -40,7 +40,7 @@ impl Tally {
     }
 
     /// Counts one chunk; `region_first_line` is set on the first chunk of an HTML block.
-    pub fn add(&mut self, out: &ChunkOut<'_>, region_first_line: Option<u64>) {
+    pub(super) fn add(&mut self, out: &ChunkOut<'_>, region_first_line: Option<u64>) {
         let first_line = region_first_line.unwrap_or(self.next_line);
         self.next_line = first_line + out.lines;
         for (name, n) in &out.names {
@@ -92,13 +92,13 @@ impl Tally {
     }
 
     /// Event lines counted so far (lost markers are not event lines).
-    pub fn events(&self) -> u64 {
+    pub(super) fn events(&self) -> u64 {
         self.names.values().sum()
     }
 
     /// The metadata and statistics of the whole file, or the error of a file without a
     /// single event line (naming its first bad line). `out_of_order` comes from the merge.
-    pub fn finish(self, html: bool, out_of_order: u64) -> Result<Ingested> {
+    pub(super) fn finish(self, html: bool, out_of_order: u64) -> Result<Ingested> {
         let Tally {
             mut stats,
             names,

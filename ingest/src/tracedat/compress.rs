@@ -92,7 +92,7 @@ impl Codec {
 }
 
 /// Walks the chunks of one compressed CPU block: `u32 count; count × {u32 csize; u32 usize; data}`.
-pub struct Chunks<'a> {
+pub(crate) struct Chunks<'a> {
     reader: Reader<'a>,
     left: u32,
     codec: Codec,
@@ -106,7 +106,7 @@ pub struct Chunks<'a> {
 
 impl<'a> Chunks<'a> {
     /// `bytes` starts at the CPU block (file offset `offset`) and may run past its end.
-    pub fn new(
+    pub(crate) fn new(
         bytes: &'a [u8],
         offset: u64,
         endian: Endian,
@@ -125,13 +125,13 @@ impl<'a> Chunks<'a> {
     }
 
     /// File offset just past the last chunk read (everything before it is consumed).
-    pub fn consumed_to(&self) -> u64 {
+    pub(crate) fn consumed_to(&self) -> u64 {
         self.reader.offset()
     }
 
     /// Decompresses the next chunk into `out` (its buffer is reused) and returns the file
     /// offset of its compressed data.
-    pub fn next_chunk(&mut self, out: &mut Vec<u8>) -> Option<Result<u64>> {
+    pub(crate) fn next_chunk(&mut self, out: &mut Vec<u8>) -> Option<Result<u64>> {
         if self.left == 0 {
             return None;
         }

@@ -22,7 +22,7 @@ const REFILL_BELOW: usize = 8192;
 
 /// Decodes and merges on a second thread while the caller's thread feeds the sink, so the
 /// analysis of one batch overlaps the decoding of the next (the sink need not be `Send`).
-pub fn run(
+pub(super) fn run(
     streams: &mut [CpuStream],
     shared: &Shared,
     cmdlines: &[(i32, Comm)],

@@ -2,11 +2,11 @@
 //! ([`v6`], [`v7`]), decompression ([`compress`]), per-CPU page streams ([`stream`])
 //! and their time-ordered merge ([`merge`]). Only the top instance is analysed.
 
-pub mod compress;
+pub(crate) mod compress;
 pub mod layout;
-pub mod merge;
-pub mod options;
-pub mod stream;
+mod merge;
+mod options;
+mod stream;
 pub mod v6;
 pub mod v7;
 

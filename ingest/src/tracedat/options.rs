@@ -4,19 +4,19 @@
 use crate::error::{Error, Result};
 use crate::ftrace::{Endian, Reader};
 
-pub const OPT_DONE: u16 = 0;
-pub const OPT_DATE: u16 = 1;
-pub const OPT_CPUSTAT: u16 = 2;
-pub const OPT_BUFFER: u16 = 3;
-pub const OPT_TRACECLOCK: u16 = 4;
-pub const OPT_UNAME: u16 = 5;
-pub const OPT_HOOK: u16 = 6;
-pub const OPT_OFFSET: u16 = 7;
-pub const OPT_CPUCOUNT: u16 = 8;
-pub const OPT_VERSION: u16 = 9;
-pub const OPT_TIME_SHIFT: u16 = 12;
-pub const OPT_GUEST: u16 = 13;
-pub const OPT_TSC2NSEC: u16 = 14;
+pub(super) const OPT_DONE: u16 = 0;
+pub(super) const OPT_DATE: u16 = 1;
+pub(super) const OPT_CPUSTAT: u16 = 2;
+pub(super) const OPT_BUFFER: u16 = 3;
+pub(super) const OPT_TRACECLOCK: u16 = 4;
+pub(super) const OPT_UNAME: u16 = 5;
+pub(super) const OPT_HOOK: u16 = 6;
+pub(super) const OPT_OFFSET: u16 = 7;
+pub(super) const OPT_CPUCOUNT: u16 = 8;
+pub(super) const OPT_VERSION: u16 = 9;
+pub(super) const OPT_TIME_SHIFT: u16 = 12;
+pub(super) const OPT_GUEST: u16 = 13;
+pub(super) const OPT_TSC2NSEC: u16 = 14;
 
 /// What the options said.
 #[derive(Clone, Debug, Default)]
@@ -112,7 +112,7 @@ impl Options {
 }
 
 /// The clock between `[` `]` of a `trace_clock` file, or the plain name.
-pub fn selected_clock(text: &str) -> Option<String> {
+pub(super) fn selected_clock(text: &str) -> Option<String> {
     if let (Some(a), Some(b)) = (text.find('['), text.find(']')) {
         if a < b {
             return Some(text[a + 1..b].to_string());
@@ -141,24 +141,20 @@ fn parse_c_integer(s: &str) -> Option<i64> {
 
 /// Timestamp conversion applied to every event, in trace-cmd's order: TSC2NSEC, then offsets.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TsAdjust {
+pub(super) struct TsAdjust {
     pub tsc2nsec: Option<(u32, u32)>,
     pub offset: i64,
 }
 
 impl TsAdjust {
     #[inline]
-    pub fn apply(&self, ts: u64) -> u64 {
+    pub(super) fn apply(&self, ts: u64) -> u64 {
         let ts = match self.tsc2nsec {
             // Like the kernel's mul_u64_u32_shr: exact in 128 bits.
             Some((mult, shift)) => ((ts as u128 * mult as u128) >> shift) as u64,
             None => ts,
         };
         ts.wrapping_add(self.offset as u64)
-    }
-
-    pub fn is_identity(&self) -> bool {
-        self.tsc2nsec.is_none() && self.offset == 0
     }
 }
 

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, VecDeque};
 const RELEASE_EVERY: u64 = 4 << 20;
 
 /// What the decoders of all CPUs share (read-only).
-pub struct Shared<'d> {
+pub(super) struct Shared<'d> {
     pub decoder: &'d Decoder,
     pub pages: PageDecoder,
     pub page_size: usize,
@@ -37,7 +37,7 @@ pub struct Shared<'d> {
 
 /// Per-CPU tallies, summed into `IngestStats` at the end.
 #[derive(Debug, Default)]
-pub struct Counts {
+pub(super) struct Counts {
     /// Events per dense name index of the decoder.
     pub names: Vec<u64>,
     pub unknown_ids: BTreeMap<u32, u64>,
@@ -134,7 +134,7 @@ fn head_after(bytes: &[u8], at: usize, page_size: usize) -> Option<[u8; 8]> {
 }
 
 /// A CPU's decoding state and its buffer of decoded, not yet merged events.
-pub struct CpuStream<'a> {
+pub(super) struct CpuStream<'a> {
     pub cpu: u32,
     pages: Pages<'a>,
     pub buf: VecDeque<Event>,
@@ -149,7 +149,7 @@ pub struct CpuStream<'a> {
 }
 
 impl<'a> CpuStream<'a> {
-    pub fn new(
+    pub(super) fn new(
         data: &CpuData<'a>,
         shared: &Shared,
         endian: crate::ftrace::Endian,
@@ -190,7 +190,7 @@ impl<'a> CpuStream<'a> {
     }
 
     /// Decodes up to `max_pages` more pages into `buf`.
-    pub fn fill(&mut self, shared: &Shared, max_pages: usize) -> Result<()> {
+    pub(super) fn fill(&mut self, shared: &Shared, max_pages: usize) -> Result<()> {
         let cpu = self.cpu;
         let buf = &mut self.buf;
         let counts = &mut self.counts;

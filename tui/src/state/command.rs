@@ -8,7 +8,7 @@ use analysis::GroupBy;
 impl App {
     /// Runs one command line (without the `:`); errors go to the status line and change
     /// nothing.
-    pub fn command(&mut self, line: &str) {
+    pub(crate) fn command(&mut self, line: &str) {
         if let Err(e) = self.try_command(line.trim()) {
             self.error(format!(":{} — {e}", line.trim()));
         }

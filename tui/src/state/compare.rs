@@ -6,7 +6,7 @@ use analysis::compare::model::MetricRow;
 use analysis::compare::{self, Comparison, Run};
 
 #[derive(Debug, Clone)]
-pub struct CompareState {
+pub(crate) struct CompareState {
     /// Index of the baseline run.
     pub base: usize,
     pub threshold_pct: f64,
@@ -18,7 +18,7 @@ pub struct CompareState {
 
 /// One row of the Compare table: a cell of a system metric or of a task's metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     System {
         row: usize,
         cell: usize,
@@ -43,7 +43,7 @@ impl Default for CompareState {
 }
 
 /// `runs` compared with run `base` (clamped) as the baseline; `None` without runs.
-pub fn compare(
+pub(crate) fn compare(
     runs: &[Run],
     base: usize,
     threshold_pct: f64,
@@ -58,18 +58,18 @@ pub fn compare(
 }
 
 impl CompareState {
-    pub fn comparison(&self) -> Option<&Comparison> {
+    pub(crate) fn comparison(&self) -> Option<&Comparison> {
         self.result.as_ref().and_then(|r| r.as_ref().ok())
     }
 
     /// A comparison (from [`compare`]) with the current settings: show it.
-    pub fn set_result(&mut self, result: Option<Result<Comparison, String>>) {
+    pub(crate) fn set_result(&mut self, result: Option<Result<Comparison, String>>) {
         self.result = result;
         self.relayout();
     }
 
     /// Rebuilds the rows (after `f`).
-    pub fn relayout(&mut self) {
+    pub(crate) fn relayout(&mut self) {
         let Some(c) = self.comparison() else {
             self.lines.clear();
             return;
@@ -98,7 +98,7 @@ impl CompareState {
     }
 
     /// The metric row and cell index of line `at`, with the name to show for it.
-    pub fn line<'a>(
+    pub(crate) fn line<'a>(
         &self,
         c: &'a Comparison,
         at: usize,

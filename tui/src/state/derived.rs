@@ -4,10 +4,10 @@
 use analysis::{Report, Stats, TaskRow};
 
 /// Tasks in the Overview's "waited most" table.
-pub const TOP_WAITS: usize = 8;
+pub(crate) const TOP_WAITS: usize = 8;
 
 #[derive(Debug, Clone, Default)]
-pub struct Derived {
+pub(crate) struct Derived {
     /// The tasks with the most sched delay, most first (at most [`TOP_WAITS`]).
     pub top_waits: Vec<usize>,
     /// The competing tasks (those with fairness), most runtime first.
@@ -18,7 +18,7 @@ pub struct Derived {
 }
 
 impl Derived {
-    pub fn of(r: &Report) -> Derived {
+    pub(crate) fn of(r: &Report) -> Derived {
         let waited = |i: &usize| std::cmp::Reverse(r.tasks[*i].sched_delay.sum_ns);
         let mut top_waits: Vec<usize> = (0..r.tasks.len()).collect();
         if top_waits.len() > TOP_WAITS {

@@ -17,7 +17,7 @@ use analysis::{Report, Selection};
 use std::sync::Arc;
 
 /// A job for a worker thread: everything it reads, shared, nothing it writes.
-pub enum Job {
+pub(crate) enum Job {
     Regroup {
         data: Arc<Data>,
         run: usize,
@@ -31,7 +31,7 @@ pub enum Job {
 }
 
 /// What a job gives back.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The run's tasks regrouped (`None`: one row per pid, the report's own). Both
     /// outcomes are boxed: they travel over a channel, and reports are large.
     Regrouped {
@@ -43,7 +43,7 @@ pub enum Outcome {
 
 impl Job {
     /// Runs the job (on a worker thread, or at once for `--print` and tests).
-    pub fn run(self) -> Outcome {
+    pub(crate) fn run(self) -> Outcome {
         match self {
             Job::Regroup { data, run, group } => Outcome::Regrouped {
                 group,
@@ -70,7 +70,7 @@ impl Job {
 
 /// The jobs in flight: the newest of each kind, and the one the driver has to start.
 #[derive(Debug, Default)]
-pub struct Jobs {
+pub(crate) struct Jobs {
     next: u64,
     regroup: Option<u64>,
     compare: Option<u64>,
@@ -83,24 +83,24 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    pub fn pending(&self) -> bool {
+    pub(crate) fn pending(&self) -> bool {
         self.regroup.is_some() || self.compare.is_some()
     }
 
     /// Drops the regroup in flight (its outcome will be ignored).
-    pub fn cancel_regroup(&mut self) {
+    pub(crate) fn cancel_regroup(&mut self) {
         self.regroup = None;
     }
 }
 
 impl App {
     /// A reload the driver must start (window or CPU change), with its generation.
-    pub fn take_request(&mut self) -> Option<(Sources, u64)> {
+    pub(crate) fn take_request(&mut self) -> Option<(Sources, u64)> {
         self.request.take().map(|s| (s, self.generation))
     }
 
     /// The next job for a worker thread, with its number for [`App::finish`].
-    pub fn take_job(&mut self) -> Option<(u64, Job)> {
+    pub(crate) fn take_job(&mut self) -> Option<(u64, Job)> {
         let id = self.jobs.queue.pop()?;
         let data = self.data.clone()?;
         let job = if Some(id) == self.jobs.regroup {
@@ -123,7 +123,7 @@ impl App {
     }
 
     /// Applies a job's outcome, unless the job was superseded meanwhile.
-    pub fn finish(&mut self, id: u64, outcome: Outcome) {
+    pub(crate) fn finish(&mut self, id: u64, outcome: Outcome) {
         let on = self.jobs.started_on.remove(&id);
         if on != Some(self.jobs.data_generation) {
             return;
@@ -178,7 +178,7 @@ impl App {
     }
 
     /// Applies a loader message; stale generations are dropped.
-    pub fn receive(&mut self, message: Message) {
+    pub(crate) fn receive(&mut self, message: Message) {
         match message {
             Message::Stage {
                 generation,
@@ -198,7 +198,7 @@ impl App {
 
     /// A load finished: replace the data and rebuild every view from it, with the grouping
     /// and baseline asked for meanwhile (jobs on the old data are dropped).
-    pub fn loaded(&mut self, result: Result<Data, String>) {
+    pub(crate) fn loaded(&mut self, result: Result<Data, String>) {
         self.stages.clear();
         match result {
             Ok(data) => {

@@ -5,14 +5,14 @@
 //! thread, feeding the result back with [`App::loaded`].
 
 mod command;
-pub mod compare;
-pub mod derived;
-pub mod jobs;
+pub(crate) mod compare;
+pub(crate) mod derived;
+pub(crate) mod jobs;
 mod order;
 mod popup;
-pub mod tasks;
-pub mod timeline;
-pub mod triples;
+pub(crate) mod tasks;
+pub(crate) mod timeline;
+pub(crate) mod triples;
 
 use crate::action::{Action, View};
 use crate::columns;
@@ -28,7 +28,7 @@ use triples::TripleList;
 
 /// What the keys go to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Normal,
     /// Typing a filter (the text after `/`).
     Filter(String),
@@ -39,7 +39,7 @@ pub enum Mode {
 
 /// A status-line message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
+pub(crate) struct Status {
     pub text: String,
     pub error: bool,
 }
@@ -55,7 +55,7 @@ pub struct Restore {
     pub group: Option<GroupBy>,
 }
 
-pub struct App {
+pub(crate) struct App {
     pub view: View,
     history: Vec<View>,
     pub mode: Mode,
@@ -98,7 +98,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(sources: Sources, restore: Restore) -> App {
+    pub(crate) fn new(sources: Sources, restore: Restore) -> App {
         let view = restore.view.unwrap_or(if sources.runs.len() > 1 {
             View::Compare
         } else {
@@ -144,12 +144,12 @@ impl App {
     }
 
     /// The input the single-run views show.
-    pub fn input(&self) -> Option<&Input> {
+    pub(crate) fn input(&self) -> Option<&Input> {
         self.data.as_ref().and_then(|d| d.inputs.get(self.run))
     }
 
     /// True while a load or a job runs (first load or a recomputation).
-    pub fn busy(&self) -> bool {
+    pub(crate) fn busy(&self) -> bool {
         !self.stages.is_empty() || self.jobs.pending()
     }
 
@@ -207,7 +207,7 @@ impl App {
     }
 
     /// Number of selectable rows of `view`.
-    pub fn rows(&self, view: View) -> usize {
+    pub(crate) fn rows(&self, view: View) -> usize {
         let Some(input) = self.input() else { return 0 };
         let r = &input.report;
         match view {
@@ -228,12 +228,12 @@ impl App {
         }
     }
 
-    pub fn selected(&self) -> usize {
+    pub(crate) fn selected(&self) -> usize {
         self.cursor[self.view.index()]
     }
 
     /// One key: typed into the open line, or looked up in the keymap.
-    pub fn key(&mut self, key: Key) {
+    pub(crate) fn key(&mut self, key: Key) {
         match self.mode.clone() {
             Mode::Filter(text) => self.line_key(key, text, true),
             Mode::Command(text) => self.line_key(key, text, false),
@@ -290,7 +290,7 @@ impl App {
 
     /// Applies a filter to the table of the view (triples on the preemption view, else
     /// tasks); a malformed one leaves everything as it was.
-    pub fn set_filter(&mut self, text: &str) {
+    pub(crate) fn set_filter(&mut self, text: &str) {
         if self.on_triples() {
             self.set_triple_filter(text);
         } else {
@@ -348,7 +348,7 @@ impl App {
         *c = (*c as i64 + delta).clamp(0, n.saturating_sub(1) as i64) as usize;
     }
 
-    pub fn apply(&mut self, action: Action) {
+    pub(crate) fn apply(&mut self, action: Action) {
         self.status = None;
         match action {
             Action::Quit => self.quit(),
@@ -482,7 +482,7 @@ impl App {
     }
 
     /// The task selected in the Tasks table (also the one the detail view shows).
-    pub fn current_task(&self) -> Option<&analysis::TaskRow> {
+    pub(crate) fn current_task(&self) -> Option<&analysis::TaskRow> {
         let input = self.input()?;
         self.tasks
             .row(&input.report, self.cursor[View::Tasks.index()])

@@ -3,7 +3,7 @@
 //! natural direction of a column kind (numbers largest first, names A to Z).
 
 /// Rows by a name key, ties by `tie`; `descending` reverses the natural A-to-Z order.
-pub fn by_text(mut keyed: Vec<(&str, i64, usize)>, descending: bool) -> Vec<usize> {
+pub(super) fn by_text(mut keyed: Vec<(&str, i64, usize)>, descending: bool) -> Vec<usize> {
     keyed.sort_unstable();
     let mut rows: Vec<usize> = keyed.into_iter().map(|(_, _, i)| i).collect();
     if descending {
@@ -14,7 +14,7 @@ pub fn by_text(mut keyed: Vec<(&str, i64, usize)>, descending: bool) -> Vec<usiz
 
 /// Rows by a number key (a missing one sorts below every number), ties by `tie`;
 /// `descending` is the natural order, largest first.
-pub fn by_number(keyed: Vec<(Option<f64>, i64, usize)>, descending: bool) -> Vec<usize> {
+pub(super) fn by_number(keyed: Vec<(Option<f64>, i64, usize)>, descending: bool) -> Vec<usize> {
     let mut keyed: Vec<(f64, i64, usize)> = keyed
         .into_iter()
         .map(|(v, tie, i)| (v.unwrap_or(f64::NEG_INFINITY), tie, i))

@@ -8,7 +8,7 @@ use analysis::{GroupBy, Report, Selection, TaskRow};
 use std::collections::BTreeSet;
 
 #[derive(Debug, Clone)]
-pub struct TaskList {
+pub(crate) struct TaskList {
     pub group: GroupBy,
     /// Index into [`COLUMNS`].
     pub sort: usize,
@@ -42,13 +42,13 @@ impl Default for TaskList {
 
 impl TaskList {
     /// The task rows the indices refer to: the report's own, or its regrouped copy.
-    pub fn table<'a>(&'a self, report: &'a Report) -> &'a [TaskRow] {
+    pub(crate) fn table<'a>(&'a self, report: &'a Report) -> &'a [TaskRow] {
         self.grouped.as_ref().map_or(&report.tasks, |g| &g.tasks)
     }
 
     /// Regroups (through the analysis' own grouping, which keeps percentiles exact when the
     /// samples are at hand) and rebuilds the rows.
-    pub fn regroup(&mut self, report: &Report, group: GroupBy) {
+    pub(crate) fn regroup(&mut self, report: &Report, group: GroupBy) {
         self.group = group;
         self.grouped = match group {
             GroupBy::Pid => None,
@@ -61,21 +61,21 @@ impl TaskList {
     }
 
     /// Shows `table`, the report regrouped by `group` elsewhere (a job), and rebuilds the rows.
-    pub fn set_grouped(&mut self, report: &Report, group: GroupBy, table: Option<Report>) {
+    pub(crate) fn set_grouped(&mut self, report: &Report, group: GroupBy, table: Option<Report>) {
         self.group = group;
         self.grouped = table;
         self.rebuild(report);
     }
 
     /// Sorts by column `sort` in its natural direction.
-    pub fn sort_by(&mut self, report: &Report, sort: usize) {
+    pub(crate) fn sort_by(&mut self, report: &Report, sort: usize) {
         self.sort = sort.min(COLUMNS.len() - 1);
         self.descending = !COLUMNS[self.sort].is_label();
         self.rebuild(report);
     }
 
     /// Filters and sorts the rows again (after any change of report, group, order or filter).
-    pub fn rebuild(&mut self, report: &Report) {
+    pub(crate) fn rebuild(&mut self, report: &Report) {
         let table = self.table(report);
         let column = &COLUMNS[self.sort];
         let kept = table.iter().enumerate().filter(|(_, t)| {
@@ -98,7 +98,7 @@ impl TaskList {
     }
 
     /// The task at position `at` of the shown rows.
-    pub fn row<'a>(&'a self, report: &'a Report, at: usize) -> Option<&'a TaskRow> {
+    pub(crate) fn row<'a>(&'a self, report: &'a Report, at: usize) -> Option<&'a TaskRow> {
         let i = *self.rows.get(at)?;
         self.table(report).get(i)
     }

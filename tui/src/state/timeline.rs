@@ -7,7 +7,7 @@ const MIN_SPAN_NS: u64 = 1_000;
 const CURSOR_STEPS: u64 = 100;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TimelineState {
+pub(crate) struct TimelineState {
     /// The report's window: nothing is shown outside it.
     pub window: (u64, u64),
     /// The visible range, `[start, end)`.
@@ -19,7 +19,7 @@ pub struct TimelineState {
 }
 
 impl TimelineState {
-    pub fn new(window_start: u64, window_end: u64) -> TimelineState {
+    pub(crate) fn new(window_start: u64, window_end: u64) -> TimelineState {
         let end = window_end.max(window_start + 1);
         TimelineState {
             window: (window_start, end),
@@ -31,17 +31,17 @@ impl TimelineState {
         }
     }
 
-    pub fn span(&self) -> u64 {
+    pub(crate) fn span(&self) -> u64 {
         self.end - self.start
     }
 
-    pub fn fit(&mut self) {
+    pub(crate) fn fit(&mut self) {
         (self.start, self.end) = self.window;
         self.clamp();
     }
 
     /// Zooms by `factor` (< 1 in, > 1 out) around the cursor.
-    pub fn zoom(&mut self, factor: f64) {
+    pub(crate) fn zoom(&mut self, factor: f64) {
         let full = self.window.1 - self.window.0;
         let span = ((self.span() as f64 * factor) as u64).clamp(MIN_SPAN_NS.min(full), full);
         let left = (self.cursor - self.start) as f64 / self.span() as f64;
@@ -52,7 +52,7 @@ impl TimelineState {
     }
 
     /// Moves the visible range by `quarters` quarters of its length.
-    pub fn pan(&mut self, quarters: i64) {
+    pub(crate) fn pan(&mut self, quarters: i64) {
         let step = (self.span() / 4).max(1) as i64 * quarters;
         let span = self.span();
         let start = (self.start as i64)
@@ -64,7 +64,7 @@ impl TimelineState {
         self.cursor = self.cursor.clamp(self.start, self.end - 1);
     }
 
-    pub fn move_cursor(&mut self, steps: i64) {
+    pub(crate) fn move_cursor(&mut self, steps: i64) {
         let step = (self.span() / CURSOR_STEPS).max(1) as i64;
         let target = (self.cursor as i64).saturating_add(step * steps);
         self.cursor = target.clamp(self.window.0 as i64, self.window.1 as i64 - 1) as u64;
@@ -82,7 +82,7 @@ impl TimelineState {
     }
 
     /// Centres the view on `at`, zoomed to `span` ns.
-    pub fn focus(&mut self, at: u64, span: u64) {
+    pub(crate) fn focus(&mut self, at: u64, span: u64) {
         let at = at.clamp(self.window.0, self.window.1 - 1);
         let span = span.clamp(MIN_SPAN_NS, self.window.1 - self.window.0);
         self.start = at.saturating_sub(span / 2);
@@ -93,14 +93,14 @@ impl TimelineState {
 
     /// The view `J` gives of a wait of `len_ns` that ended at `at`: eight times as long,
     /// at least 1 ms, centred on its end (so the wait and what followed are both seen).
-    pub fn around_wait(&self, at: u64, len_ns: u64) -> TimelineState {
+    pub(crate) fn around_wait(&self, at: u64, len_ns: u64) -> TimelineState {
         let mut view = *self;
         view.focus(at, len_ns.saturating_mul(8).max(1_000_000));
         view
     }
 
     /// The range between the markers, when both are set and apart.
-    pub fn marked_range(&self) -> Option<(u64, u64)> {
+    pub(crate) fn marked_range(&self) -> Option<(u64, u64)> {
         let (a, b) = (self.marker_start?, self.marker_end?);
         let (a, b) = (a.min(b), a.max(b));
         (b > a).then_some((a, b))
@@ -121,7 +121,7 @@ impl TimelineState {
 
     /// True when the visible range and cursor are inside the window (an invariant).
     #[cfg(test)]
-    pub fn in_range(&self) -> bool {
+    pub(crate) fn in_range(&self) -> bool {
         self.window.0 <= self.start
             && self.start < self.end
             && self.end <= self.window.1

@@ -11,14 +11,14 @@ use analysis::report::Triple;
 use regex::Regex;
 
 /// A column of the triples table; `unit` is `None` for a name.
-pub struct TripleColumn {
+pub(crate) struct TripleColumn {
     pub key: &'static str,
     pub header: &'static str,
     pub unit: Option<Unit>,
 }
 
 #[rustfmt::skip] // one column per line reads as the table it is
-pub static TRIPLE_COLUMNS: &[TripleColumn] = &[
+pub(crate) static TRIPLE_COLUMNS: &[TripleColumn] = &[
     TripleColumn { key: "count", header: "count", unit: Some(Unit::Count) },
     TripleColumn { key: "waker", header: "waker", unit: None },
     TripleColumn { key: "wakee", header: "wakee", unit: None },
@@ -71,7 +71,7 @@ impl Record for Triple {
 }
 
 #[derive(Debug, Clone)]
-pub struct TripleList {
+pub(crate) struct TripleList {
     /// Index into [`TRIPLE_COLUMNS`].
     pub sort: usize,
     pub descending: bool,
@@ -93,13 +93,13 @@ impl Default for TripleList {
 
 impl TripleList {
     /// Sorts by column `sort` in its natural direction.
-    pub fn sort_by(&mut self, triples: &[Triple], sort: usize) {
+    pub(crate) fn sort_by(&mut self, triples: &[Triple], sort: usize) {
         self.sort = sort.min(TRIPLE_COLUMNS.len() - 1);
         self.descending = TRIPLE_COLUMNS[self.sort].unit.is_some();
         self.rebuild(triples);
     }
 
-    pub fn rebuild(&mut self, triples: &[Triple]) {
+    pub(crate) fn rebuild(&mut self, triples: &[Triple]) {
         let none = RanOn::default();
         let kept = triples
             .iter()
@@ -175,6 +175,6 @@ impl App {
 }
 
 /// The column named `key`.
-pub fn find(key: &str) -> Option<usize> {
+pub(crate) fn find(key: &str) -> Option<usize> {
     TRIPLE_COLUMNS.iter().position(|c| c.key == key)
 }

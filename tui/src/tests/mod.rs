@@ -21,11 +21,11 @@ use analysis::compare::RunSpec;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub fn trace(rel: &str) -> PathBuf {
+pub(crate) fn trace(rel: &str) -> PathBuf {
     fixtures::trace(rel)
 }
 
-pub fn sources(runs: &[String]) -> Sources {
+pub(crate) fn sources(runs: &[String]) -> Sources {
     Sources {
         runs: runs.iter().map(|r| RunSpec::parse(r).unwrap()).collect(),
         labels: Vec::new(),
@@ -35,16 +35,16 @@ pub fn sources(runs: &[String]) -> Sources {
     }
 }
 
-pub const CFS_MI: &str = "cfs-6.1-vm/mi/trace-v6.dat.xz";
+pub(crate) const CFS_MI: &str = "cfs-6.1-vm/mi/trace-v6.dat.xz";
 
 /// The CFS `mi` run, loaded once for all tests.
-pub fn mi() -> &'static (Sources, Data) {
+pub(crate) fn mi() -> &'static (Sources, Data) {
     static LOADED: OnceLock<(Sources, Data)> = OnceLock::new();
     LOADED.get_or_init(|| load(&[trace(CFS_MI).display().to_string()]))
 }
 
 /// cfs / eevdf / pds (two repeats) on `mi`, labelled, loaded once.
-pub fn mi_compare() -> &'static (Sources, Data) {
+pub(crate) fn mi_compare() -> &'static (Sources, Data) {
     static LOADED: OnceLock<(Sources, Data)> = OnceLock::new();
     LOADED.get_or_init(|| {
         load(&[
@@ -62,21 +62,21 @@ pub fn mi_compare() -> &'static (Sources, Data) {
     })
 }
 
-pub fn load(runs: &[String]) -> (Sources, Data) {
+pub(crate) fn load(runs: &[String]) -> (Sources, Data) {
     let sources = sources(runs);
     let data = input::load_now(&sources).unwrap();
     (sources, data)
 }
 
 /// A fresh app on already loaded data.
-pub fn app(loaded: &(Sources, Data)) -> App {
+pub(crate) fn app(loaded: &(Sources, Data)) -> App {
     let mut app = App::new(loaded.0.clone(), Restore::default());
     app.loaded(Ok(loaded.1.clone()));
     app
 }
 
 /// Presses `keys`, running each job they start at once (as `--print` does).
-pub fn press(app: &mut App, keys: &str) {
+pub(crate) fn press(app: &mut App, keys: &str) {
     for key in crate::keys::parse(keys).unwrap() {
         app.key(key);
         while let Some((id, job)) = app.take_job() {
@@ -87,7 +87,7 @@ pub fn press(app: &mut App, keys: &str) {
 
 /// Run `label` is the baseline of `c`: its normalised value is 1.000 on every system metric
 /// that has one (and there are several).
-pub fn assert_own_baseline(c: &analysis::compare::Comparison, label: &str) {
+pub(crate) fn assert_own_baseline(c: &analysis::compare::Comparison, label: &str) {
     let mut checked = 0;
     for row in &c.system {
         let cell = row.cells.iter().find(|c| c.label == label).unwrap();
@@ -100,7 +100,7 @@ pub fn assert_own_baseline(c: &analysis::compare::Comparison, label: &str) {
 }
 
 /// The `task:pid` labels of the Tasks table's rows, in order.
-pub fn shown_labels(app: &App) -> Vec<String> {
+pub(crate) fn shown_labels(app: &App) -> Vec<String> {
     let report = &app.input().unwrap().report;
     let table = app.tasks.table(report);
     app.tasks

@@ -13,7 +13,7 @@ use crate::ui::style::Glyphs;
 use std::time::{Duration, Instant};
 
 /// Best of `n` runs of `f`.
-pub fn best(n: usize, mut f: impl FnMut()) -> Duration {
+pub(super) fn best(n: usize, mut f: impl FnMut()) -> Duration {
     (0..n)
         .map(|_| {
             let t = Instant::now();

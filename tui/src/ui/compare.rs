@@ -15,7 +15,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let state = &app.compare;
     let c = match &state.result {
         Some(Ok(c)) => c,
@@ -140,7 +140,7 @@ fn metric_row(name: &str, unit_text: &str, unit: Unit, cell: &MetricCell) -> Row
 }
 
 /// The status line of the Compare view.
-pub fn summary(app: &App) -> String {
+pub(super) fn summary(app: &App) -> String {
     let c = &app.compare;
     match c.comparison() {
         Some(cmp) => format!(

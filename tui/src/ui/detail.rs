@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Borders, Paragraph};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(t) = app.current_task() else {
         frame.render_widget(
             Paragraph::new("no task selected (choose one in the tasks view, 2)"),
@@ -147,7 +147,7 @@ fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
 }
 
 /// Title of the lane around the longest wait (the tests find the lane under it).
-pub const WAIT_LANE: &str = "around the longest wait";
+pub(crate) const WAIT_LANE: &str = "around the longest wait";
 
 /// The task's state over the window, and around its longest wait, from the timeline
 /// store (running, runnable after a wakeup, preempted, unknown; blank: sleeping).

@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let f = &r.system.fairness;

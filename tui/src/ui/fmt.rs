@@ -1,34 +1,34 @@
 //! Number formats shared by the views: the text report's units (ms and us with three
 //! decimals, seconds with six), so a number on screen can be found in `analyze` output.
 
-pub fn ms(ns: u64) -> String {
+pub(crate) fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
 }
 
-pub fn ms_f(ns: f64) -> String {
+pub(crate) fn ms_f(ns: f64) -> String {
     format!("{:.3}", ns / 1e6)
 }
 
-pub fn us(ns: u64) -> String {
+pub(crate) fn us(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e3)
 }
 
 /// Seconds of the trace clock, µs resolution (as the text report's window line).
-pub fn secs(ns: u64) -> String {
+pub(crate) fn secs(ns: u64) -> String {
     format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1000)
 }
 
 /// A fraction as a percentage with one decimal; `-` when not available.
-pub fn pct(share: Option<f64>) -> String {
+pub(crate) fn pct(share: Option<f64>) -> String {
     share.map_or_else(|| "-".into(), |s| format!("{:.1}", s * 100.0))
 }
 
-pub fn opt4(v: Option<f64>) -> String {
+pub(crate) fn opt4(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.4}"))
 }
 
 /// About five significant digits, no exponent (compare means of any magnitude).
-pub fn significant(v: f64) -> String {
+pub(crate) fn significant(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
@@ -38,7 +38,7 @@ pub fn significant(v: f64) -> String {
 }
 
 /// A log2 bucket's lower bound as a short duration (`512ns`, `16us`, `4ms`, `2s`).
-pub fn duration_short(ns: u64) -> String {
+pub(crate) fn duration_short(ns: u64) -> String {
     match ns {
         0..1_000 => format!("{ns}ns"),
         1_000..1_000_000 => format!("{}us", ns / 1_000),

@@ -9,7 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Borders, Gauge};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let paths = crate::input::paths(&app.sources);
     let rows = Layout::vertical(paths.iter().map(|_| Constraint::Length(3))).split(area);
     for (i, (path, stage)) in paths.iter().zip(&app.stages).enumerate() {
@@ -32,7 +32,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
 /// The label and filled share of a read under way for `seconds`. A compressed input's
 /// total grows once its plain size is known (its bytes are worked through twice), so the
 /// share may step back then; a pipe has no total until it ends.
-pub fn working(progress: &Progress, seconds: f64) -> (String, f64) {
+pub(crate) fn working(progress: &Progress, seconds: f64) -> (String, f64) {
     let (bytes, events) = (progress.bytes(), progress.events());
     let mb = |b: u64| b as f64 / 1e6;
     let rate = if seconds > 0.0 {

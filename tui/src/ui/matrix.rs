@@ -23,7 +23,7 @@ enum Border {
 
 /// The CPUs in matrix order and the groups they belong to.
 #[derive(Debug, Clone)]
-pub struct CpuOrder {
+pub(crate) struct CpuOrder {
     cpus: Vec<u32>,
     borders: Vec<Border>,
 }
@@ -31,7 +31,10 @@ pub struct CpuOrder {
 impl CpuOrder {
     /// `cpus` (any order, repeats allowed) ordered by node, LLC and number when the
     /// topology is known, else by number.
-    pub fn new(cpus: impl IntoIterator<Item = u32>, topology: Option<&TopologyInfo>) -> CpuOrder {
+    pub(crate) fn new(
+        cpus: impl IntoIterator<Item = u32>,
+        topology: Option<&TopologyInfo>,
+    ) -> CpuOrder {
         let group_of = |lists: &[String]| -> HashMap<u32, usize> {
             let mut of = HashMap::new();
             for (i, list) in lists.iter().enumerate() {
@@ -76,7 +79,7 @@ impl CpuOrder {
 
 /// The matrix as lines: a title, the column CPUs, one line per row CPU (and border lines).
 /// `counts`: by (row CPU, column CPU), the report's non-zero cells.
-pub fn lines(
+pub(crate) fn lines(
     title: &str,
     counts: &HashMap<(u32, u32), u64>,
     order: &CpuOrder,
@@ -119,12 +122,12 @@ pub fn lines(
 }
 
 /// Columns the matrix takes at most (its widest line).
-pub fn width(lines: &[Line]) -> u16 {
+pub(crate) fn width(lines: &[Line]) -> u16 {
     lines.iter().map(|l| l.width()).max().unwrap_or(0) as u16
 }
 
 /// 0 for no count, else 1..=4 by the count's log share of the largest.
-pub fn shade(count: u64, max: u64) -> usize {
+pub(crate) fn shade(count: u64, max: u64) -> usize {
     if count == 0 {
         return 0;
     }
@@ -136,7 +139,7 @@ pub fn shade(count: u64, max: u64) -> usize {
 }
 
 /// The background of shade level `level` (None for an empty cell).
-pub fn shade_colour(level: usize) -> Option<Color> {
+pub(crate) fn shade_colour(level: usize) -> Option<Color> {
     level.checked_sub(1).map(|i| Color::Indexed(SHADES[i]))
 }
 

@@ -3,17 +3,17 @@
 //! only the rows that fit on screen.
 
 mod compare;
-pub mod detail;
+pub(crate) mod detail;
 mod fairness;
-pub mod fmt;
-pub mod gauges;
-pub mod matrix;
+pub(crate) mod fmt;
+pub(crate) mod gauges;
+pub(crate) mod matrix;
 mod overview;
-pub mod placement;
+pub(crate) mod placement;
 mod preemptions;
 mod quality;
 mod sparkline;
-pub mod style;
+pub(crate) mod style;
 mod table;
 mod tasks;
 mod timeline;
@@ -28,19 +28,19 @@ use ratatui::Frame;
 use style::Glyphs;
 
 /// Below this the views cannot be laid out: a message says so instead.
-pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 16;
+pub(crate) const MIN_WIDTH: u16 = 60;
+pub(crate) const MIN_HEIGHT: u16 = 16;
 
 /// Width of the Timeline's lane labels (the lanes take the rest of the width).
 #[cfg(test)]
-pub fn timeline_label_width() -> u16 {
+pub(crate) fn timeline_label_width() -> u16 {
     timeline::LABEL
 }
 
 /// Lines of the screen that are not the view's body (header, tabs, status).
-pub const CHROME_ROWS: u16 = 3;
+pub(crate) const CHROME_ROWS: u16 = 3;
 
-pub fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, glyphs: Glyphs) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         let text = format!(
@@ -195,7 +195,7 @@ fn badge(app: &App, glyphs: Glyphs) -> Line<'static> {
 }
 
 /// `OK`, or what is wrong with the data (`⚠ 40.3 % unknown · 9 csw bugs · lost`).
-pub fn quality_badge(r: &analysis::Report, glyphs: Glyphs) -> (String, bool) {
+pub(crate) fn quality_badge(r: &analysis::Report, glyphs: Glyphs) -> (String, bool) {
     let q = &r.quality;
     let mut problems = Vec::new();
     // The text report warns above 1 % unknown (TextOptions::unknown_warn_ratio); so does the badge.

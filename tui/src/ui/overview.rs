@@ -14,7 +14,7 @@ use ratatui::Frame;
 /// Tasks and triples shown (the Tasks and Preemptions views have all of them).
 const TOP: usize = 8;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let [top, bottom] = Layout::vertical([Constraint::Fill(1), Constraint::Length(5)]).areas(area);
@@ -72,7 +72,7 @@ fn activity(r: &Report, width: usize, glyphs: Glyphs) -> Vec<Line<'static>> {
 }
 
 /// (name, value) lines of the system table.
-pub fn system_rows(r: &Report) -> Vec<(String, String)> {
+pub(super) fn system_rows(r: &Report) -> Vec<(String, String)> {
     let s = &r.system;
     let mut rows = vec![
         ("CPUs".into(), s.cpus.to_string()),
@@ -160,7 +160,7 @@ fn top_waits(frame: &mut Frame, r: &Report, order: &[usize], area: Rect) {
     );
 }
 
-pub fn top_triples(frame: &mut Frame, r: &Report, area: Rect) {
+pub(super) fn top_triples(frame: &mut Frame, r: &Report, area: Rect) {
     let triples = &r.system.wakeup_preemption.top_triples;
     let [title, rest] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
     frame.render_widget(

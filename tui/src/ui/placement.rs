@@ -17,10 +17,10 @@ use std::collections::HashMap;
 /// Columns between the two matrices when they stand side by side.
 const GAP: u16 = 3;
 
-pub const WAKEUP_TITLE: &str = "wakeups: waker CPU x wakee CPU";
-pub const MIGRATION_TITLE: &str = "migrations: from CPU x to CPU";
+pub(crate) const WAKEUP_TITLE: &str = "wakeups: waker CPU x wakee CPU";
+pub(crate) const MIGRATION_TITLE: &str = "migrations: from CPU x to CPU";
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let a = &r.system.affinity;
@@ -123,7 +123,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
 }
 
 /// The two matrices, side by side when they fit, else one above the other.
-pub struct Matrices {
+pub(crate) struct Matrices {
     wakeups: Vec<Line<'static>>,
     migrations: Vec<Line<'static>>,
     side_by_side: bool,

@@ -13,7 +13,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub fn triple_header() -> Row<'static> {
+pub(super) fn triple_header() -> Row<'static> {
     Row::new(vec![
         table::num("count".into()),
         Cell::from("waker"),
@@ -22,7 +22,7 @@ pub fn triple_header() -> Row<'static> {
     ])
 }
 
-pub fn triple_widths() -> Vec<Constraint> {
+pub(super) fn triple_widths() -> Vec<Constraint> {
     vec![
         Constraint::Length(7),
         Constraint::Length(18),
@@ -31,7 +31,7 @@ pub fn triple_widths() -> Vec<Constraint> {
     ]
 }
 
-pub fn triple_row(t: &Triple) -> Row<'static> {
+pub(super) fn triple_row(t: &Triple) -> Row<'static> {
     Row::new(triple_cells(t))
 }
 
@@ -45,7 +45,7 @@ fn triple_cells(t: &Triple) -> Vec<Cell<'static>> {
 }
 
 /// The status line under the triples: how many are shown, the order and the filter.
-pub fn summary(app: &App, glyphs: Glyphs) -> String {
+pub(super) fn summary(app: &App, glyphs: Glyphs) -> String {
     let Some(input) = app.input() else {
         return String::new();
     };
@@ -72,7 +72,7 @@ pub fn summary(app: &App, glyphs: Glyphs) -> String {
 const TRIPLES_WIDTH: u16 = 7 + 3 * 15 + 2 * 12 + 5;
 const PER_CPU_WIDTH: u16 = 44;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let p = &r.system.wakeup_preemption;

@@ -12,7 +12,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let Some(input) = app.input() else { return };
     let r = &input.report;
     let q = &r.quality;

@@ -6,7 +6,7 @@ use super::timeline::level;
 use ratatui::text::{Line, Span};
 
 /// `values` (one per window) squeezed into `width` columns, as one line after `label`.
-pub fn line(label: &str, values: &[f64], width: usize, glyphs: Glyphs) -> Line<'static> {
+pub(super) fn line(label: &str, values: &[f64], width: usize, glyphs: Glyphs) -> Line<'static> {
     let room = width.saturating_sub(label.len() + 12);
     let columns = squeeze(values, room);
     let top = columns.iter().copied().fold(0.0, f64::max);

@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Borders};
 
 /// `--ascii`: no braille, block or box-drawing glyphs.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Glyphs {
+pub(crate) struct Glyphs {
     pub ascii: bool,
 }
 
@@ -21,36 +21,36 @@ impl Glyphs {
         }
     }
 
-    pub fn bar(self) -> &'static str {
+    pub(crate) fn bar(self) -> &'static str {
         self.pick("█", "#")
     }
 
-    pub fn mark(self) -> &'static str {
+    pub(crate) fn mark(self) -> &'static str {
         self.pick("●", "+")
     }
 
-    pub fn descending(self) -> &'static str {
+    pub(crate) fn descending(self) -> &'static str {
         self.pick("▼", "v")
     }
 
-    pub fn ascending(self) -> &'static str {
+    pub(crate) fn ascending(self) -> &'static str {
         self.pick("▲", "^")
     }
 
-    pub fn warning(self) -> &'static str {
+    pub(crate) fn warning(self) -> &'static str {
         self.pick("⚠", "!")
     }
 
-    pub fn separator(self) -> &'static str {
+    pub(crate) fn separator(self) -> &'static str {
         self.pick("·", "|")
     }
 
-    pub fn times(self) -> &'static str {
+    pub(crate) fn times(self) -> &'static str {
         self.pick("×", "x")
     }
 
     /// A block with these borders, drawn in box glyphs or `+`, `-`, `|`.
-    pub fn block(self, borders: Borders) -> Block<'static> {
+    pub(crate) fn block(self, borders: Borders) -> Block<'static> {
         let block = Block::default().borders(borders);
         if self.ascii {
             block.border_set(ASCII_BORDER)
@@ -73,40 +73,40 @@ const ASCII_BORDER: border::Set = border::Set {
 
 impl Glyphs {}
 
-pub fn header() -> Style {
+pub(crate) fn header() -> Style {
     Style::new().add_modifier(Modifier::BOLD)
 }
 
-pub fn selected() -> Style {
+pub(crate) fn selected() -> Style {
     Style::new().add_modifier(Modifier::REVERSED)
 }
 
-pub fn regression() -> Style {
+pub(crate) fn regression() -> Style {
     Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
 }
 
-pub fn improvement() -> Style {
+pub(crate) fn improvement() -> Style {
     Style::new().fg(Color::Green).add_modifier(Modifier::BOLD)
 }
 
-pub fn dim() -> Style {
+pub(crate) fn dim() -> Style {
     Style::new().add_modifier(Modifier::DIM)
 }
 
-pub fn error() -> Style {
+pub(crate) fn error() -> Style {
     Style::new().fg(Color::Red)
 }
 
-pub fn badge_bad() -> Style {
+pub(crate) fn badge_bad() -> Style {
     Style::new().fg(Color::Black).bg(Color::Yellow)
 }
 
-pub fn badge_ok() -> Style {
+pub(crate) fn badge_ok() -> Style {
     Style::new().fg(Color::Black).bg(Color::Green)
 }
 
 /// The style of a compare cell with this flag.
-pub fn flag(flag: Option<&str>) -> Style {
+pub(crate) fn flag(flag: Option<&str>) -> Style {
     match flag {
         Some("*") => regression(),
         Some("^") => improvement(),

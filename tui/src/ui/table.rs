@@ -10,7 +10,7 @@ use std::ops::Range;
 
 /// The rows `[start, end)` to show in `height` lines so that `selected` is visible
 /// (scrolled only as far as needed: the selection sits on the last line when past it).
-pub fn visible(len: usize, selected: usize, height: usize) -> Range<usize> {
+pub(super) fn visible(len: usize, selected: usize, height: usize) -> Range<usize> {
     if height == 0 || len == 0 {
         return 0..0;
     }
@@ -19,12 +19,12 @@ pub fn visible(len: usize, selected: usize, height: usize) -> Range<usize> {
 }
 
 /// A right-aligned cell (numbers).
-pub fn num(text: String) -> Cell<'static> {
+pub(super) fn num(text: String) -> Cell<'static> {
     Cell::from(Line::from(text).right_aligned())
 }
 
 /// Draws a table of `len` rows, building rows only for the visible ones.
-pub fn draw(
+pub(super) fn draw(
     frame: &mut Frame,
     area: Rect,
     header: Row<'static>,
@@ -46,12 +46,12 @@ pub fn draw(
 }
 
 /// A header row of right-aligned titles, the first left-aligned.
-pub fn header(titles: &[&str]) -> Row<'static> {
+pub(super) fn header(titles: &[&str]) -> Row<'static> {
     header_left(titles, 1)
 }
 
 /// A header row whose first `left` titles are left-aligned (text columns), the rest right.
-pub fn header_left(titles: &[&str], left: usize) -> Row<'static> {
+pub(super) fn header_left(titles: &[&str], left: usize) -> Row<'static> {
     Row::new(titles.iter().enumerate().map(|(i, t)| {
         if i < left {
             Cell::from(t.to_string())

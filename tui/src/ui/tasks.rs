@@ -11,7 +11,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let report = &input.report;
     let list = &app.tasks;
@@ -120,7 +120,7 @@ fn fitting_widths(titles: &[String], rows: &[Vec<String>], width: u16) -> Vec<u1
 }
 
 /// The status line of the Tasks view: rows, order, filter, grouping, marks.
-pub fn summary(app: &App, glyphs: Glyphs) -> String {
+pub(super) fn summary(app: &App, glyphs: Glyphs) -> String {
     let Some(input) = app.input() else {
         return String::new();
     };

@@ -16,7 +16,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 /// Width of the lane labels (`CPU 12 `).
-pub const LABEL: u16 = 8;
+pub(super) const LABEL: u16 = 8;
 
 const PALETTE: [Color; 6] = [
     Color::Cyan,
@@ -27,7 +27,7 @@ const PALETTE: [Color; 6] = [
     Color::LightRed,
 ];
 
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let Some(input) = app.input() else { return };
     let t = &app.timeline;
     let timeline = match &input.timeline {
@@ -124,7 +124,7 @@ fn column_of(at: u64, start: u64, end: u64, columns: usize) -> usize {
 }
 
 /// A glyph for a share 0..1: blank below 1/8, then eight heights (or ASCII levels).
-pub fn level(share: f64, glyphs: Glyphs) -> char {
+pub(super) fn level(share: f64, glyphs: Glyphs) -> char {
     const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     const ASCII: [char; 8] = ['.', ':', '-', '=', '+', '*', '#', '@'];
     if share < 0.125 {
@@ -139,7 +139,7 @@ pub fn level(share: f64, glyphs: Glyphs) -> char {
 }
 
 /// The busy share of each column of one CPU, and the task that ran most there.
-pub fn cpu_columns(
+pub(super) fn cpu_columns(
     timeline: &Timeline,
     cpu: u32,
     start: u64,
@@ -207,7 +207,7 @@ fn queue_strip(
 }
 
 /// One task's lane: per column the state it spent most time in.
-pub fn task_lane(
+pub(super) fn task_lane(
     timeline: &Timeline,
     task: usize,
     start: u64,

@@ -12,7 +12,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// How much may run at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// Jobs at once (at least 1).
     pub jobs: usize,
     /// Estimated bytes of the jobs in flight.
@@ -24,7 +24,7 @@ impl Budget {
     /// within half of the memory available now (`MemAvailable`; no limit where it cannot be
     /// read): the other half is left for the page cache that holds the inputs and for the
     /// reports already loaded.
-    pub fn of_machine() -> Budget {
+    pub(crate) fn of_machine() -> Budget {
         Budget {
             jobs: rayon::current_num_threads().max(1),
             bytes: mem_available().map_or(u64::MAX, |b| b / 2),
@@ -42,7 +42,7 @@ fn mem_available() -> Option<u64> {
 
 /// Runs `run(i)` for every `i` in `0..costs.len()` within `budget`, `costs[i]` being job
 /// `i`'s estimated bytes; the results come back in job order.
-pub fn run_within<T: Send>(
+pub(crate) fn run_within<T: Send>(
     costs: &[u64],
     budget: &Budget,
     run: impl Fn(usize) -> T + Sync,

@@ -20,12 +20,12 @@ use crate::scope::Scope;
 /// runnable on runqueue `cpu`, or neither (`cpu` -1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Presence {
-    pub cpu: i32,
-    pub running: bool,
+    pub(crate) cpu: i32,
+    pub(crate) running: bool,
 }
 
 impl Presence {
-    pub const NONE: Presence = Presence {
+    pub(crate) const NONE: Presence = Presence {
         cpu: -1,
         running: false,
     };
@@ -40,7 +40,7 @@ pub(crate) trait FairSlots {
 }
 
 /// Short-term fairness window lengths (metrics.md §7 defaults).
-pub const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
+pub(crate) const WINDOWS_NS: [u64; 3] = [10_000_000, 100_000_000, 1_000_000_000];
 /// The reported windows and one more for `--series` when its length is none of them.
 const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 
@@ -48,7 +48,7 @@ const MAX_WINDOWS: usize = WINDOWS_NS.len() + 1;
 /// [`Task`]), what only joining and leaving a CPU touch after.
 #[derive(Debug, Clone)]
 #[repr(C)]
-pub struct FairTask {
+pub(crate) struct FairTask {
     /// Where it competes now (-1: nowhere) and with which weight.
     cpu: i32,
     weight: u32,
@@ -56,18 +56,18 @@ pub struct FairTask {
     v_join: f64,
     run_since: u64,
     /// Service while competing, and entitlement, settled up to the last transition.
-    pub run_ns: u64,
-    pub ent_ns: f64,
-    pub max_abs_lag_ns: f64,
+    pub(crate) run_ns: u64,
+    pub(crate) ent_ns: f64,
+    max_abs_lag_ns: f64,
     /// When the largest lag was reached (one of the task's transitions).
-    pub max_abs_lag_at: u64,
+    max_abs_lag_at: u64,
     /// The weight it last competed with.
-    pub last_weight: u32,
+    last_weight: u32,
     run_at_join: u64,
     /// Per window length: (window id, run and entitlement at the window start).
     win: [(u32, u64, f64); MAX_WINDOWS],
     /// Per CPU (cpu, run, entitlement), for Jain's index per CPU.
-    pub per_cpu: Vec<(u32, u64, f64)>,
+    per_cpu: Vec<(u32, u64, f64)>,
 }
 
 impl Default for FairTask {
@@ -154,10 +154,10 @@ fn note_lag(f: &mut FairTask, lag: f64, now: u64) {
 
 /// The fairness state of the whole trace.
 #[derive(Debug, Clone, Default)]
-pub struct Fairness {
-    pub scale: PrioScale,
+pub(crate) struct Fairness {
+    pub(crate) scale: PrioScale,
     clocks: Vec<CpuClock>,
-    pub short: Vec<ShortTerm>,
+    pub(crate) short: Vec<ShortTerm>,
     started: bool,
     /// The earliest end of the current windows: [`Fairness::tick`] runs for every event,
     /// and has nothing to do before it.
@@ -165,7 +165,7 @@ pub struct Fairness {
 }
 
 /// Jain's index of `xs`: (Σx)² / (n Σx²); `None` for no values (or all zero).
-pub fn jain(xs: &[f64]) -> Option<f64> {
+pub(crate) fn jain(xs: &[f64]) -> Option<f64> {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
@@ -185,7 +185,7 @@ fn current_at(f: &FairTask, v_now: f64, now: u64, scope: &Scope) -> (u64, f64) {
 }
 
 impl Fairness {
-    pub fn new() -> Fairness {
+    pub(crate) fn new() -> Fairness {
         Fairness {
             short: WINDOWS_NS
                 .iter()
@@ -201,7 +201,7 @@ impl Fairness {
 
     /// Records every window of `len_ns` (one of [`WINDOWS_NS`], or an extra one that the
     /// report does not show) for `--series`; returns its index in `short`.
-    pub fn record_windows(&mut self, len_ns: u64) -> usize {
+    pub(crate) fn record_windows(&mut self, len_ns: u64) -> usize {
         let k = match self.short.iter().position(|st| st.len_ns == len_ns) {
             Some(k) => k,
             None => {
@@ -243,7 +243,7 @@ impl Fairness {
     /// they pay no call; joining and leaving a CPU, the rarer and longer case, is
     /// [`Fairness::rejoin`].
     #[inline]
-    pub fn change(
+    pub(crate) fn change(
         &mut self,
         slot: u32,
         f: &mut FairTask,
@@ -334,10 +334,10 @@ mod prio;
 mod report;
 mod windows;
 
-pub use prio::PrioScale;
+pub(crate) use prio::PrioScale;
 pub(crate) use report::{jain_per_cpu, merge, task_row};
 pub use report::{ShortTermFairness, SystemFairness, TaskFairness};
-pub use windows::{ShortTerm, WindowRecord};
+pub(crate) use windows::{ShortTerm, WindowRecord};
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 
 /// The kernel's nice-to-weight table, `sched_prio_to_weight[]` in kernel/sched/core.c:
 /// nice -20 .. 19, 1024 at nice 0, each step about 1.25×.
-pub const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
+pub(super) const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
     88761, 71755, 56483, 46273, 36291, // -20
     29154, 23254, 18705, 14949, 11916, // -15
     9548, 7620, 6100, 4904, 3906, // -10
@@ -16,7 +16,7 @@ pub const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
 
 /// How a kernel's `prio` (as the sched tracepoints print it) maps to nice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PrioScale {
+pub(crate) enum PrioScale {
     /// Mainline CFS / EEVDF: 100..139 = nice -20..19, below 100 real-time.
     #[default]
     Mainline,
@@ -30,7 +30,7 @@ pub enum PrioScale {
 }
 
 impl PrioScale {
-    pub fn of_release(release: Option<&str>) -> PrioScale {
+    pub(crate) fn of_release(release: Option<&str>) -> PrioScale {
         let Some(r) = release.map(str::to_ascii_lowercase) else {
             return PrioScale::Mainline;
         };
@@ -45,7 +45,7 @@ impl PrioScale {
     }
 
     /// nice of a fair-class task, `None` for real-time, idle-class or unknown prios.
-    pub fn nice(self, prio: i32) -> Option<i32> {
+    pub(crate) fn nice(self, prio: i32) -> Option<i32> {
         match self {
             PrioScale::Mainline => (100..=139).contains(&prio).then(|| prio - 120),
             PrioScale::Pds => (152..=191).contains(&prio).then(|| prio - 172),
@@ -56,12 +56,12 @@ impl PrioScale {
     }
 
     /// Fairness weight of a task at `prio`; `None` = left out of fairness.
-    pub fn weight(self, prio: i32) -> Option<u32> {
+    pub(crate) fn weight(self, prio: i32) -> Option<u32> {
         self.nice(prio)
             .map(|n| SCHED_PRIO_TO_WEIGHT[(n + 20) as usize])
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             PrioScale::Mainline => "mainline (prio 100..139 = nice -20..19)",
             PrioScale::Pds => "PDS (prio 152..191 = nice -20..19)",

@@ -13,33 +13,33 @@ const STEADY_ONE_BY_ONE: u64 = 100_000;
 
 /// Short-term Jain's index over consecutive windows of one length.
 #[derive(Debug, Clone, Default)]
-pub struct ShortTerm {
-    pub len_ns: u64,
+pub(crate) struct ShortTerm {
+    pub(crate) len_ns: u64,
     /// The current window's end and id, and its members (task slots): joining a CPU
     /// ([`Fairness::change`]) makes a task a member.
     pub(super) end: u64,
     pub(super) id: u32,
     pub(super) members: Vec<u32>,
-    pub sum: f64,
-    pub count: u64,
-    pub min: f64,
+    pub(crate) sum: f64,
+    pub(crate) count: u64,
+    pub(crate) min: f64,
     /// `--series`: every closed window's end, Jain's index (None when it does not count)
     /// and each member's lag (entitlement − runtime, by task slot) at its end.
-    pub record: Option<Vec<WindowRecord>>,
+    pub(crate) record: Option<Vec<WindowRecord>>,
 }
 
 /// One closed short-term window, kept for `--series`.
 #[derive(Debug, Clone, Default)]
-pub struct WindowRecord {
-    pub end_ns: u64,
-    pub jain: Option<f64>,
-    pub lags: Vec<(u32, f64)>,
+pub(crate) struct WindowRecord {
+    pub(crate) end_ns: u64,
+    pub(crate) jain: Option<f64>,
+    pub(crate) lags: Vec<(u32, f64)>,
 }
 
 impl Fairness {
     /// Closes every short-term window that ended at or before `now` (call before
     /// processing an event at `now`). The first window starts at `origin`.
-    pub fn tick(
+    pub(crate) fn tick(
         &mut self,
         now: u64,
         origin: u64,

@@ -5,7 +5,7 @@
 //! state, so they are finished here, above the store and the series, which import neither
 //! the analyzer nor each other's finish.
 
-use crate::analyzer::Analyzer;
+use super::analyzer::Analyzer;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
@@ -69,7 +69,8 @@ impl Analyzer {
         let timeline = self.take_timeline(&mut all_tasks, window);
         let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
         let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
-        let (wakeup_pairs, migration_pairs) = placement::cpu_pairs(&all_tasks, &self.cpus);
+        let (wakeup_pairs, migration_pairs) =
+            placement::cpu_pairs(all_tasks.iter().map(|t| &t.affinity), &self.cpus);
         let busy_targets: u64 = all_tasks.iter().map(|t| t.busy_target_wakeups).sum();
         let preemptions: u64 = self.cpus.iter().map(|c| c.wakeup_preemptions).sum();
         let competing = match &self.config.fair_set {
@@ -272,21 +273,14 @@ fn task_row(t: Task, affinity: TaskAffinityRow) -> TaskRow {
             preempt: reason(SwitchReason::Preempt),
             exit: reason(SwitchReason::Exit),
         },
-        slices: Default::default(),
-        wakeup_latency: Default::default(),
-        preemption_wait: Default::default(),
-        sched_delay: Default::default(),
         preemption: Preemption {
             caused: t.preempt_caused,
             suffered: t.preempt_suffered,
         },
         fairness: fairness::task_row(&t.fair),
         affinity,
-        histograms: Default::default(),
-        group: None,
-        members: Vec::new(),
-        percentiles_exact: true,
-        samples: None,
+        // The statistics are filled from the samples below; no group.
+        ..TaskRow::empty()
     };
     row.fill_waits(&mut samples);
     row.samples = Some(samples);
@@ -318,10 +312,10 @@ pub(crate) fn summarize(
         wakeup_latency: waits.wakeup_latency,
         preemption_wait: waits.preemption_wait,
         sched_delay: waits.sched_delay,
-        switches: Switches {
-            voluntary: tasks.iter().map(|t| t.switches.voluntary).sum(),
-            involuntary: tasks.iter().map(|t| t.switches.involuntary).sum(),
-        },
+        switches: tasks.iter().fold(Switches::default(), |mut sum, t| {
+            sum += &t.switches;
+            sum
+        }),
         context_switches,
         context_switches_per_sec: per_sec(context_switches),
         migrations,

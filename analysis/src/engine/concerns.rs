@@ -3,7 +3,7 @@
 //! calls these after every change; each is O(1) and delegates to the concern's module.
 //! The timeline store's per-task log and per-event size check are kept here too.
 
-use crate::analyzer::{Analyzer, MAX_CPUS};
+use super::analyzer::{Analyzer, MAX_CPUS};
 use crate::cpu::Occupant;
 use crate::interval::TaskLog;
 use crate::metrics::fairness::Presence;
@@ -77,7 +77,11 @@ impl Analyzer {
         prev_slot: usize,
         next_slot: usize,
     ) -> bool {
-        preemption::is_wakeup_preemption(cpu, &self.tasks[prev_slot], &self.tasks[next_slot])
+        preemption::is_wakeup_preemption(
+            cpu,
+            self.tasks[prev_slot].running_since(cpu),
+            self.tasks[next_slot].wakeup_enqueue(),
+        )
     }
 
     /// Counts a wakeup preemption for the wakee, the victim, the CPU and the triple.
@@ -144,7 +148,8 @@ impl Analyzer {
     /// After a wakeup event set task `slot`'s runqueue CPU: notes whether that CPU was busy.
     pub(crate) fn note_target(&mut self, slot: usize) {
         let cpus = &self.cpus;
-        let busy = preemption::target_busy(&self.tasks[slot], self.now, |c| {
+        let t = &self.tasks[slot];
+        let busy = preemption::target_busy(t.wakeup_enqueue(), t.pid, self.now, |c| {
             cpus.get(c).map(|c| c.occupant)
         });
         if let Some(busy) = busy {

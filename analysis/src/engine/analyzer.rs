@@ -7,6 +7,7 @@
 //! last transition, and is brought up to date the next time an event names it).
 
 use crate::cpu::{Cpu, Lost, Occupant};
+use crate::drain::Draining;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{Fairness, PrioScale};
 use crate::metrics::placement::CpuMap;
@@ -15,7 +16,7 @@ use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
-use crate::timeline::{State, Task, Wait, WakeKind, WakeStart};
+use crate::timeline::{State, Task, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
 use ingest::{Event, EventKind, EventSink, TaskRef, TraceMeta};
@@ -67,7 +68,7 @@ pub struct Analyzer {
     /// Per-event records when `Config::records` asks for them.
     pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
     /// Where intervals and records go as they come ([`Analyzer::drain_into`]).
-    pub(crate) drain: Option<Box<crate::drain::Draining>>,
+    pub(crate) drain: Option<Box<Draining>>,
 }
 
 impl Analyzer {
@@ -298,14 +299,7 @@ impl Analyzer {
         if let Some(n) = next_slot {
             let t = &self.tasks[n];
             // As `Task::switch_in` counts a wakeup ended here as local.
-            let woken = matches!(
-                t.state,
-                State::Runnable {
-                    wait: Wait::Wakeup | Wait::Untimed,
-                    ..
-                }
-            );
-            if woken && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
+            if t.woken() && t.waker_cpu == cpu && self.scope.counts(ts, cpu) {
                 self.cpus[ci].local_wakeups += 1;
             }
             if self.records.is_some() {
