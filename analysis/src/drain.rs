@@ -111,7 +111,7 @@ impl Draining {
             if matches!(t.state, State::Runnable { .. }) {
                 watermark = watermark.min(t.since);
             }
-            if log.intervals.is_empty() {
+            if log.is_empty() {
                 continue;
             }
             self.views.clear();

@@ -12,10 +12,8 @@
 //! The runqueue depth counts a waiting task on the runqueue it was switched in from.
 
 use crate::metrics::fairness::WindowRecord;
-use crate::scope::Scope;
 use crate::series_sums::IntervalSums;
 use crate::timeline::Task;
-use crate::timeline_store::Timeline;
 use crate::window::Window;
 use serde::{Deserialize, Serialize};
 
@@ -132,22 +130,6 @@ fn windows(window: Window, len: u64) -> (usize, Option<u64>) {
         n,
         (whole > n as u64).then(|| window.start_ns + n as u64 * len),
     )
-}
-
-/// The interval sums of a whole timeline store.
-pub(crate) fn sums_of(
-    timeline: &Timeline,
-    window: Window,
-    len: u64,
-    scope: &Scope,
-) -> IntervalSums {
-    let mut sums = IntervalSums::new(window.start_ns, len);
-    for task in timeline.tasks() {
-        for v in task.intervals() {
-            sums.add(&v, scope);
-        }
-    }
-    sums
 }
 
 pub(crate) fn build(inp: Inputs, sums: IntervalSums) -> Series {

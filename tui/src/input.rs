@@ -299,6 +299,10 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     ingested.meta = sink.complete(&ingested.meta);
     drop(bytes);
     let (report, timeline) = analyzer.finish_with_timeline(&ingested, &shown);
+    // The timeline view's per-CPU summaries are built here, on the loader thread.
+    if let Some(Ok(t)) = &timeline {
+        t.prepare_summaries();
+    }
     Ok(Loaded {
         report,
         from_json_report: false,

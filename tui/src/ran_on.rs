@@ -22,9 +22,8 @@ impl RanOn {
             .iter()
             .map(|&cpu| {
                 let pids = timeline
-                    .cpu_slices(cpu, start, end)
-                    .filter(|(_, slice)| slice.dur_ns > 0)
-                    .map(|(task, _)| tasks[task].pid)
+                    .tasks_run_on(cpu, start, end)
+                    .map(|task| tasks[task].pid)
                     .collect();
                 (cpu, pids)
             })

@@ -376,7 +376,7 @@ impl Analyzer {
                 .sums
                 .unwrap_or_else(|| IntervalSums::new(window.start_ns, counts.window_ns)),
             (Some(Ok(store)), None) => {
-                series::sums_of(store, window, counts.window_ns, &self.scope)
+                IntervalSums::of_timeline(store, window, counts.window_ns, &self.scope)
             }
             // Past its memory limit the series cannot be built: say why (as for --timeline).
             _ => return (None, timeline),

@@ -3,12 +3,9 @@
 //! engine calls it (from `engine/concerns.rs` and `engine/assemble.rs`); it does not import
 //! the engine.
 
-use super::{
-    pyramid::Pyramid, TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY,
-};
+use super::{TaskTimeline, Timeline, TimelineError, TimelineOptions, CHECK_EVERY};
 use crate::interval::TaskLog;
 use crate::timeline::Task;
-use crate::timeline_store::ThreadState;
 use crate::window::Window;
 
 /// The analyzer's store bookkeeping.
@@ -46,7 +43,7 @@ impl StoreState {
         let intervals = tasks
             .iter_mut()
             .filter_map(|t| t.log.take())
-            .map(|l| l.intervals.len() as u64)
+            .map(|l| l.len() as u64)
             .sum();
         self.failed = Some(TimelineError::MemoryLimit {
             limit_mib: self.options.mem_limit_bytes >> 20,
@@ -82,50 +79,22 @@ impl StoreState {
         let tasks: Vec<TaskTimeline> = tasks
             .iter_mut()
             .filter_map(|t| {
-                let log = t.log.take()?;
-                (!log.intervals.is_empty()).then(|| TaskTimeline {
+                let mut log = *t.log.take()?;
+                log.shrink();
+                (!log.is_empty()).then(|| TaskTimeline {
                     pid: t.pid,
                     tgid: (t.tgid >= 0).then_some(t.tgid),
                     comm: t.comm.to_string_lossy(),
-                    intervals: log.intervals,
-                    end_ns: log.end_ns,
+                    log,
                 })
             })
             .collect();
-        let slices = cpu_slices(&tasks);
-        let pyramids = (0..slices.len())
-            .map(|cpu| Pyramid::build(cpu as u32, &tasks, &slices[cpu], window))
-            .collect();
+        let cpu_count = tasks.iter().map(|t| t.log.cpus_run()).max().unwrap_or(0);
         Ok(Timeline {
             window,
             tasks,
-            slices,
-            pyramids,
+            pyramids: Default::default(),
+            cpu_count,
         })
     }
-}
-
-/// Per CPU, the running intervals of every task in time order.
-fn cpu_slices(tasks: &[TaskTimeline]) -> Vec<Vec<(u32, u32)>> {
-    let mut per_cpu: Vec<Vec<(u64, u32, u32)>> = Vec::new();
-    for (t, task) in tasks.iter().enumerate() {
-        for (i, iv) in task.intervals.iter().enumerate() {
-            if iv.state() != Some(ThreadState::Running) {
-                continue;
-            }
-            let Some(cpu) = iv.cpu() else { continue };
-            let c = cpu as usize;
-            if per_cpu.len() <= c {
-                per_cpu.resize_with(c + 1, Vec::new);
-            }
-            per_cpu[c].push((iv.start_ns, t as u32, i as u32));
-        }
-    }
-    per_cpu
-        .into_iter()
-        .map(|mut list| {
-            list.sort_unstable();
-            list.into_iter().map(|(_, t, i)| (t, i)).collect()
-        })
-        .collect()
 }

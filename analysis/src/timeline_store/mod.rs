@@ -4,23 +4,27 @@
 //! `thread_state` shape), plus a per-CPU summary pyramid for zoomed-out views.
 //!
 //! Recording costs one untaken branch per task transition when the store is off (the
-//! task's `log` is None). When it is on, each interval takes 16 bytes in its task's log
-//! ([`crate::interval`]); the analyzer checks the total against `mem_limit_bytes` every
-//! [`CHECK_EVERY`] events and, past it, drops the store and says so at the end
-//! ([`TimelineError`]) rather than run the machine out of memory.
+//! task's `log` is None). When it is on, each interval takes 3–5 bytes in its task's log
+//! ([`crate::interval`]: durations and only what changes, as varints); the analyzer checks
+//! the total against `mem_limit_bytes` every [`CHECK_EVERY`] events and, past it, drops
+//! the store and says so at the end ([`TimelineError`]) rather than run the machine out of
+//! memory. Nothing is indexed per CPU: a CPU's slices are the running intervals of its
+//! tasks, merged in time order when asked for ([`cpu_slices`]).
 //!
 //! Intervals are whole, not clipped to `--time` or `-C`: a view clips what it shows.
 
 mod build;
+mod cpu_slices;
 mod pyramid;
 
 pub use crate::interval::{EndReason, IntervalView, ThreadState};
 pub(crate) use build::StoreState;
 pub use pyramid::BinSummary;
 
-use crate::interval::Interval;
+use crate::interval::{Cursor, TaskLog};
 use crate::window::Window;
 use pyramid::Pyramid;
+use std::sync::OnceLock;
 
 /// Default `--timeline-mem`: 512 MiB.
 pub const DEFAULT_MEM_LIMIT: u64 = 512 << 20;
@@ -65,52 +69,49 @@ pub struct TaskTimeline {
     pub tgid: Option<i32>,
     /// The last name seen.
     pub comm: String,
-    intervals: Vec<Interval>,
-    /// End of the last interval.
-    end_ns: u64,
+    log: TaskLog,
 }
 
 impl TaskTimeline {
     /// Number of stored intervals (dead gaps between a pid's exit and its reuse included).
     pub fn len(&self) -> usize {
-        self.intervals.len()
+        self.log.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.intervals.is_empty()
-    }
-
-    fn end_of(&self, i: usize) -> u64 {
-        self.intervals
-            .get(i + 1)
-            .map_or(self.end_ns, |next| next.start_ns)
-    }
-
-    fn view(&self, i: usize) -> Option<IntervalView> {
-        self.intervals[i].view(self.end_of(i))
+        self.log.is_empty()
     }
 
     /// Every interval in time order.
     pub fn intervals(&self) -> impl Iterator<Item = IntervalView> + '_ {
-        (0..self.intervals.len()).filter_map(|i| self.view(i))
+        self.log.cursor()
     }
 
-    /// The intervals overlapping `[start_ns, end_ns)`, in time order: O(log n + k).
+    /// The intervals overlapping `[start_ns, end_ns)` (and those of no length at
+    /// `start_ns`), in time order: O(log n + k).
     pub fn intervals_in(
         &self,
         start_ns: u64,
         end_ns: u64,
     ) -> impl Iterator<Item = IntervalView> + '_ {
-        // The first interval ending after `start_ns`: the one before the first that starts after it.
-        let first = self
-            .intervals
-            .partition_point(|iv| iv.start_ns <= start_ns)
-            .saturating_sub(1);
-        (first..self.intervals.len())
-            .take_while(move |&i| self.intervals[i].start_ns < end_ns)
-            .filter_map(|i| self.view(i))
-            .filter(move |v| v.end_ns() > start_ns || v.start_ns >= start_ns)
+        within(self.log.cursor_near(start_ns), start_ns, end_ns)
     }
+
+    /// Whether the task's intervals reach into `[start_ns, end_ns)` at all.
+    pub(crate) fn spans(&self, start_ns: u64, end_ns: u64) -> bool {
+        !self.log.is_empty() && self.log.start_ns() < end_ns && self.log.end_ns() >= start_ns
+    }
+}
+
+/// The intervals of `cursor` (read from near `start_ns`) overlapping `[start_ns, end_ns)`.
+fn within(
+    cursor: Cursor<'_>,
+    start_ns: u64,
+    end_ns: u64,
+) -> impl Iterator<Item = IntervalView> + '_ {
+    cursor
+        .take_while(move |v| v.start_ns < end_ns)
+        .filter(move |v| v.end_ns() > start_ns || v.start_ns >= start_ns)
 }
 
 /// The timeline of a whole trace.
@@ -118,9 +119,11 @@ impl TaskTimeline {
 pub struct Timeline {
     window: Window,
     tasks: Vec<TaskTimeline>,
-    /// Per CPU, its running intervals in time order as (task index, interval index).
-    slices: Vec<Vec<(u32, u32)>>,
-    pyramids: Vec<Pyramid>,
+    /// Per CPU number up to the last that ran a task: its summary, none if nothing ran or
+    /// waited there. Built on first use: `analyze --timeline` and the series never need
+    /// it, and its build reads every interval (a third of a second on 28 M intervals).
+    pyramids: OnceLock<Vec<Option<Pyramid>>>,
+    cpu_count: u32,
 }
 
 impl Timeline {
@@ -136,32 +139,47 @@ impl Timeline {
 
     /// CPUs seen running a task (numbers below it may be idle or offline).
     pub fn cpu_count(&self) -> u32 {
-        self.slices.len() as u32
+        self.cpu_count
     }
 
-    /// The running intervals on `cpu` overlapping `[start_ns, end_ns)`, in time order, with
-    /// the index of their task in [`Timeline::tasks`]: O(log n + k).
+    /// The per-CPU summaries, built now if no view asked for them yet (a loader calls this
+    /// off the UI thread, so that the first zoomed-out frame does not wait for the build).
+    pub fn prepare_summaries(&self) {
+        self.pyramids();
+    }
+
+    fn pyramids(&self) -> &[Option<Pyramid>] {
+        self.pyramids
+            .get_or_init(|| Pyramid::build_all(&self.tasks, self.window, self.cpu_count))
+    }
+
+    /// The running intervals on `cpu` overlapping `[start_ns, end_ns)`, in time order (ties
+    /// by task), with the index of their task in [`Timeline::tasks`]: a merge of the tasks'
+    /// intervals, O(tasks × log n + k × log tasks).
     pub fn cpu_slices(
         &self,
         cpu: u32,
         start_ns: u64,
         end_ns: u64,
     ) -> impl Iterator<Item = (usize, IntervalView)> + '_ {
-        let list = self.slices.get(cpu as usize).map_or(&[][..], |v| &v[..]);
-        let view = move |&(t, i): &(u32, u32)| {
-            let task = &self.tasks[t as usize];
-            (
-                t as usize,
-                task.view(i as usize)
-                    .expect("running intervals are no gaps"),
-            )
-        };
-        // Running intervals of one CPU do not overlap: ordered by start, they are ordered by end.
-        let first = list.partition_point(|e| view(e).1.end_ns() <= start_ns);
-        list[first..]
-            .iter()
-            .map(view)
-            .take_while(move |(_, v)| v.start_ns < end_ns)
+        cpu_slices::CpuSlices::new(&self.tasks, cpu, start_ns, end_ns)
+    }
+
+    /// The tasks (indexes into [`Timeline::tasks`]) that ran on `cpu` for some time within
+    /// `[start_ns, end_ns)`, in index order: cheaper than [`Timeline::cpu_slices`] when only
+    /// who ran matters (each task is read up to its first such slice).
+    pub fn tasks_run_on(
+        &self,
+        cpu: u32,
+        start_ns: u64,
+        end_ns: u64,
+    ) -> impl Iterator<Item = usize> + '_ {
+        self.tasks.iter().enumerate().filter_map(move |(i, task)| {
+            let ran = task.spans(start_ns, end_ns)
+                && cpu_slices::running_on(task.intervals_in(start_ns, end_ns), cpu, start_ns)
+                    .any(|v| v.dur_ns > 0);
+            ran.then_some(i)
+        })
     }
 
     /// `columns` equal bins over `[start_ns, end_ns)` on `cpu`: busy time, mean queue depth
@@ -174,18 +192,18 @@ impl Timeline {
         end_ns: u64,
         columns: usize,
     ) -> Vec<BinSummary> {
-        match self.pyramids.get(cpu as usize) {
-            Some(p) => p.summary(start_ns, end_ns, columns),
-            None => pyramid::empty(start_ns, end_ns, columns),
+        match self.pyramids().get(cpu as usize) {
+            Some(Some(p)) => p.summary(start_ns, end_ns, columns),
+            _ => pyramid::empty(start_ns, end_ns, columns),
         }
     }
 
-    /// Heap bytes of the stored intervals and indexes.
+    /// Heap bytes of the stored intervals and (once built) summaries.
     pub fn memory_bytes(&self) -> u64 {
-        let intervals: usize = self.tasks.iter().map(|t| t.intervals.capacity() * 16).sum();
-        let slices: usize = self.slices.iter().map(|s| s.capacity() * 8).sum();
-        let pyramids: u64 = self.pyramids.iter().map(Pyramid::bytes).sum();
-        intervals as u64 + slices as u64 + pyramids
+        let logs: u64 = self.tasks.iter().map(|t| t.log.bytes()).sum();
+        let built = self.pyramids.get().map_or(&[][..], |p| &p[..]);
+        let pyramids: u64 = built.iter().flatten().map(Pyramid::bytes).sum();
+        logs + pyramids
     }
 }
 

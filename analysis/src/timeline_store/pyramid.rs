@@ -95,67 +95,94 @@ fn spread(origin: u64, width: u64, bins: usize, a: u64, b: u64, mut add: impl Fn
     }
 }
 
+/// The finest level of one CPU while the tasks are read, and the current task's share of
+/// each bin it ran in (bins ascending: a task's intervals come in time order).
+struct Finest {
+    bins: Vec<Bin>,
+    current: Vec<(usize, u64)>,
+}
+
+impl Finest {
+    /// Gives the bins the current task (`task`) ran in to it as top task where it ran more
+    /// than the top so far (a tie keeps the earlier task).
+    fn settle(&mut self, task: u32) {
+        for &(bin, ns) in &self.current {
+            let b = &mut self.bins[bin];
+            if b.top_task == NO_TASK || ns > b.top_ns {
+                b.top_task = task;
+                b.top_ns = ns;
+            }
+        }
+        self.current.clear();
+    }
+}
+
 impl Pyramid {
-    /// The pyramid of `cpu` over `window`; `slices` are the CPU's running intervals in
-    /// time order (task index, interval index).
-    pub(super) fn build(
-        cpu: u32,
+    /// The pyramid of each of `cpus` CPUs (none for a CPU where nothing ran or waited)
+    /// over `window`, in one read of every task's intervals.
+    pub(super) fn build_all(
         tasks: &[TaskTimeline],
-        slices: &[(u32, u32)],
         window: Window,
-    ) -> Pyramid {
+        cpus: u32,
+    ) -> Vec<Option<Pyramid>> {
         let span = window.len_ns().max(1);
         let width = span.div_ceil(MAX_BINS).next_power_of_two();
         let bins = span.div_ceil(width) as usize;
         let origin = window.start_ns;
-        let mut level = vec![Bin::default(); bins];
-        // Busy time and exact top task: the CPU's slices come in time order, so each bin's
-        // contributions are complete once a slice starts past it.
-        let mut open: Option<(usize, Vec<(u32, u64)>)> = None;
-        let settle = |level: &mut [Bin], bin: usize, parts: &[(u32, u64)]| {
-            if let Some(&(t, ns)) = parts.iter().max_by_key(|p| (p.1, std::cmp::Reverse(p.0))) {
-                level[bin].top_task = t;
-                level[bin].top_ns = ns;
-            }
-        };
-        for &(t, i) in slices {
-            let task = &tasks[t as usize];
-            let v = task.view(i as usize).expect("running interval");
-            spread(origin, width, bins, v.start_ns, v.end_ns(), |bin, ns| {
-                level[bin].busy_ns += ns;
-                match &mut open {
-                    Some((b, parts)) if *b == bin => match parts.iter_mut().find(|p| p.0 == t) {
-                        Some(p) => p.1 += ns,
-                        None => parts.push((t, ns)),
-                    },
-                    _ => {
-                        if let Some((b, parts)) = open.take() {
-                            settle(&mut level, b, &parts);
-                        }
-                        open = Some((bin, vec![(t, ns)]));
-                    }
-                }
-            });
-        }
-        if let Some((b, parts)) = open.take() {
-            settle(&mut level, b, &parts);
-        }
-        // Queue depth: every runnable interval whose runqueue is this CPU.
-        for task in tasks {
-            for i in 0..task.intervals.len() {
-                let iv = &task.intervals[i];
-                let runnable = matches!(
-                    iv.state(),
-                    Some(ThreadState::RunnableWakeup | ThreadState::RunnablePreempted)
+        // A CPU's level is made when the first interval lands on it.
+        let mut finest: Vec<Option<Finest>> = (0..cpus).map(|_| None).collect();
+        for (t, task) in tasks.iter().enumerate() {
+            for v in task.intervals() {
+                let on_cpu = matches!(
+                    v.state,
+                    ThreadState::Running
+                        | ThreadState::RunnableWakeup
+                        | ThreadState::RunnablePreempted
                 );
-                if runnable && iv.cpu() == Some(cpu) {
-                    let end = task.end_of(i);
-                    spread(origin, width, bins, iv.start_ns, end, |bin, ns| {
-                        level[bin].queued_ns = level[bin].queued_ns.saturating_add(ns)
-                    });
+                let Some(slot) = v
+                    .cpu
+                    .filter(|_| on_cpu)
+                    .and_then(|c| finest.get_mut(c as usize))
+                else {
+                    continue;
+                };
+                let f = slot.get_or_insert_with(|| Finest {
+                    bins: vec![Bin::default(); bins],
+                    current: Vec::new(),
+                });
+                match v.state {
+                    // Busy time, and the task's share of each bin for the exact top task.
+                    ThreadState::Running => {
+                        spread(origin, width, bins, v.start_ns, v.end_ns(), |bin, ns| {
+                            f.bins[bin].busy_ns += ns;
+                            match f.current.last_mut() {
+                                Some((b, sum)) if *b == bin => *sum += ns,
+                                _ => f.current.push((bin, ns)),
+                            }
+                        })
+                    }
+                    // Queue depth: every runnable interval whose runqueue is this CPU.
+                    ThreadState::RunnableWakeup | ThreadState::RunnablePreempted => {
+                        spread(origin, width, bins, v.start_ns, v.end_ns(), |bin, ns| {
+                            f.bins[bin].queued_ns = f.bins[bin].queued_ns.saturating_add(ns)
+                        })
+                    }
+                    _ => {}
                 }
             }
+            for f in finest.iter_mut().flatten() {
+                f.settle(t as u32);
+            }
         }
+        finest
+            .into_iter()
+            .map(|f| Some(Pyramid::stack(f?.bins, origin, width)))
+            .collect()
+    }
+
+    /// The levels above the finest, each halving the one below.
+    fn stack(level: Vec<Bin>, origin: u64, width: u64) -> Pyramid {
+        let end = origin + width * level.len() as u64;
         let mut levels = vec![level];
         while levels.last().unwrap().len() > 1 {
             let below = levels.last().unwrap();
@@ -172,7 +199,7 @@ impl Pyramid {
         Pyramid {
             origin,
             width,
-            end: origin + width * bins as u64,
+            end,
             levels,
         }
     }

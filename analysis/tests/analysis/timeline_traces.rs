@@ -96,3 +96,76 @@ fn intervals_add_up_to_the_report_on_every_vm_capture() {
         }
     }
 }
+
+/// The store's reads against a plain scan of every interval, on every VM capture: a CPU's
+/// slices (merged from its tasks' logs) are its tasks' running intervals sorted by (start,
+/// task), over the whole trace and over spans that start and end mid-interval; the tasks
+/// that ran on a CPU in a span are those with a slice of some length there; a task's
+/// intervals in a span (read from the mark before it) are those of the full read that
+/// overlap it.
+#[test]
+fn range_reads_equal_a_full_scan_on_every_vm_capture() {
+    for path in &vm_captures() {
+        let (_, timeline) = analyze(path);
+        let name = path.display();
+        let w = timeline.window();
+        // Spans of a seventh and a 1/1000 of the window, at odd offsets, and the whole.
+        let len = w.len_ns();
+        let mut spans = vec![(0, u64::MAX)];
+        for k in 0..7 {
+            spans.push((
+                w.start_ns + k * len / 7 + 13,
+                w.start_ns + (k + 1) * len / 7 + 7,
+            ));
+            let a = w.start_ns + (2 * k + 1) * len / 15;
+            spans.push((a, a + len / 1000));
+        }
+        for cpu in 0..timeline.cpu_count() {
+            let mut all: Vec<(u64, usize, u64)> = Vec::new();
+            for (t, task) in timeline.tasks().iter().enumerate() {
+                for v in task.intervals() {
+                    if v.state == ThreadState::Running && v.cpu == Some(cpu) {
+                        all.push((v.start_ns, t, v.end_ns()));
+                    }
+                }
+            }
+            all.sort_unstable();
+            for &(a, b) in &spans {
+                let want: Vec<(u64, usize, u64)> = all
+                    .iter()
+                    .copied()
+                    .filter(|&(s, _, e)| e > a && s < b)
+                    .collect();
+                let got: Vec<(u64, usize, u64)> = timeline
+                    .cpu_slices(cpu, a, b)
+                    .map(|(t, v)| (v.start_ns, t, v.end_ns()))
+                    .collect();
+                assert_eq!(got, want, "{name}: cpu {cpu} slices in {a}..{b}");
+                let mut ran: Vec<usize> = want
+                    .iter()
+                    .filter(|&&(s, _, e)| e > s)
+                    .map(|&(_, t, _)| t)
+                    .collect();
+                ran.sort_unstable();
+                ran.dedup();
+                let got: Vec<usize> = timeline.tasks_run_on(cpu, a, b).collect();
+                assert_eq!(got, ran, "{name}: cpu {cpu} tasks in {a}..{b}");
+            }
+        }
+        let mut read = 0;
+        for task in timeline.tasks() {
+            let all: Vec<_> = task.intervals().collect();
+            for &(a, b) in &spans {
+                let want: Vec<_> = all
+                    .iter()
+                    .copied()
+                    .filter(|v| (v.end_ns() > a || v.start_ns >= a) && v.start_ns < b)
+                    .collect();
+                let got: Vec<_> = task.intervals_in(a, b).collect();
+                assert_eq!(got, want, "{name}: pid {} in {a}..{b}", task.pid);
+                read += got.len();
+            }
+        }
+        assert!(read > 0, "{name}");
+    }
+}
