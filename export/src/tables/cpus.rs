@@ -1,7 +1,6 @@
 //! `cpus`: one row per CPU — the `analyze --json` CPU row, flat.
 
-use super::RowSink;
-use crate::cell::ColumnDef;
+use crate::cell::{ColumnDef, RowSink};
 use crate::flatten::{self, Leaf};
 use analysis::columns::CPU_COLUMNS;
 use analysis::CpuRow;

@@ -13,19 +13,14 @@ pub(crate) mod slices;
 mod tasks;
 pub(crate) mod waits;
 
-use crate::cell::{Cell, ColumnDef};
-use analysis::drain::TaskInfo;
+use crate::batch::Named;
+use crate::cell::{Cell, ColumnDef, RowSink};
 use analysis::timeline_store::EndReason;
 use analysis::{Report, Window};
 
 /// Version of the tables' layout (`schemas/export.md`): a column removed, renamed or
 /// retyped raises it; added columns do not.
 pub const SCHEMA_VERSION: u32 = 2;
-
-/// Where rows go (a writer). An error stops the table.
-pub trait RowSink {
-    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
-}
 
 /// The columns that name a task in the interval tables: pid, tgid, comm.
 fn task_columns() -> Vec<ColumnDef> {
@@ -48,18 +43,18 @@ fn task_columns() -> Vec<ColumnDef> {
 }
 
 /// The cells of [`task_columns`].
-fn task_cells(task: &TaskInfo) -> [Cell; 3] {
+fn task_cells(task: &Named) -> [Cell<'_>; 3] {
     [
         Cell::int(task.pid),
         Cell::opt_int(task.tgid),
-        Cell::text(task.comm.as_ref()),
+        Cell::text(&*task.comm),
     ]
 }
 
 /// The (tgid, comm) cells of a task, null when the pid names none.
-fn who(task: Option<TaskInfo>) -> [Cell; 2] {
+fn who(task: Option<&Named>) -> [Cell<'_>; 2] {
     match task {
-        Some(t) => [Cell::opt_int(t.tgid), Cell::text(t.comm)],
+        Some(t) => [Cell::opt_int(t.tgid), Cell::text(&*t.comm)],
         None => [Cell::Null, Cell::Null],
     }
 }

@@ -168,7 +168,7 @@ pub fn columns() -> Vec<ColumnDef> {
 }
 
 /// The row of `report`, without its label and repeat (the first two columns).
-pub fn facts(report: &Report) -> Vec<Cell> {
+pub fn facts(report: &Report) -> Vec<Cell<'static>> {
     let src = &report.source;
     let q = &report.quality;
     let (lost, _) = q.lost_events_total();
@@ -210,5 +210,6 @@ pub fn facts(report: &Report) -> Vec<Cell> {
         analysis::columns::Value::Real(x) => Cell::real(x),
         analysis::columns::Value::Missing => Cell::Null,
     }));
-    row
+    // Kept until every input is analysed (the row needs the labels), past the report.
+    row.into_iter().map(Cell::into_owned).collect()
 }

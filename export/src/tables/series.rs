@@ -2,8 +2,7 @@
 //! window, subject and metric — so that one schema holds per-CPU, system, per-bucket and
 //! per-task values and a reader filters on `metric`.
 
-use super::RowSink;
-use crate::cell::{Cell, ColumnDef, Kind};
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 
 pub const DOC: &str = "one row per window and metric of the time series (per CPU, per latency bucket, per task lag, system)";
 

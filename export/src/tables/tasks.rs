@@ -1,7 +1,6 @@
 //! `tasks`: one row per task (pid lifetime) — the `analyze --json` task row, flat.
 
-use super::RowSink;
-use crate::cell::ColumnDef;
+use crate::cell::{ColumnDef, RowSink};
 use crate::flatten::{self, Leaf};
 use analysis::columns::TASK_COLUMNS;
 use analysis::report::{TaskFairness, TaskRow};
