@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// A flat column: where its value lives in the row's JSON, and the column it becomes.
 #[derive(Debug, Clone)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     pub pointer: String,
     pub def: ColumnDef,
 }
@@ -23,7 +23,7 @@ pub struct Leaf {
 /// The leaves of `template` in JSON order, documented from `catalogue`; `skip` names
 /// top-level fields left out (with why in the caller), `derived` the catalogue keys whose
 /// value is not the JSON field of the same path (their doc would describe another number).
-pub fn leaves<Row>(
+pub(crate) fn leaves<Row>(
     template: &Value,
     catalogue: &[Column<Row>],
     skip: &[&str],
@@ -105,7 +105,7 @@ fn unit_from_name(name: &str) -> &'static str {
 }
 
 /// The cells of `row` (a JSON row of the same type as the template), in `leaves` order.
-pub fn cells<'a>(row: &'a Value, leaves: &[Leaf], out: &mut Vec<Cell<'a>>) {
+pub(crate) fn cells<'a>(row: &'a Value, leaves: &[Leaf], out: &mut Vec<Cell<'a>>) {
     for leaf in leaves {
         out.push(match (row.pointer(&leaf.pointer), leaf.def.kind) {
             (None | Some(Value::Null), _) => Cell::Null,
@@ -121,7 +121,7 @@ pub fn cells<'a>(row: &'a Value, leaves: &[Leaf], out: &mut Vec<Cell<'a>>) {
 }
 
 /// Streams one flat row per item of `rows` (each serialized as the JSON report does).
-pub fn write_rows<'a, T: serde::Serialize + 'a>(
+pub(crate) fn write_rows<'a, T: serde::Serialize + 'a>(
     rows: impl IntoIterator<Item = &'a T>,
     leaves: &[Leaf],
     sink: &mut dyn RowSink,

@@ -10,28 +10,33 @@
 //! the others from the report at the end, so memory holds one analysis (without its
 //! per-event data) per core, not the fleet.
 
+// The crate's interface is what the binary and the tests use, re-exported below; the
+// modules are private and `pub` inside them means "for the crate".
+#![warn(unreachable_pub)]
+
 mod analyse;
 mod batch;
 mod cell;
-pub mod dataset;
+mod dataset;
 mod drain;
 mod flatten;
 mod lane;
 mod parallel;
-pub mod schema_doc;
-pub mod tables;
-pub mod write;
+#[cfg(test)] // the document is checked (and rewritten) by its test
+mod schema_doc;
+mod tables;
+mod write;
 
 pub use analyse::Extras;
 pub use cell::{Cell, ColumnDef, Kind};
-pub use dataset::{Manifest, Mode};
+pub use dataset::{ManifestRun, Mode};
 pub use tables::Table;
 pub use write::Format;
 
 use analysis::compare::{Repeat, RunSpec};
 use analysis::pipeline::Options;
 use cell::RowSink;
-use dataset::{Dataset, ManifestRun};
+use dataset::Dataset;
 use std::path::PathBuf;
 
 /// What to export.

@@ -7,7 +7,9 @@ use crate::batch::Named;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::timeline_store::{IntervalView, ThreadState};
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
 
 fn state(s: ThreadState) -> &'static str {
@@ -21,7 +23,7 @@ fn state(s: ThreadState) -> &'static str {
     }
 }
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     let mut columns = task_columns();
     columns.extend([
         ColumnDef::new(

@@ -20,7 +20,7 @@ use analysis::{Report, Window};
 
 /// Version of the tables' layout (`schemas/export.md`): a column removed, renamed or
 /// retyped raises it; added columns do not.
-pub const SCHEMA_VERSION: u32 = 2;
+pub(crate) const SCHEMA_VERSION: u32 = 2;
 
 /// The columns that name a task in the interval tables: pid, tgid, comm.
 fn task_columns() -> Vec<ColumnDef> {
@@ -107,8 +107,9 @@ impl Table {
             })
     }
 
-    /// One line that says what a row is.
-    pub fn doc(self) -> &'static str {
+    /// One line that says what a row is (for `schemas/export.md`).
+    #[cfg(test)]
+    pub(crate) fn doc(self) -> &'static str {
         match self {
             Table::Runs => runs::DOC,
             Table::Tasks => tasks::DOC,
@@ -135,7 +136,7 @@ impl Table {
     }
 
     /// Whether the drain writes it while the trace is read (else [`Table::rows`] after).
-    pub fn drained(self) -> bool {
+    pub(crate) fn drained(self) -> bool {
         matches!(
             self,
             Table::Slices | Table::Waits | Table::Intervals | Table::Preemptions
@@ -144,7 +145,7 @@ impl Table {
 
     /// Streams the rows of a table made from the report to `sink`. `runs` has no rows here
     /// (its row needs the run's label: [`runs::facts`]), nor have the drained tables.
-    pub fn rows(self, report: &Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    pub(crate) fn rows(self, report: &Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
         match self {
             Table::Tasks => tasks::rows(report, sink),
             Table::Cpus => cpus::rows(report, sink),

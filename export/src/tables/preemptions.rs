@@ -5,10 +5,12 @@ use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::records::PreemptionRecord;
 use std::sync::Arc;
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per wakeup preemption: a woken task took the CPU from the task running there";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef::new("ts_ns", Kind::Int, "ns", "the switch (trace clock)"),
         ColumnDef::new("cpu", Kind::Int, "cpu", "CPU of the switch"),

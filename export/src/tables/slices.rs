@@ -10,10 +10,12 @@ use crate::batch::Named;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::timeline_store::IntervalView;
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per running interval of a task (the last one may be open at the trace end)";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     let mut columns = task_columns();
     columns.extend([
         ColumnDef::new("cpu", Kind::Int, "cpu", "CPU it ran on"),

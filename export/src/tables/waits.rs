@@ -7,9 +7,11 @@ use crate::batch::Named;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::records::WaitRecord;
 
-pub const DOC: &str = "one row per wait runnable to running: a wakeup latency, an untimed wakeup or a preemption wait";
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str = "one row per wait runnable to running: a wakeup latency, an untimed wakeup or a preemption wait";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef::new("pid", Kind::Int, "pid", "the waiting thread"),
         ColumnDef::new("tgid", Kind::Int, "pid", "its process id; null when the trace does not say"),

@@ -37,7 +37,7 @@ impl Format {
     }
 
     /// The file extension.
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             Format::Csv => "csv",
             Format::Ndjson => "ndjson",
@@ -68,12 +68,12 @@ impl Format {
 
 /// A table file being written: rows, then [`TableWriter::finish`] (which flushes and
 /// syncs it; the caller renames it into place after).
-pub trait TableWriter: RowSink + Send {
+pub(crate) trait TableWriter: RowSink + Send {
     fn finish(self: Box<Self>) -> std::io::Result<()>;
 }
 
 /// Creates `path` (which must not exist) for a table of `columns` in `format`.
-pub fn create(
+pub(crate) fn create(
     format: Format,
     path: &Path,
     columns: &[ColumnDef],
