@@ -171,55 +171,41 @@ impl Drain for Shared {
         let f = &mut *self.feeder();
         // A drain's intervals all come before its records: they are complete now.
         f.flush_intervals();
-        let Feeder {
-            names,
-            waits: Some(feed),
-            ..
-        } = f
-        else {
-            return;
-        };
-        if waits.is_empty() {
-            return;
-        }
-        let batch: WaitBatch = waits
-            .iter()
-            .map(|w| (*w, who(w.pid).map(|t| names.named(&t))))
-            .collect();
-        feed.send(Arc::new(batch));
+        send_records(&mut f.names, &mut f.waits, waits, |names, w| {
+            (*w, who(w.pid).map(|t| names.named(&t)))
+        });
     }
 
     fn preemptions(&mut self, preemptions: &[PreemptionRecord], who: &Who) {
         let f = &mut *self.feeder();
         f.flush_intervals();
-        let Feeder {
-            names,
-            preemptions: Some(feed),
-            ..
-        } = f
-        else {
-            return;
-        };
-        if preemptions.is_empty() {
-            return;
-        }
-        let mut name = |pid: Option<i32>| -> Option<Arc<str>> {
-            match pid? {
+        send_records(&mut f.names, &mut f.preemptions, preemptions, |names, p| {
+            let mut name = |pid: Option<i32>| match pid? {
                 0 => Some(names.comm(0, tables::preemptions::IDLE)),
                 p => who(p).map(|t| names.comm(p, &t.comm)),
-            }
-        };
-        let batch: PreemptionBatch = preemptions
-            .iter()
-            .map(|p| {
-                let names = [
-                    name(p.waker_pid),
-                    name(Some(p.wakee_pid)),
-                    name(Some(p.victim_pid)),
-                ];
-                (*p, names)
-            })
-            .collect();
-        feed.send(Arc::new(batch));
+            };
+            let names = [
+                name(p.waker_pid),
+                name(Some(p.wakee_pid)),
+                name(Some(p.victim_pid)),
+            ];
+            (*p, names)
+        });
     }
+}
+
+/// Sends `records` to `feed` (when that table is written) as one batch, each record with
+/// what `copy` takes of it and of the tasks it names.
+fn send_records<R, T>(
+    names: &mut Names,
+    feed: &mut Option<Feed<Vec<T>>>,
+    records: &[R],
+    mut copy: impl FnMut(&mut Names, &R) -> T,
+) {
+    let Some(feed) = feed else { return };
+    if records.is_empty() {
+        return;
+    }
+    let batch: Vec<T> = records.iter().map(|r| copy(names, r)).collect();
+    feed.send(Arc::new(batch));
 }
