@@ -3,7 +3,7 @@
 //! store's intervals and the per-event records are drained to their tables as the trace
 //! is read ([`crate::drain`]).
 
-use crate::drain::{Shared, Tables};
+use crate::drain::{Feeder, Shared};
 use analysis::pipeline::{self, Options};
 use analysis::Report;
 use std::io::Read;
@@ -17,14 +17,14 @@ pub struct Extras {
     pub series_ns: u64,
 }
 
-/// Analyses `path`, writing the drained tables into `tables`; the report and the tables
-/// (still to finish).
-pub fn analyse(
+/// Analyses `path`, sending the drained tables' batches through `feeder` (dropped when
+/// the analysis is done, which ends the writers' input); the report.
+pub(crate) fn analyse(
     path: &Path,
     options: &Options,
     extras: Extras,
-    tables: Tables,
-) -> Result<(Report, Tables), String> {
+    feeder: Feeder,
+) -> Result<Report, String> {
     let shown = path.display();
     if looks_like_json(path) {
         return Err(format!(
@@ -33,19 +33,22 @@ pub fn analyse(
     }
     let mut options = options.clone();
     options.config.series = Some(extras.series_ns);
-    let shared = Arc::new(Mutex::new(tables));
+    let shared = Arc::new(Mutex::new(feeder));
     let drain = Box::new(Shared(shared.clone()));
-    let report = pipeline::analyze_draining(path, &options, drain).map_err(|e| e.to_string())?;
-    // The analyzer, and with it the drain's handle, is gone: the tables are ours again.
-    let tables = Arc::into_inner(shared)
+    let report = pipeline::analyze_draining(path, &options, drain).map_err(|e| e.to_string());
+    // The analyzer, and with it the drain's handle, is gone: the last batches go out and
+    // the writers see their input end.
+    let feeder = Arc::into_inner(shared)
         .expect("the analysis dropped its drain")
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
+    drop(feeder);
+    let report = report?;
     // As `analyze`: an input without a single event is an error, not an empty dataset.
     if report.quality.events.values().all(|&n| n == 0) {
         return Err(format!("{shown}: no events: nothing to export"));
     }
-    Ok((report, tables))
+    Ok(report)
 }
 
 /// Whether the file starts like JSON (a report from `analyze --json`).

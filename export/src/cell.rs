@@ -1,5 +1,9 @@
 //! A table's columns and cells: the one typed model every table builds and every
 //! writer (CSV, NDJSON, Parquet) writes, so that the three formats cannot disagree.
+//! A row is a slice of cells handed to a [`RowSink`]; its text cells borrow (a task's
+//! name, a state's name), so building a row allocates nothing.
+
+use std::borrow::Cow;
 
 /// The stored type of a column. Integers are i64: trace timestamps in ns fit (until the
 /// year 2262) and every reader has the type, where u64 is missing from CSV readers' guesses.
@@ -12,7 +16,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Int => "int64",
             Kind::Real => "float64",
@@ -28,12 +32,12 @@ pub struct ColumnDef {
     pub name: String,
     pub kind: Kind,
     /// `ns`, `count`, `fraction`, `1/s`, `number`, `cpu`, `pid`, or "" for text.
-    pub unit: &'static str,
-    pub doc: String,
+    pub(crate) unit: &'static str,
+    pub(crate) doc: String,
 }
 
 impl ColumnDef {
-    pub fn new(name: &str, kind: Kind, unit: &'static str, doc: &str) -> ColumnDef {
+    pub(crate) fn new(name: &str, kind: Kind, unit: &'static str, doc: &str) -> ColumnDef {
         ColumnDef {
             name: name.to_string(),
             kind,
@@ -45,41 +49,57 @@ impl ColumnDef {
 
 /// One value. `Null`: not defined for the row (no samples, no waker, no topology).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub enum Cell<'a> {
     Int(i64),
     Real(f64),
-    Text(String),
+    Text(Cow<'a, str>),
     Bool(bool),
     Null,
 }
 
-impl Cell {
-    pub fn int(n: impl TryInto<i64>) -> Cell {
+/// Where rows go (a writer). An error stops the table.
+pub(crate) trait RowSink {
+    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
+}
+
+impl<'a> Cell<'a> {
+    pub(crate) fn int(n: impl TryInto<i64>) -> Cell<'a> {
         n.try_into().map_or(Cell::Null, Cell::Int)
     }
 
-    pub fn opt_int<T: TryInto<i64>>(n: Option<T>) -> Cell {
+    pub(crate) fn opt_int<T: TryInto<i64>>(n: Option<T>) -> Cell<'a> {
         n.map_or(Cell::Null, Cell::int)
     }
 
-    pub fn text(s: impl Into<String>) -> Cell {
+    pub(crate) fn text(s: impl Into<Cow<'a, str>>) -> Cell<'a> {
         Cell::Text(s.into())
     }
 
-    pub fn opt_text(s: Option<impl Into<String>>) -> Cell {
+    pub(crate) fn opt_text(s: Option<impl Into<Cow<'a, str>>>) -> Cell<'a> {
         s.map_or(Cell::Null, Cell::text)
     }
 
-    pub fn real(x: f64) -> Cell {
+    pub(crate) fn real(x: f64) -> Cell<'a> {
         Cell::Real(x)
     }
 
-    pub fn opt_real(x: Option<f64>) -> Cell {
+    pub(crate) fn opt_real(x: Option<f64>) -> Cell<'a> {
         x.map_or(Cell::Null, Cell::Real)
     }
 
+    /// The cell with its text copied, to outlive what it borrowed (the `runs` row).
+    pub(crate) fn into_owned(self) -> Cell<'static> {
+        match self {
+            Cell::Int(n) => Cell::Int(n),
+            Cell::Real(x) => Cell::Real(x),
+            Cell::Text(s) => Cell::Text(Cow::Owned(s.into_owned())),
+            Cell::Bool(b) => Cell::Bool(b),
+            Cell::Null => Cell::Null,
+        }
+    }
+
     /// Whether the cell can be stored in a column of `kind` (Null fits any).
-    pub fn fits(&self, kind: Kind) -> bool {
+    pub(crate) fn fits(&self, kind: Kind) -> bool {
         matches!(
             (self, kind),
             (Cell::Null, _)

@@ -17,7 +17,7 @@ use crate::write::Format;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const MANIFEST: &str = "_schedtrace_export.json";
+pub(crate) const MANIFEST: &str = "_schedtrace_export.json";
 
 /// What to do with an existing directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum Mode {
 
 /// `_schedtrace_export.json`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub schema_version: u32,
     pub format: String,
     pub runs: Vec<ManifestRun>,
@@ -42,12 +42,12 @@ pub struct Manifest {
 pub struct ManifestRun {
     pub label: String,
     /// The partition value (`run=`).
-    pub run: String,
-    pub files: Vec<String>,
+    pub(crate) run: String,
+    pub(crate) files: Vec<String>,
 }
 
 /// A dataset directory opened for writing.
-pub struct Dataset {
+pub(crate) struct Dataset {
     pub dir: PathBuf,
     pub format: Format,
     pub manifest: Manifest,
@@ -60,7 +60,7 @@ fn err(dir: &Path, what: impl std::fmt::Display) -> String {
 
 impl Dataset {
     /// Opens `dir` as `mode` says; refuses what would mix or destroy data.
-    pub fn open(dir: &Path, format: Format, mode: Mode) -> Result<Dataset, String> {
+    pub(crate) fn open(dir: &Path, format: Format, mode: Mode) -> Result<Dataset, String> {
         let manifest_path = dir.join(MANIFEST);
         let existing = match std::fs::read_dir(dir) {
             Ok(mut entries) => entries.next().is_some(),
@@ -114,20 +114,20 @@ impl Dataset {
     }
 
     /// Where a staged file of input `input`, table `table` is written.
-    pub fn staged(&self, input: usize, table: &str) -> PathBuf {
+    pub(crate) fn staged(&self, input: usize, table: &str) -> PathBuf {
         self.staging
             .join(format!("{input}-{table}.{}", self.format.extension()))
     }
 
     /// The final place of a table file (relative to DIR).
-    pub fn place(&self, table: &str, run: &str, repeat: usize) -> PathBuf {
+    pub(crate) fn place(&self, table: &str, run: &str, repeat: usize) -> PathBuf {
         Path::new(table)
             .join(format!("run={run}"))
             .join(format!("part-{repeat}.{}", self.format.extension()))
     }
 
     /// Moves a complete staged file to `relative` (under DIR).
-    pub fn publish(&self, staged: &Path, relative: &Path) -> Result<(), String> {
+    pub(crate) fn publish(&self, staged: &Path, relative: &Path) -> Result<(), String> {
         let target = self.dir.join(relative);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
@@ -138,7 +138,7 @@ impl Dataset {
     }
 
     /// Writes the manifest (temp name + rename) and removes the staging directory.
-    pub fn close(self) -> Result<Manifest, String> {
+    pub(crate) fn close(self) -> Result<Manifest, String> {
         let path = self.dir.join(MANIFEST);
         let temp = self.staging.join(MANIFEST);
         let text = serde_json::to_string_pretty(&self.manifest).map_err(|e| e.to_string())? + "\n";
@@ -149,7 +149,7 @@ impl Dataset {
     }
 
     /// Gives up: removes what was staged (published files stay: each is complete).
-    pub fn abandon(&self) {
+    pub(crate) fn abandon(&self) {
         let _ = std::fs::remove_dir_all(&self.staging);
     }
 }
@@ -179,7 +179,7 @@ fn remove_dataset(dir: &Path, m: &Manifest) -> Result<(), String> {
 
 /// `label` as a partition value: letters, digits, `.`, `-` kept, anything else `_` (Hive
 /// readers disagree on escapes); never starting with `_` or `.` (hidden files).
-pub fn run_name(label: &str) -> String {
+pub(crate) fn run_name(label: &str) -> String {
     let mut s: String = label
         .chars()
         .map(|c| {

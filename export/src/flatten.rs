@@ -9,13 +9,13 @@
 //! column holding their JSON. Docs and units come from the column catalogue where it has
 //! the key, else from the leaf's name.
 
-use crate::cell::{Cell, ColumnDef, Kind};
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::columns::Column;
 use serde_json::Value;
 
 /// A flat column: where its value lives in the row's JSON, and the column it becomes.
 #[derive(Debug, Clone)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     pub pointer: String,
     pub def: ColumnDef,
 }
@@ -23,7 +23,7 @@ pub struct Leaf {
 /// The leaves of `template` in JSON order, documented from `catalogue`; `skip` names
 /// top-level fields left out (with why in the caller), `derived` the catalogue keys whose
 /// value is not the JSON field of the same path (their doc would describe another number).
-pub fn leaves<Row>(
+pub(crate) fn leaves<Row>(
     template: &Value,
     catalogue: &[Column<Row>],
     skip: &[&str],
@@ -105,15 +105,15 @@ fn unit_from_name(name: &str) -> &'static str {
 }
 
 /// The cells of `row` (a JSON row of the same type as the template), in `leaves` order.
-pub fn cells(row: &Value, leaves: &[Leaf], out: &mut Vec<Cell>) {
+pub(crate) fn cells<'a>(row: &'a Value, leaves: &[Leaf], out: &mut Vec<Cell<'a>>) {
     for leaf in leaves {
         out.push(match (row.pointer(&leaf.pointer), leaf.def.kind) {
             (None | Some(Value::Null), _) => Cell::Null,
             (Some(Value::Number(n)), Kind::Int) => n.as_i64().map_or(Cell::Null, Cell::Int),
             (Some(Value::Number(n)), Kind::Real) => n.as_f64().map_or(Cell::Null, Cell::Real),
             (Some(Value::Bool(b)), Kind::Bool) => Cell::Bool(*b),
-            (Some(Value::String(s)), Kind::Text) => Cell::Text(s.clone()),
-            (Some(a @ Value::Array(_)), Kind::Text) => Cell::Text(a.to_string()),
+            (Some(Value::String(s)), Kind::Text) => Cell::text(s.as_str()),
+            (Some(a @ Value::Array(_)), Kind::Text) => Cell::text(a.to_string()),
             // A report whose field changed type: not silently misread.
             (Some(v), kind) => panic!("{}: {v} is not {}", leaf.def.name, kind.name()),
         });
@@ -121,15 +121,14 @@ pub fn cells(row: &Value, leaves: &[Leaf], out: &mut Vec<Cell>) {
 }
 
 /// Streams one flat row per item of `rows` (each serialized as the JSON report does).
-pub fn write_rows<'a, T: serde::Serialize + 'a>(
+pub(crate) fn write_rows<'a, T: serde::Serialize + 'a>(
     rows: impl IntoIterator<Item = &'a T>,
     leaves: &[Leaf],
-    sink: &mut dyn crate::tables::RowSink,
+    sink: &mut dyn RowSink,
 ) -> std::io::Result<()> {
-    let mut cells = Vec::with_capacity(leaves.len());
     for row in rows {
         let json = serde_json::to_value(row).map_err(std::io::Error::other)?;
-        cells.clear();
+        let mut cells = Vec::with_capacity(leaves.len());
         self::cells(&json, leaves, &mut cells);
         sink.row(&cells)?;
     }

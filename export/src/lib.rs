@@ -4,30 +4,39 @@
 //! or (feature `parquet`, through polars) Parquet ([`write`]) into a Hive-partitioned
 //! dataset ([`dataset`]) that polars, DuckDB and Spark read whole.
 //!
-//! Inputs are analysed in parallel (rayon), each by the same pipeline as `compare`; the
-//! per-event tables are written while the trace is read (the analysis drains its
-//! intervals and records to them in chunks), the others from the report at the end, so
-//! memory holds one analysis (without its per-event data) per core, not the fleet.
+//! Inputs are analysed in parallel (one per core: [`parallel`]), each by the same
+//! pipeline as `compare`; the per-event tables are written while the trace is read (the
+//! analysis drains its intervals and records in chunks to writer threads: [`drain`]),
+//! the others from the report at the end, so memory holds one analysis (without its
+//! per-event data) per core, not the fleet.
+
+// The crate's interface is what the binary and the tests use, re-exported below; the
+// modules are private and `pub` inside them means "for the crate".
+#![warn(unreachable_pub)]
 
 mod analyse;
+mod batch;
 mod cell;
-pub mod dataset;
+mod dataset;
 mod drain;
 mod flatten;
-pub mod schema_doc;
-pub mod tables;
-pub mod write;
+mod lane;
+mod parallel;
+#[cfg(test)] // the document is checked (and rewritten) by its test
+mod schema_doc;
+mod tables;
+mod write;
 
 pub use analyse::Extras;
 pub use cell::{Cell, ColumnDef, Kind};
-pub use dataset::{Manifest, Mode};
+pub use dataset::{ManifestRun, Mode};
 pub use tables::Table;
 pub use write::Format;
 
 use analysis::compare::{Repeat, RunSpec};
 use analysis::pipeline::Options;
-use dataset::{Dataset, ManifestRun};
-use rayon::prelude::*;
+use cell::RowSink;
+use dataset::Dataset;
 use std::path::PathBuf;
 
 /// What to export.
@@ -50,7 +59,7 @@ struct Exported {
     /// `{"source": ..., "input": i}`: enough for `compare`'s labels.
     source: serde_json::Value,
     /// The `runs` row without its label and repeat.
-    facts: Vec<Cell>,
+    facts: Vec<Cell<'static>>,
     rows: u64,
 }
 
@@ -87,17 +96,13 @@ fn export_into(
 ) -> Result<(Vec<ManifestRun>, u64), String> {
     let n = request.inputs.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let exported: Vec<Result<Exported, String>> = request
-        .inputs
-        .par_iter()
-        .enumerate()
-        .map(|(i, (path, options))| {
-            let e = export_one(dataset, request, i, path, options)?;
-            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(&format!("[{k}/{n}] {}: {} rows", path.display(), e.rows));
-            Ok(e)
-        })
-        .collect();
+    let exported: Vec<Result<Exported, String>> = parallel::each(n, |i| {
+        let (path, options) = &request.inputs[i];
+        let e = export_one(dataset, request, i, path, options)?;
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(&format!("[{k}/{n}] {}: {} rows", path.display(), e.rows));
+        Ok(e)
+    });
     let exported: Vec<Exported> = exported.into_iter().collect::<Result<_, _>>()?;
     let rows = exported.iter().map(|e| e.rows).sum();
     let placed = label(request, &exported);
@@ -141,11 +146,14 @@ fn export_one(
     path: &std::path::Path,
     options: &Options,
 ) -> Result<Exported, String> {
-    let drained = drain::Tables::create(dataset.format, &request.tables, |table| {
+    let (feeder, writing) = drain::start(dataset.format, &request.tables, |table| {
         dataset.staged(i, table.name())
     })?;
-    let (report, drained) = analyse::analyse(path, options, request.extras, drained)?;
-    let mut rows = drained.finish()?;
+    let analysed = analyse::analyse(path, options, request.extras, feeder);
+    // The writers are joined whether or not the analysis failed (its error comes first).
+    let written = drain::finish(writing);
+    let report = analysed?;
+    let mut rows = written?;
     let from_report = request.tables.iter().filter(|t| !t.drained());
     for &table in from_report.filter(|&&t| t != Table::Runs) {
         let staged = dataset.staged(i, table.name());
@@ -168,12 +176,12 @@ fn write_rows(
     format: Format,
     path: &std::path::Path,
     table: Table,
-    fill: impl FnOnce(&mut dyn tables::RowSink) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut dyn RowSink) -> std::io::Result<()>,
 ) -> Result<u64, String> {
-    let shown = drain::shown(table, path);
+    let shown = lane::shown(table, path);
     let columns = table.columns();
     let mut writer = write::create(format, path, &columns).map_err(&shown)?;
-    let mut counter = CountRows {
+    let mut counter = lane::Counted {
         sink: &mut *writer,
         rows: 0,
     };
@@ -181,18 +189,6 @@ fn write_rows(
     let rows = counter.rows;
     writer.finish().map_err(&shown)?;
     Ok(rows)
-}
-
-struct CountRows<'a> {
-    sink: &'a mut dyn tables::RowSink,
-    rows: u64,
-}
-
-impl tables::RowSink for CountRows<'_> {
-    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
-        self.rows += 1;
-        self.sink.row(cells)
-    }
 }
 
 /// (input, label, run, repeat) of every input, labelled as `compare` labels its runs.

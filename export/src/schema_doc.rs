@@ -4,7 +4,7 @@
 use crate::tables::{Table, SCHEMA_VERSION};
 use std::fmt::Write;
 
-pub fn markdown() -> String {
+pub(crate) fn markdown() -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,

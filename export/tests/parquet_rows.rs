@@ -32,7 +32,7 @@ fn part(dir: &Path, table: Table, ext: &str) -> PathBuf {
 }
 
 /// A NDJSON row's cells, typed by the table's columns.
-fn ndjson_cells(table: Table, line: &str) -> Vec<Cell> {
+fn ndjson_cells(table: Table, line: &str) -> Vec<Cell<'static>> {
     let row: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
     table
         .columns()
@@ -41,13 +41,13 @@ fn ndjson_cells(table: Table, line: &str) -> Vec<Cell> {
             (serde_json::Value::Null, _) => Cell::Null,
             (v, Kind::Int) => Cell::Int(v.as_i64().unwrap()),
             (v, Kind::Real) => Cell::Real(v.as_f64().unwrap()),
-            (v, Kind::Text) => Cell::Text(v.as_str().unwrap().to_string()),
+            (v, Kind::Text) => Cell::Text(v.as_str().unwrap().to_string().into()),
             (v, Kind::Bool) => Cell::Bool(v.as_bool().unwrap()),
         })
         .collect()
 }
 
-fn parquet_cells(path: &Path) -> Vec<Vec<Cell>> {
+fn parquet_cells(path: &Path) -> Vec<Vec<Cell<'static>>> {
     let frame = ParquetReader::new(std::fs::File::open(path).unwrap())
         .finish()
         .unwrap();
@@ -60,8 +60,8 @@ fn parquet_cells(path: &Path) -> Vec<Vec<Cell>> {
                     AnyValue::Null => Cell::Null,
                     AnyValue::Int64(n) => Cell::Int(n),
                     AnyValue::Float64(x) => Cell::Real(x),
-                    AnyValue::String(s) => Cell::Text(s.to_string()),
-                    AnyValue::StringOwned(s) => Cell::Text(s.to_string()),
+                    AnyValue::String(s) => Cell::Text(s.to_string().into()),
+                    AnyValue::StringOwned(s) => Cell::Text(s.to_string().into()),
                     AnyValue::Boolean(b) => Cell::Bool(b),
                     v => panic!("{}: unexpected {v:?}", c.name()),
                 })

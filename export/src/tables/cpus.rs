@@ -1,12 +1,13 @@
 //! `cpus`: one row per CPU — the `analyze --json` CPU row, flat.
 
-use super::RowSink;
-use crate::cell::ColumnDef;
+use crate::cell::{ColumnDef, RowSink};
 use crate::flatten::{self, Leaf};
 use analysis::columns::CPU_COLUMNS;
 use analysis::CpuRow;
 
-pub const DOC: &str = "one row per CPU: the CPU row of `analyze --json`, every field flat";
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str = "one row per CPU: the CPU row of `analyze --json`, every field flat";
 
 /// A CPU row with every optional field set, so that each leaf has a type.
 fn template() -> CpuRow {
@@ -34,10 +35,10 @@ fn leaves() -> Vec<Leaf> {
     flatten::leaves(&template, CPU_COLUMNS, &[], &[])
 }
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     leaves().into_iter().map(|l| l.def).collect()
 }
 
-pub fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+pub(crate) fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
     flatten::write_rows(&report.cpus, &leaves(), sink)
 }

@@ -2,12 +2,14 @@
 //! `thread_state` shape). A task's intervals tile its life: each starts where the one
 //! before it ended.
 
-use super::{end_reason, task_cells, task_columns, RowSink};
-use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::drain::TaskInfo;
+use super::{end_reason, task_cells, task_columns};
+use crate::batch::Named;
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::timeline_store::{IntervalView, ThreadState};
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
 
 fn state(s: ThreadState) -> &'static str {
@@ -21,7 +23,7 @@ fn state(s: ThreadState) -> &'static str {
     }
 }
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     let mut columns = task_columns();
     columns.extend([
         ColumnDef::new(
@@ -61,7 +63,7 @@ pub fn columns() -> Vec<ColumnDef> {
 }
 
 /// The row of interval `v` of `task`.
-pub fn row(task: &TaskInfo, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
+pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
     let wakeup = v.state == ThreadState::RunnableWakeup;
     let [pid, tgid, comm] = task_cells(task);
     sink.row(&[

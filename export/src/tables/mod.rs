@@ -13,19 +13,14 @@ pub(crate) mod slices;
 mod tasks;
 pub(crate) mod waits;
 
-use crate::cell::{Cell, ColumnDef};
-use analysis::drain::TaskInfo;
+use crate::batch::Named;
+use crate::cell::{Cell, ColumnDef, RowSink};
 use analysis::timeline_store::EndReason;
 use analysis::{Report, Window};
 
 /// Version of the tables' layout (`schemas/export.md`): a column removed, renamed or
 /// retyped raises it; added columns do not.
-pub const SCHEMA_VERSION: u32 = 2;
-
-/// Where rows go (a writer). An error stops the table.
-pub trait RowSink {
-    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
-}
+pub(crate) const SCHEMA_VERSION: u32 = 2;
 
 /// The columns that name a task in the interval tables: pid, tgid, comm.
 fn task_columns() -> Vec<ColumnDef> {
@@ -48,18 +43,18 @@ fn task_columns() -> Vec<ColumnDef> {
 }
 
 /// The cells of [`task_columns`].
-fn task_cells(task: &TaskInfo) -> [Cell; 3] {
+fn task_cells(task: &Named) -> [Cell<'_>; 3] {
     [
         Cell::int(task.pid),
         Cell::opt_int(task.tgid),
-        Cell::text(task.comm.as_ref()),
+        Cell::text(&*task.comm),
     ]
 }
 
 /// The (tgid, comm) cells of a task, null when the pid names none.
-fn who(task: Option<TaskInfo>) -> [Cell; 2] {
+fn who(task: Option<&Named>) -> [Cell<'_>; 2] {
     match task {
-        Some(t) => [Cell::opt_int(t.tgid), Cell::text(t.comm)],
+        Some(t) => [Cell::opt_int(t.tgid), Cell::text(&*t.comm)],
         None => [Cell::Null, Cell::Null],
     }
 }
@@ -112,8 +107,9 @@ impl Table {
             })
     }
 
-    /// One line that says what a row is.
-    pub fn doc(self) -> &'static str {
+    /// One line that says what a row is (for `schemas/export.md`).
+    #[cfg(test)]
+    pub(crate) fn doc(self) -> &'static str {
         match self {
             Table::Runs => runs::DOC,
             Table::Tasks => tasks::DOC,
@@ -140,7 +136,7 @@ impl Table {
     }
 
     /// Whether the drain writes it while the trace is read (else [`Table::rows`] after).
-    pub fn drained(self) -> bool {
+    pub(crate) fn drained(self) -> bool {
         matches!(
             self,
             Table::Slices | Table::Waits | Table::Intervals | Table::Preemptions
@@ -149,7 +145,7 @@ impl Table {
 
     /// Streams the rows of a table made from the report to `sink`. `runs` has no rows here
     /// (its row needs the run's label: [`runs::facts`]), nor have the drained tables.
-    pub fn rows(self, report: &Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+    pub(crate) fn rows(self, report: &Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
         match self {
             Table::Tasks => tasks::rows(report, sink),
             Table::Cpus => cpus::rows(report, sink),

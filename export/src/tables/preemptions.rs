@@ -1,15 +1,16 @@
 //! `preemptions`: every wakeup preemption (docs/metrics.md §5), from the analysis'
 //! per-event records: their count is the report's `system.wakeup_preemption.count`.
 
-use super::{who, RowSink};
-use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::drain::Who;
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::records::PreemptionRecord;
+use std::sync::Arc;
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per wakeup preemption: a woken task took the CPU from the task running there";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef::new("ts_ns", Kind::Int, "ns", "the switch (trace clock)"),
         ColumnDef::new("cpu", Kind::Int, "cpu", "CPU of the switch"),
@@ -37,30 +38,25 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(
-    preemptions: &[PreemptionRecord],
-    tasks: &Who,
+/// The waker's name when it is pid 0 (an interrupt on an idle CPU).
+pub(crate) const IDLE: &str = "<idle>";
+
+/// The row of wakeup preemption `p`; `names`: its waker's, wakee's and victim's (None when
+/// the pid named no task when it was drained, or no waker is known).
+pub(crate) fn row(
+    p: &PreemptionRecord,
+    names: &[Option<Arc<str>>; 3],
     sink: &mut dyn RowSink,
 ) -> std::io::Result<()> {
-    let name = |pid: Option<i32>| match pid {
-        Some(0) => Cell::text("<idle>"),
-        Some(p) => {
-            let [_, comm] = who(tasks(p));
-            comm
-        }
-        None => Cell::Null,
-    };
-    for p in preemptions {
-        sink.row(&[
-            Cell::int(p.ts_ns),
-            Cell::int(p.cpu),
-            Cell::opt_int(p.waker_pid),
-            name(p.waker_pid),
-            Cell::int(p.wakee_pid),
-            name(Some(p.wakee_pid)),
-            Cell::int(p.victim_pid),
-            name(Some(p.victim_pid)),
-        ])?;
-    }
-    Ok(())
+    let [waker, wakee, victim] = names.each_ref().map(|n| Cell::opt_text(n.as_deref()));
+    sink.row(&[
+        Cell::int(p.ts_ns),
+        Cell::int(p.cpu),
+        Cell::opt_int(p.waker_pid),
+        waker,
+        Cell::int(p.wakee_pid),
+        wakee,
+        Cell::int(p.victim_pid),
+        victim,
+    ])
 }

@@ -8,15 +8,17 @@ use crate::cell::{Cell, ColumnDef, Kind};
 use analysis::columns::SYSTEM_COLUMNS;
 use analysis::Report;
 
-pub const DOC: &str = "one row per trace: label, file, format, kernel, scheduler, CPUs, window, events, losses, quality, topology, system metrics";
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str = "one row per trace: label, file, format, kernel, scheduler, CPUs, window, events, losses, quality, topology, system metrics";
 
 /// `wakeup_latency.p99_ns` → `wakeup_latency_p99_ns`: a column name without dots (SQL
 /// would need quotes around it).
-pub fn flat_name(key: &str) -> String {
+pub(crate) fn flat_name(key: &str) -> String {
     key.replace('.', "_")
 }
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     let fixed = [
         (
             "label",
@@ -168,7 +170,7 @@ pub fn columns() -> Vec<ColumnDef> {
 }
 
 /// The row of `report`, without its label and repeat (the first two columns).
-pub fn facts(report: &Report) -> Vec<Cell> {
+pub(crate) fn facts(report: &Report) -> Vec<Cell<'static>> {
     let src = &report.source;
     let q = &report.quality;
     let (lost, _) = q.lost_events_total();
@@ -210,5 +212,6 @@ pub fn facts(report: &Report) -> Vec<Cell> {
         analysis::columns::Value::Real(x) => Cell::real(x),
         analysis::columns::Value::Missing => Cell::Null,
     }));
-    row
+    // Kept until every input is analysed (the row needs the labels), past the report.
+    row.into_iter().map(Cell::into_owned).collect()
 }

@@ -2,12 +2,13 @@
 //! window, subject and metric — so that one schema holds per-CPU, system, per-bucket and
 //! per-task values and a reader filters on `metric`.
 
-use super::RowSink;
-use crate::cell::{Cell, ColumnDef, Kind};
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 
-pub const DOC: &str = "one row per window and metric of the time series (per CPU, per latency bucket, per task lag, system)";
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str = "one row per window and metric of the time series (per CPU, per latency bucket, per task lag, system)";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef::new("window", Kind::Int, "count", "window index from the report window's start"),
         ColumnDef::new("start_ns", Kind::Int, "ns", "the window's start (trace clock)"),
@@ -37,7 +38,7 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+pub(crate) fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
     let Some(s) = &report.series else {
         return Ok(());
     };

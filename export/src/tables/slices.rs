@@ -5,15 +5,17 @@
 //! statistics count only complete ones (ended by a switch-out: `end_reason` one of
 //! `block`, `wakeup_preempt`, `preempt`, `exit`).
 
-use super::{end_reason, task_cells, task_columns, RowSink};
-use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::drain::TaskInfo;
+use super::{end_reason, task_cells, task_columns};
+use crate::batch::Named;
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::timeline_store::IntervalView;
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per running interval of a task (the last one may be open at the trace end)";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     let mut columns = task_columns();
     columns.extend([
         ColumnDef::new("cpu", Kind::Int, "cpu", "CPU it ran on"),
@@ -30,7 +32,7 @@ pub fn columns() -> Vec<ColumnDef> {
 }
 
 /// The row of running interval `v` of `task`.
-pub fn row(task: &TaskInfo, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
+pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
     let [pid, tgid, comm] = task_cells(task);
     sink.row(&[
         pid,

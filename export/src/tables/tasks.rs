@@ -1,13 +1,14 @@
 //! `tasks`: one row per task (pid lifetime) — the `analyze --json` task row, flat.
 
-use super::RowSink;
-use crate::cell::ColumnDef;
+use crate::cell::{ColumnDef, RowSink};
 use crate::flatten::{self, Leaf};
 use analysis::columns::TASK_COLUMNS;
 use analysis::report::{TaskFairness, TaskRow};
 use analysis::Stats;
 
-pub const DOC: &str =
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str =
     "one row per task (one pid lifetime): the task row of `analyze --json`, every field flat";
 
 /// A task row with every optional field set, so that each leaf has a type.
@@ -51,11 +52,11 @@ fn leaves() -> Vec<Leaf> {
     flatten::leaves(&template, TASK_COLUMNS, &["group", "members"], DERIVED)
 }
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     leaves().into_iter().map(|l| l.def).collect()
 }
 
-pub fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
+pub(crate) fn rows(report: &analysis::Report, sink: &mut dyn RowSink) -> std::io::Result<()> {
     flatten::write_rows(&report.tasks, &leaves(), sink)
 }
 

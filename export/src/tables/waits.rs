@@ -2,14 +2,16 @@
 //! preemption waits — from the analysis' per-event records, taken where the report takes
 //! its samples: the `wakeup` rows of a task are its wakeup-latency samples.
 
-use super::{who, RowSink};
-use crate::cell::{Cell, ColumnDef, Kind};
-use analysis::drain::Who;
+use super::who;
+use crate::batch::Named;
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::records::WaitRecord;
 
-pub const DOC: &str = "one row per wait runnable to running: a wakeup latency, an untimed wakeup or a preemption wait";
+/// For `schemas/export.md` (made by `schema_doc`, under test).
+#[cfg(test)]
+pub(crate) const DOC: &str = "one row per wait runnable to running: a wakeup latency, an untimed wakeup or a preemption wait";
 
-pub fn columns() -> Vec<ColumnDef> {
+pub(crate) fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef::new("pid", Kind::Int, "pid", "the waiting thread"),
         ColumnDef::new("tgid", Kind::Int, "pid", "its process id; null when the trace does not say"),
@@ -47,24 +49,26 @@ pub fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub fn rows(waits: &[WaitRecord], tasks: &Who, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    for w in waits {
-        let [tgid, comm] = who(tasks(w.pid));
-        sink.row(&[
-            Cell::int(w.pid),
-            tgid,
-            comm,
-            Cell::text(w.kind.name()),
-            Cell::int(w.start_ns),
-            Cell::int(w.end_ns),
-            Cell::int(w.end_ns - w.start_ns),
-            Cell::int(w.cpu),
-            Cell::opt_int(w.waker_pid),
-            Cell::opt_int(w.waker_cpu),
-            Cell::opt_int(w.prev_cpu),
-            Cell::opt_text(w.placement.map(|p| p.name())),
-            Cell::opt_text(w.waker_placement.map(|p| p.name())),
-        ])?;
-    }
-    Ok(())
+/// The row of wait `w` of `task` (None: its pid named no task when it was drained).
+pub(crate) fn row(
+    w: &WaitRecord,
+    task: Option<&Named>,
+    sink: &mut dyn RowSink,
+) -> std::io::Result<()> {
+    let [tgid, comm] = who(task);
+    sink.row(&[
+        Cell::int(w.pid),
+        tgid,
+        comm,
+        Cell::text(w.kind.name()),
+        Cell::int(w.start_ns),
+        Cell::int(w.end_ns),
+        Cell::int(w.end_ns - w.start_ns),
+        Cell::int(w.cpu),
+        Cell::opt_int(w.waker_pid),
+        Cell::opt_int(w.waker_cpu),
+        Cell::opt_int(w.prev_cpu),
+        Cell::opt_text(w.placement.map(|p| p.name())),
+        Cell::opt_text(w.waker_placement.map(|p| p.name())),
+    ])
 }

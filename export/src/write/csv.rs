@@ -1,58 +1,69 @@
-//! CSV (RFC 4180 through the `csv` crate: task names hold commas, quotes and spaces):
-//! a header of column names, then one line per row; null is the empty field, reals in
-//! Rust's shortest form that reads back to the same f64.
+//! CSV (RFC 4180): a header of column names, then one line per row; null is the empty
+//! field, reals in the shortest form that reads back to the same f64, task names quoted
+//! where they hold commas, quotes or line breaks ([`super::text`]). Rows are formatted
+//! into one byte buffer written out a MiB at a time: no allocation per cell.
 
-use super::{check_row, real_text, TableWriter};
-use crate::cell::{Cell, ColumnDef};
-use crate::tables::RowSink;
+use super::{check_row, text, TableWriter, FLUSH_BYTES};
+use crate::cell::{Cell, ColumnDef, RowSink};
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::Write;
 
-pub struct CsvWriter {
-    out: csv::Writer<BufWriter<File>>,
+pub(super) struct CsvWriter {
+    file: File,
     columns: Vec<ColumnDef>,
-    record: Vec<String>,
+    buffer: Vec<u8>,
 }
 
 impl CsvWriter {
-    pub fn new(file: File, columns: &[ColumnDef]) -> std::io::Result<CsvWriter> {
-        let mut out = csv::WriterBuilder::new().from_writer(BufWriter::new(file));
-        out.write_record(columns.iter().map(|c| c.name.as_str()))?;
-        Ok(CsvWriter {
-            out,
+    pub(super) fn new(file: File, columns: &[ColumnDef]) -> CsvWriter {
+        let mut writer = CsvWriter {
+            file,
             columns: columns.to_vec(),
-            record: Vec::new(),
-        })
+            buffer: Vec::with_capacity(FLUSH_BYTES + FLUSH_BYTES / 4),
+        };
+        for (i, c) in columns.iter().enumerate() {
+            if i > 0 {
+                writer.buffer.push(b',');
+            }
+            text::csv_text(&mut writer.buffer, &c.name);
+        }
+        writer.buffer.push(b'\n');
+        writer
     }
 }
 
-fn field(cell: &Cell) -> String {
+/// Appends `cell` as a CSV field.
+fn field(out: &mut Vec<u8>, cell: &Cell) {
     match cell {
-        Cell::Int(n) => n.to_string(),
-        Cell::Real(x) => real_text(*x),
-        Cell::Text(s) => s.clone(),
-        Cell::Bool(b) => b.to_string(),
-        Cell::Null => String::new(),
+        Cell::Int(n) => text::int(out, *n),
+        Cell::Real(x) => text::real(out, *x),
+        Cell::Text(s) => text::csv_text(out, s),
+        Cell::Bool(b) => text::bool(out, *b),
+        Cell::Null => {}
     }
 }
 
 impl RowSink for CsvWriter {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         check_row(&self.columns, cells)?;
-        self.record.clear();
-        self.record.extend(cells.iter().map(field));
-        Ok(self.out.write_record(&self.record)?)
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                self.buffer.push(b',');
+            }
+            field(&mut self.buffer, cell);
+        }
+        self.buffer.push(b'\n');
+        if self.buffer.len() >= FLUSH_BYTES {
+            self.file.write_all(&self.buffer)?;
+            self.buffer.clear();
+        }
+        Ok(())
     }
 }
 
 impl TableWriter for CsvWriter {
-    fn finish(self: Box<Self>) -> std::io::Result<()> {
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| std::io::Error::other(e.to_string()))?
-            .into_inner()
-            .map_err(|e| e.into_error())?;
-        file.sync_all()
+    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
+        self.file.write_all(&self.buffer)?;
+        self.file.sync_all()
     }
 }

@@ -5,9 +5,9 @@ mod csv;
 mod ndjson;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod text;
 
-use crate::cell::ColumnDef;
-use crate::tables::RowSink;
+use crate::cell::{ColumnDef, RowSink};
 use std::path::Path;
 
 /// File format of a dataset.
@@ -37,7 +37,7 @@ impl Format {
     }
 
     /// The file extension.
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             Format::Csv => "csv",
             Format::Ndjson => "ndjson",
@@ -68,12 +68,12 @@ impl Format {
 
 /// A table file being written: rows, then [`TableWriter::finish`] (which flushes and
 /// syncs it; the caller renames it into place after).
-pub trait TableWriter: RowSink + Send {
+pub(crate) trait TableWriter: RowSink + Send {
     fn finish(self: Box<Self>) -> std::io::Result<()>;
 }
 
 /// Creates `path` (which must not exist) for a table of `columns` in `format`.
-pub fn create(
+pub(crate) fn create(
     format: Format,
     path: &Path,
     columns: &[ColumnDef],
@@ -83,7 +83,7 @@ pub fn create(
         .create_new(true)
         .open(path)?;
     Ok(match format {
-        Format::Csv => Box::new(csv::CsvWriter::new(file, columns)?),
+        Format::Csv => Box::new(csv::CsvWriter::new(file, columns)),
         Format::Ndjson => Box::new(ndjson::NdjsonWriter::new(file, columns)),
         #[cfg(feature = "parquet")]
         Format::Parquet => Box::new(parquet::ParquetTableWriter::new(file, columns)?),
@@ -120,12 +120,6 @@ fn check_row(columns: &[ColumnDef], cells: &[crate::cell::Cell]) -> std::io::Res
     Ok(())
 }
 
-/// A real as text: the shortest form that reads back to the same f64, with a `.0` on whole
-/// numbers so that readers guessing types from CSV take the column as float.
-fn real_text(x: f64) -> String {
-    if x.is_finite() {
-        serde_json::Value::from(x).to_string()
-    } else {
-        x.to_string()
-    }
-}
+/// The text writers hand their buffer to the file when it holds this much: few system
+/// calls, and a buffer that stays in the caches.
+const FLUSH_BYTES: usize = 1 << 20;

@@ -1,29 +1,36 @@
 //! NDJSON: one JSON object per line, keys in column order, null for null (also for a
-//! non-finite real, which JSON cannot hold).
+//! non-finite real, which JSON cannot hold). Rows are formatted into one byte buffer
+//! written out a MiB at a time ([`super::text`]): no allocation per cell.
 
-use super::{check_row, real_text, TableWriter};
-use crate::cell::{Cell, ColumnDef};
-use crate::tables::RowSink;
+use super::{check_row, text, TableWriter, FLUSH_BYTES};
+use crate::cell::{Cell, ColumnDef, RowSink};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
-pub struct NdjsonWriter {
-    out: BufWriter<File>,
+pub(super) struct NdjsonWriter {
+    file: File,
     columns: Vec<ColumnDef>,
     /// Each column's name as a JSON string and a colon, made once.
-    keys: Vec<String>,
+    keys: Vec<Vec<u8>>,
+    buffer: Vec<u8>,
 }
 
 impl NdjsonWriter {
-    pub fn new(file: File, columns: &[ColumnDef]) -> NdjsonWriter {
+    pub(super) fn new(file: File, columns: &[ColumnDef]) -> NdjsonWriter {
         let keys = columns
             .iter()
-            .map(|c| format!("{}:", serde_json::Value::from(c.name.as_str())))
+            .map(|c| {
+                let mut key = Vec::new();
+                text::json_text(&mut key, &c.name);
+                key.push(b':');
+                key
+            })
             .collect();
         NdjsonWriter {
-            out: BufWriter::new(file),
+            file,
             columns: columns.to_vec(),
             keys,
+            buffer: Vec::with_capacity(FLUSH_BYTES + FLUSH_BYTES / 4),
         }
     }
 }
@@ -31,27 +38,33 @@ impl NdjsonWriter {
 impl RowSink for NdjsonWriter {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         check_row(&self.columns, cells)?;
-        self.out.write_all(b"{")?;
+        let out = &mut self.buffer;
+        out.push(b'{');
         for (i, (key, cell)) in self.keys.iter().zip(cells).enumerate() {
             if i > 0 {
-                self.out.write_all(b",")?;
+                out.push(b',');
             }
-            self.out.write_all(key.as_bytes())?;
+            out.extend_from_slice(key);
             match cell {
-                Cell::Int(n) => write!(self.out, "{n}")?,
-                Cell::Real(x) if x.is_finite() => self.out.write_all(real_text(*x).as_bytes())?,
-                Cell::Text(s) => serde_json::to_writer(&mut self.out, s)?,
-                Cell::Bool(b) => write!(self.out, "{b}")?,
-                Cell::Real(_) | Cell::Null => self.out.write_all(b"null")?,
+                Cell::Int(n) => text::int(out, *n),
+                Cell::Real(x) if x.is_finite() => text::real(out, *x),
+                Cell::Text(s) => text::json_text(out, s),
+                Cell::Bool(b) => text::bool(out, *b),
+                Cell::Real(_) | Cell::Null => out.extend_from_slice(b"null"),
             }
         }
-        self.out.write_all(b"}\n")
+        out.extend_from_slice(b"}\n");
+        if out.len() >= FLUSH_BYTES {
+            self.file.write_all(out)?;
+            out.clear();
+        }
+        Ok(())
     }
 }
 
 impl TableWriter for NdjsonWriter {
-    fn finish(self: Box<Self>) -> std::io::Result<()> {
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()
+    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
+        self.file.write_all(&self.buffer)?;
+        self.file.sync_all()
     }
 }

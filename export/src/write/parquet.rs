@@ -3,8 +3,7 @@
 //! any length holds one batch in memory.
 
 use super::{check_row, TableWriter};
-use crate::cell::{Cell, ColumnDef, Kind};
-use crate::tables::RowSink;
+use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use polars::prelude::*;
 use std::fs::File;
 
@@ -12,45 +11,50 @@ use std::fs::File;
 /// to keep a batch of the widest table (tasks, about 100 columns) to some tens of MiB.
 const BATCH_ROWS: usize = 1 << 16;
 
+/// One column of the batch being gathered, in polars' own builders: a text cell is
+/// copied into the column's buffer (short ones into its views), not into a `String`.
 enum Buffer {
-    Int(Vec<Option<i64>>),
-    Real(Vec<Option<f64>>),
-    Text(Vec<Option<String>>),
-    Bool(Vec<Option<bool>>),
+    Int(PrimitiveChunkedBuilder<Int64Type>),
+    Real(PrimitiveChunkedBuilder<Float64Type>),
+    Text(StringChunkedBuilder),
+    Bool(BooleanChunkedBuilder),
 }
 
 impl Buffer {
-    fn new(kind: Kind) -> Buffer {
+    /// An empty buffer; it grows as rows come (a capacity of a whole batch would reserve
+    /// tens of MiB for the ~100 columns of a `tasks` table of a few hundred rows).
+    fn new(kind: Kind, name: &str) -> Buffer {
+        let name = PlSmallStr::from(name);
         match kind {
-            Kind::Int => Buffer::Int(Vec::new()),
-            Kind::Real => Buffer::Real(Vec::new()),
-            Kind::Text => Buffer::Text(Vec::new()),
-            Kind::Bool => Buffer::Bool(Vec::new()),
+            Kind::Int => Buffer::Int(PrimitiveChunkedBuilder::new(name, 0)),
+            Kind::Real => Buffer::Real(PrimitiveChunkedBuilder::new(name, 0)),
+            Kind::Text => Buffer::Text(StringChunkedBuilder::new(name, 0)),
+            Kind::Bool => Buffer::Bool(BooleanChunkedBuilder::new(name, 0)),
         }
     }
 
     /// Appends `cell` (checked to fit the column before).
     fn push(&mut self, cell: &Cell) {
         match (self, cell) {
-            (Buffer::Int(v), Cell::Int(n)) => v.push(Some(*n)),
-            (Buffer::Real(v), Cell::Real(x)) => v.push(Some(*x)),
-            (Buffer::Text(v), Cell::Text(s)) => v.push(Some(s.clone())),
-            (Buffer::Bool(v), Cell::Bool(b)) => v.push(Some(*b)),
-            (Buffer::Int(v), _) => v.push(None),
-            (Buffer::Real(v), _) => v.push(None),
-            (Buffer::Text(v), _) => v.push(None),
-            (Buffer::Bool(v), _) => v.push(None),
+            (Buffer::Int(b), Cell::Int(n)) => b.append_value(*n),
+            (Buffer::Real(b), Cell::Real(x)) => b.append_value(*x),
+            (Buffer::Text(b), Cell::Text(s)) => b.append_value(&**s),
+            (Buffer::Bool(b), Cell::Bool(v)) => b.append_value(*v),
+            (Buffer::Int(b), _) => b.append_null(),
+            (Buffer::Real(b), _) => b.append_null(),
+            (Buffer::Text(b), _) => b.append_null(),
+            (Buffer::Bool(b), _) => b.append_null(),
         }
     }
 
-    /// The buffered values as a polars column, leaving the buffer empty.
-    fn take(&mut self, name: &str) -> Column {
-        let name = PlSmallStr::from(name);
-        match self {
-            Buffer::Int(v) => Column::new(name, std::mem::take(v)),
-            Buffer::Real(v) => Column::new(name, std::mem::take(v)),
-            Buffer::Text(v) => Column::new(name, std::mem::take(v)),
-            Buffer::Bool(v) => Column::new(name, std::mem::take(v)),
+    /// The buffered values as a polars column, leaving an empty buffer for the next batch.
+    fn take(&mut self, column: &ColumnDef) -> Column {
+        let fresh = Buffer::new(column.kind, &column.name);
+        match std::mem::replace(self, fresh) {
+            Buffer::Int(b) => b.finish().into_column(),
+            Buffer::Real(b) => b.finish().into_column(),
+            Buffer::Text(b) => b.finish().into_column(),
+            Buffer::Bool(b) => b.finish().into_column(),
         }
     }
 }
@@ -64,7 +68,7 @@ fn dtype(kind: Kind) -> DataType {
     }
 }
 
-pub struct ParquetTableWriter {
+pub(super) struct ParquetTableWriter {
     writer: polars::prelude::BatchedWriter<File>,
     columns: Vec<ColumnDef>,
     buffers: Vec<Buffer>,
@@ -77,7 +81,7 @@ fn io(e: PolarsError) -> std::io::Error {
 }
 
 impl ParquetTableWriter {
-    pub fn new(file: File, columns: &[ColumnDef]) -> std::io::Result<ParquetTableWriter> {
+    pub(super) fn new(file: File, columns: &[ColumnDef]) -> std::io::Result<ParquetTableWriter> {
         let schema = Schema::from_iter(
             columns
                 .iter()
@@ -90,7 +94,10 @@ impl ParquetTableWriter {
         Ok(ParquetTableWriter {
             writer,
             columns: columns.to_vec(),
-            buffers: columns.iter().map(|c| Buffer::new(c.kind)).collect(),
+            buffers: columns
+                .iter()
+                .map(|c| Buffer::new(c.kind, &c.name))
+                .collect(),
             rows: 0,
             file,
         })
@@ -104,7 +111,7 @@ impl ParquetTableWriter {
             .buffers
             .iter_mut()
             .zip(&self.columns)
-            .map(|(b, c)| b.take(&c.name))
+            .map(|(b, c)| b.take(c))
             .collect();
         let frame = DataFrame::new(self.rows, columns).map_err(io)?;
         self.rows = 0;
