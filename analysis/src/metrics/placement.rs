@@ -213,6 +213,15 @@ impl CpuMap {
     }
 }
 
+/// `to` seen from `from` (without a topology only the same CPU is known).
+pub(crate) fn classify(map: Option<&CpuMap>, from: u32, to: u32) -> Class {
+    match map {
+        Some(m) => m.class(from, to),
+        None if from == to => Class::SameCpu,
+        None => Class::Unknown,
+    }
+}
+
 // ---- The report's placement fields: pairs classified with the topology, merged per group.
 
 /// Wakeup placement counts (§6): relative to the previous slice's CPU, then relative to
@@ -392,7 +401,7 @@ pub(crate) fn task_row(
     let mut placement = Placement::default();
     let mut migrations = MigrationClasses::default();
     let (mut restarts, mut warm) = (0, 0);
-    let class = |from, to| super::records::classify(map, from, to);
+    let class = |from, to| classify(map, from, to);
     // A CPU with itself is `SameCpu` under any topology: its counts are kept per kind only.
     let same_cpu = (0..a.same_cpu.len()).map(|k| (k as u64, a.same_cpu[k]));
     let pairs = a

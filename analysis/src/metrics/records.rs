@@ -9,7 +9,7 @@
 //! takes a few dozen bytes (`size_of::<WaitRecord>()`); past the memory limit the records are dropped
 //! (and the export says why) rather than run the machine out of memory.
 
-use super::placement::{Class, CpuMap};
+use super::placement::{classify, CpuMap};
 
 /// What made the task wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,15 +35,6 @@ impl WaitKind {
 
 /// Where a CPU lies from another one (docs/metrics.md §6): the placement metrics' classes.
 pub use super::placement::Class as PlacementClass;
-
-/// `to` seen from `from` (without a topology only the same CPU is known).
-pub(crate) fn classify(map: Option<&CpuMap>, from: u32, to: u32) -> PlacementClass {
-    match map {
-        Some(m) => m.class(from, to),
-        None if from == to => Class::SameCpu,
-        None => Class::Unknown,
-    }
-}
 
 /// One wait that ended when its task was switched in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
