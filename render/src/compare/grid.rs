@@ -139,24 +139,16 @@ impl Table {
     /// are split into groups of columns that fit, each group under its own header.
     pub(super) fn render(&self, width: Option<usize>, indent: &str, out: &mut String) {
         let len = |s: &String| s.chars().count();
-        let case_w = self
-            .rows
-            .iter()
-            .map(|r| len(&r.0))
-            .chain([len(&self.case_header)])
-            .max()
-            .unwrap_or(0);
+        // The widest of a column's cells and its header.
+        fn widest<'a>(cells: impl Iterator<Item = &'a String>, header: &'a String) -> usize {
+            cells.chain([header]).map(|s| s.chars().count()).max().unwrap_or(0)
+        }
+        let case_w = widest(self.rows.iter().map(|r| &r.0), &self.case_header);
         let case_w = match width {
             Some(w) => case_w.min(w / 3),
             None => case_w,
         };
-        let base_w = self
-            .rows
-            .iter()
-            .map(|r| len(&r.1))
-            .chain([len(&self.base_header)])
-            .max()
-            .unwrap_or(0);
+        let base_w = widest(self.rows.iter().map(|r| &r.1), &self.base_header);
         let cell_w: Vec<usize> = (0..self.headers.len())
             .map(|i| self.rows.iter().map(|r| len(&r.2[i])).max().unwrap_or(0))
             .collect();
