@@ -7,6 +7,11 @@
 //! What a drain sees differs from the finished store in one way: a task is named as it
 //! was when its chunk was drained (its last name by then), where the store names every
 //! interval of a task with its last name of all.
+//!
+//! Tasks are named by id ([`NameId`]): a name (pid, tgid, comm) is handed over once, when
+//! a drain first needs it or after it changed, and the intervals and records carry its
+//! id. Before, every record came with a lookup of its task and a copy of its name: three
+//! per wakeup preemption, a tenth of the analysing thread in an export.
 
 use crate::metrics::records::{EventRecords, PreemptionRecord, WaitRecord};
 use crate::scope::Scope;
@@ -14,45 +19,88 @@ use crate::series_sums::IntervalSums;
 use crate::timeline::{State, Task};
 use crate::timeline_store::{IntervalView, CHECK_EVERY};
 use crate::window::Window;
-use std::borrow::Cow;
+use ingest::Comm;
 
 /// A task as a drain names it.
-#[derive(Debug, Clone)]
-pub struct TaskInfo<'a> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskInfo {
     pub pid: i32,
     /// None when the trace has not said.
     pub tgid: Option<i32>,
     /// Its last name so far.
-    pub comm: Cow<'a, str>,
+    pub comm: String,
 }
 
-impl TaskInfo<'_> {
-    fn of(t: &Task) -> TaskInfo<'_> {
+impl TaskInfo {
+    fn of(t: &Task) -> TaskInfo {
         TaskInfo {
             pid: t.pid,
             tgid: (t.tgid >= 0).then_some(t.tgid),
-            comm: String::from_utf8_lossy(t.comm.as_bytes()),
+            comm: String::from_utf8_lossy(t.comm.as_bytes()).into_owned(),
         }
     }
 }
 
-/// Finds the task a record's pid names now.
-pub type Who<'a> = dyn Fn(i32) -> Option<TaskInfo<'a>> + 'a;
+/// The index of a name among all those given to [`Drain::names`], in the order given
+/// (the first is 0).
+pub type NameId = u32;
 
 /// Where drained chunks go (an export's table writers). Errors are the drain's to keep
 /// (the analysis goes on and gives its report).
+///
+/// Each name is given to [`Drain::names`] before the first call that carries its id.
 pub trait Drain: Send {
-    /// Closed intervals of `task`, in time order; a later call for the same task goes on
-    /// where this one stopped. `window` is the report's window as far as known (its end
+    /// Names not given before: a task first drained, renamed, or its tgid learnt since.
+    fn names(&mut self, names: &[TaskInfo]);
+    /// Closed intervals of task `task`, in time order; a later call for the same task goes
+    /// on where this one stopped. `window` is the report's window as far as known (its end
     /// is the present, or `--time`'s end): what lies after its end is outside it.
-    fn intervals(&mut self, task: &TaskInfo, intervals: &[IntervalView], window: Window);
-    /// Waits that ended in a switch-in, in event order, placement classified.
-    fn waits(&mut self, waits: &[WaitRecord], who: &Who);
-    /// Wakeup preemptions, in event order.
-    fn preemptions(&mut self, preemptions: &[PreemptionRecord], who: &Who);
+    fn intervals(&mut self, task: NameId, intervals: &[IntervalView], window: Window);
+    /// Waits that ended in a switch-in, in event order, placement classified; `tasks[i]`
+    /// names the task `waits[i].pid` named when drained (None: no such task).
+    fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>);
+    /// Wakeup preemptions, in event order; `tasks[i]`: the waker's, wakee's and victim's
+    /// names (None: no such task, or no waker known).
+    fn preemptions(&mut self, preemptions: Vec<PreemptionRecord>, tasks: Vec<[Option<NameId>; 3]>);
     /// Events between two drains: what memory holds is what these many events make.
     fn every(&self) -> u32 {
         CHECK_EVERY
+    }
+}
+
+/// The names given so far: per task slot, the id of its last name and what it was made of.
+#[derive(Default)]
+struct Names {
+    by_slot: Vec<Option<(NameId, Comm, i32)>>,
+    next: NameId,
+    /// Made since they were last handed to the sink.
+    fresh: Vec<TaskInfo>,
+}
+
+impl Names {
+    /// The id of the name of `task` (in `slot`) now; a new one when it changed.
+    fn of(&mut self, slot: usize, task: &Task) -> NameId {
+        if self.by_slot.len() <= slot {
+            self.by_slot.resize(slot + 1, None);
+        }
+        match self.by_slot[slot] {
+            Some((id, comm, tgid)) if comm == task.comm && tgid == task.tgid => id,
+            _ => {
+                let id = self.next;
+                self.next += 1;
+                self.fresh.push(TaskInfo::of(task));
+                self.by_slot[slot] = Some((id, task.comm, task.tgid));
+                id
+            }
+        }
+    }
+
+    /// Hands the fresh names to `sink` (before the call that carries their ids).
+    fn give(&mut self, sink: &mut dyn Drain) {
+        if !self.fresh.is_empty() {
+            sink.names(&self.fresh);
+            self.fresh.clear();
+        }
     }
 }
 
@@ -65,6 +113,7 @@ pub(crate) struct Draining {
     pub(crate) sums: Option<IntervalSums>,
     /// Reused buffer of one task's views.
     views: Vec<IntervalView>,
+    names: Names,
 }
 
 /// Where the pass is when a drain is made.
@@ -87,6 +136,7 @@ impl Draining {
             sink,
             sums: None,
             views: Vec::new(),
+            names: Names::default(),
         }
     }
 
@@ -106,7 +156,7 @@ impl Draining {
         }
         // No interval closed from now on starts before a waiting task's wait (or now).
         let mut watermark = at.now;
-        for t in tasks.iter_mut() {
+        for (slot, t) in tasks.iter_mut().enumerate() {
             let Some(log) = t.log.as_mut() else { continue };
             if matches!(t.state, State::Runnable { .. }) {
                 watermark = watermark.min(t.since);
@@ -121,17 +171,32 @@ impl Draining {
                     sums.add(v, at.scope);
                 }
             }
-            self.sink
-                .intervals(&TaskInfo::of(t), &self.views, at.window);
+            let id = self.names.of(slot, t);
+            self.names.give(&mut *self.sink);
+            self.sink.intervals(id, &self.views, at.window);
         }
         if let Some(sums) = &mut self.sums {
             sums.sweep_until(if at.last { u64::MAX } else { watermark });
         }
         if let Some(records) = records {
             let tasks = &*tasks;
-            let who = |pid: i32| find(pid).map(|s| TaskInfo::of(&tasks[s]));
-            self.sink.waits(&records.waits, &who);
-            self.sink.preemptions(&records.preemptions, &who);
+            let names = &mut self.names;
+            let mut name = |pid: i32| find(pid).map(|s| names.of(s, &tasks[s]));
+            let waits: Vec<Option<NameId>> = records.waits.iter().map(|w| name(w.pid)).collect();
+            let preemptions: Vec<[Option<NameId>; 3]> = records
+                .preemptions
+                .iter()
+                .map(|p| {
+                    [
+                        p.waker_pid.and_then(&mut name),
+                        name(p.wakee_pid),
+                        name(p.victim_pid),
+                    ]
+                })
+                .collect();
+            self.names.give(&mut *self.sink);
+            self.sink.waits(records.waits, waits);
+            self.sink.preemptions(records.preemptions, preemptions);
         }
     }
 }

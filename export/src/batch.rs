@@ -1,14 +1,14 @@
-//! The drain's chunks as owned batches, for the table writers on their own threads: the
-//! analysis hands over borrowed slices and a lookup of the task a pid names *now*, so
-//! what the rows need of them (a task's tgid and name at that moment) is copied here.
+//! The drain's chunks as owned batches, for the table writers on their own threads.
 //!
-//! A task's name is shared by the rows that carry it ([`Names`]): it is copied when it
-//! changes, not once per row.
+//! Tasks are named by id ([`NameId`]): the analysis hands each name (pid, tgid, comm) over
+//! once, the feeder keeps them in one table, and each batch carries the names its writer
+//! has not been sent yet ([`Batch::names`]), which the writer adds to its own copy of the
+//! table before it formats the batch's rows. A row thus costs a table index on the writer
+//! thread, not a lookup and a copy of a name on the analysing thread.
 
-use analysis::drain::TaskInfo;
+use analysis::drain::NameId;
 use analysis::records::{PreemptionRecord, WaitRecord};
 use analysis::timeline_store::IntervalView;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A task as its rows name it.
@@ -21,63 +21,24 @@ pub(crate) struct Named {
     pub(crate) comm: Arc<str>,
 }
 
-/// Intervals of many tasks (only those that overlap the report's window).
-#[derive(Debug, Default)]
-pub(crate) struct IntervalBatch {
-    pub(crate) tasks: Vec<Named>,
-    /// Each view with the index of its task in `tasks`.
-    pub(crate) views: Vec<(u32, IntervalView)>,
+/// Rows for one writer and the names they need that it was not sent before.
+#[derive(Debug)]
+pub(crate) struct Batch<T> {
+    pub(crate) names: Vec<Named>,
+    pub(crate) rows: T,
 }
 
-/// Waits, each with the task its pid named when it was drained (None: no such task).
-pub(crate) type WaitBatch = Vec<(WaitRecord, Option<Named>)>;
+/// Intervals of many tasks (only those that overlap the report's window), each with its
+/// task's name.
+pub(crate) type IntervalRows = Vec<(NameId, IntervalView)>;
+
+/// Waits, each with the name of the task its pid named when drained (None: no such task).
+pub(crate) type WaitRows = (Vec<WaitRecord>, Vec<Option<NameId>>);
 
 /// Wakeup preemptions with the names of their waker, wakee and victim.
-pub(crate) type PreemptionBatch = Vec<(PreemptionRecord, [Option<Arc<str>>; 3])>;
+pub(crate) type PreemptionRows = (Vec<PreemptionRecord>, Vec<[Option<NameId>; 3]>);
 
-/// The last name seen of each pid, shared by every row that carries it.
-#[derive(Debug, Default)]
-pub(crate) struct Names(HashMap<i32, Arc<str>>);
-
-impl Names {
-    /// `comm` of `pid`, the shared copy when it is the name seen last.
-    pub(crate) fn comm(&mut self, pid: i32, comm: &str) -> Arc<str> {
-        match self.0.get(&pid) {
-            Some(known) if **known == *comm => known.clone(),
-            _ => {
-                let fresh: Arc<str> = Arc::from(comm);
-                self.0.insert(pid, fresh.clone());
-                fresh
-            }
-        }
-    }
-
-    pub(crate) fn named(&mut self, task: &TaskInfo) -> Named {
-        Named {
-            pid: task.pid,
-            tgid: task.tgid,
-            comm: self.comm(task.pid, &task.comm),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_name_is_shared_until_it_changes() {
-        let mut names = Names::default();
-        let a = names.comm(7, "bash");
-        let b = names.comm(7, "bash");
-        assert!(Arc::ptr_eq(&a, &b));
-        let c = names.comm(7, "make");
-        assert_eq!(&*c, "make");
-        assert!(!Arc::ptr_eq(&a, &c));
-        assert_eq!(&*names.comm(8, "bash"), "bash");
-        assert!(
-            !Arc::ptr_eq(&names.comm(8, "bash"), &a),
-            "another pid, its own copy"
-        );
-    }
+/// The name of `id` in a writer's table (the feeder sends every name before its first use).
+pub(crate) fn named(names: &[Named], id: NameId) -> &Named {
+    &names[id as usize]
 }

@@ -1,15 +1,16 @@
 //! The per-event tables written as the trace is read: the analysis hands its closed
-//! intervals and records over in chunks ([`analysis::drain`]); [`Feeder`] copies each
-//! chunk into an owned batch ([`crate::batch`]) and sends it to the `slices`,
-//! `intervals`, `waits` and `preemptions` writers, each on its own thread
-//! ([`crate::lane`]), so memory holds a few chunks, not the trace's millions of rows, and
-//! the rows are formatted beside the analysis rather than on its thread.
+//! intervals and records over in chunks ([`analysis::drain`]); [`Feeder`] makes each
+//! chunk an owned batch ([`crate::batch`]; the records are moved, the intervals copied)
+//! and sends it to the `slices`, `intervals`, `waits` and `preemptions` writers, each on
+//! its own thread ([`crate::lane`]), so memory holds a few chunks, not the trace's
+//! millions of rows, and the rows are formatted beside the analysis rather than on its
+//! thread.
 
-use crate::batch::{IntervalBatch, Names, PreemptionBatch, WaitBatch};
+use crate::batch::{self, Batch, IntervalRows, Named, PreemptionRows, WaitRows};
 use crate::lane::{self, Feed, Writing};
 use crate::tables::{self, in_window, Table};
 use crate::write::{self, Format};
-use analysis::drain::{Drain, TaskInfo, Who};
+use analysis::drain::{Drain, NameId, TaskInfo};
 use analysis::records::{PreemptionRecord, WaitRecord};
 use analysis::timeline_store::{IntervalView, ThreadState};
 use analysis::Window;
@@ -22,13 +23,14 @@ const BATCH_VIEWS: usize = 1 << 16;
 /// The analysing thread's side of the drained tables of one input.
 #[derive(Default)]
 pub(crate) struct Feeder {
-    names: Names,
-    intervals: Option<Feed<IntervalBatch>>,
-    slices: Option<Feed<IntervalBatch>>,
-    waits: Option<Feed<WaitBatch>>,
-    preemptions: Option<Feed<PreemptionBatch>>,
+    /// Every name the analysis gave, in id order.
+    names: Vec<Named>,
+    intervals: Option<Feed<IntervalRows>>,
+    slices: Option<Feed<IntervalRows>>,
+    waits: Option<Feed<WaitRows>>,
+    preemptions: Option<Feed<PreemptionRows>>,
     /// Intervals not sent yet (the tasks of one drain come one call each).
-    pending: IntervalBatch,
+    pending: IntervalRows,
 }
 
 /// Starts the writers of the drained tables among `tables`; `staged(table)` is where each
@@ -83,45 +85,72 @@ pub(crate) fn finish(writing: Vec<Writing>) -> Result<u64, String> {
     failed.map_or(Ok(rows), Err)
 }
 
-fn interval_rows(b: &IntervalBatch, sink: &mut dyn crate::cell::RowSink) -> std::io::Result<()> {
-    b.views
-        .iter()
-        .try_for_each(|(t, v)| tables::intervals::row(&b.tasks[*t as usize], v, sink))
+fn interval_rows(
+    rows: &IntervalRows,
+    names: &[Named],
+    sink: &mut dyn crate::cell::RowSink,
+) -> std::io::Result<()> {
+    rows.iter()
+        .try_for_each(|(t, v)| tables::intervals::row(batch::named(names, *t), v, sink))
 }
 
-fn slice_rows(b: &IntervalBatch, sink: &mut dyn crate::cell::RowSink) -> std::io::Result<()> {
-    b.views
-        .iter()
+fn slice_rows(
+    rows: &IntervalRows,
+    names: &[Named],
+    sink: &mut dyn crate::cell::RowSink,
+) -> std::io::Result<()> {
+    rows.iter()
         .filter(|(_, v)| v.state == ThreadState::Running)
-        .try_for_each(|(t, v)| tables::slices::row(&b.tasks[*t as usize], v, sink))
+        .try_for_each(|(t, v)| tables::slices::row(batch::named(names, *t), v, sink))
 }
 
-fn wait_rows(b: &WaitBatch, sink: &mut dyn crate::cell::RowSink) -> std::io::Result<()> {
-    b.iter()
-        .try_for_each(|(w, task)| tables::waits::row(w, task.as_ref(), sink))
+fn wait_rows(
+    (waits, tasks): &WaitRows,
+    names: &[Named],
+    sink: &mut dyn crate::cell::RowSink,
+) -> std::io::Result<()> {
+    waits
+        .iter()
+        .zip(tasks)
+        .try_for_each(|(w, task)| tables::waits::row(w, task.map(|t| batch::named(names, t)), sink))
 }
 
 fn preemption_rows(
-    b: &PreemptionBatch,
+    (preemptions, tasks): &PreemptionRows,
+    names: &[Named],
     sink: &mut dyn crate::cell::RowSink,
 ) -> std::io::Result<()> {
-    b.iter()
-        .try_for_each(|(p, names)| tables::preemptions::row(p, names, sink))
+    preemptions.iter().zip(tasks).try_for_each(|(p, ids)| {
+        let pids = [p.waker_pid, Some(p.wakee_pid), Some(p.victim_pid)];
+        let mut named = [None; 3];
+        for (k, (pid, id)) in pids.into_iter().zip(ids).enumerate() {
+            named[k] = match pid {
+                Some(0) => Some(tables::preemptions::IDLE),
+                _ => id.map(|t| &*batch::named(names, t).comm),
+            };
+        }
+        tables::preemptions::row(p, &named, sink)
+    })
 }
 
 impl Feeder {
     /// Sends the gathered intervals to the `intervals` and `slices` writers (one batch,
-    /// shared by both).
+    /// shared by both: they are sent the same batches, so the same names).
     fn flush_intervals(&mut self) {
-        if self.pending.views.is_empty() {
+        if self.pending.is_empty() {
             return;
         }
-        let batch = Arc::new(std::mem::take(&mut self.pending));
-        for feed in [&mut self.intervals, &mut self.slices]
-            .into_iter()
-            .flatten()
-        {
-            feed.send(batch.clone());
+        let mut feeds = [&mut self.intervals, &mut self.slices];
+        let Some(first) = feeds.iter().find_map(|f| f.as_ref()) else {
+            self.pending.clear();
+            return;
+        };
+        let batch = Arc::new(Batch {
+            names: first.unsent(&self.names),
+            rows: std::mem::take(&mut self.pending),
+        });
+        for feed in feeds.iter_mut().filter_map(|f| f.as_mut()) {
+            feed.send(batch.clone(), self.names.len());
         }
     }
 }
@@ -146,66 +175,57 @@ impl Shared {
 }
 
 impl Drain for Shared {
-    fn intervals(&mut self, task: &TaskInfo, intervals: &[IntervalView], window: Window) {
+    fn names(&mut self, names: &[TaskInfo]) {
+        let f = &mut *self.feeder();
+        f.names.extend(names.iter().map(|t| Named {
+            pid: t.pid,
+            tgid: t.tgid,
+            comm: Arc::from(t.comm.as_str()),
+        }));
+    }
+
+    fn intervals(&mut self, task: NameId, intervals: &[IntervalView], window: Window) {
         let f = &mut *self.feeder();
         if f.intervals.is_none() && f.slices.is_none() {
             return;
         }
-        let index = f.pending.tasks.len() as u32;
         let kept = intervals
             .iter()
             .filter(|v| in_window(window, v.start_ns, v.dur_ns))
-            .map(|v| (index, *v));
-        let before = f.pending.views.len();
-        f.pending.views.extend(kept);
-        if f.pending.views.len() > before {
-            let named = f.names.named(task);
-            f.pending.tasks.push(named);
-        }
-        if f.pending.views.len() >= BATCH_VIEWS {
+            .map(|v| (task, *v));
+        f.pending.extend(kept);
+        if f.pending.len() >= BATCH_VIEWS {
             f.flush_intervals();
         }
     }
 
-    fn waits(&mut self, waits: &[WaitRecord], who: &Who) {
+    fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>) {
         let f = &mut *self.feeder();
         // A drain's intervals all come before its records: they are complete now.
         f.flush_intervals();
-        send_records(&mut f.names, &mut f.waits, waits, |names, w| {
-            (*w, who(w.pid).map(|t| names.named(&t)))
-        });
+        send_records(&f.names, &mut f.waits, (waits, tasks));
     }
 
-    fn preemptions(&mut self, preemptions: &[PreemptionRecord], who: &Who) {
+    fn preemptions(&mut self, preemptions: Vec<PreemptionRecord>, tasks: Vec<[Option<NameId>; 3]>) {
         let f = &mut *self.feeder();
         f.flush_intervals();
-        send_records(&mut f.names, &mut f.preemptions, preemptions, |names, p| {
-            let mut name = |pid: Option<i32>| match pid? {
-                0 => Some(names.comm(0, tables::preemptions::IDLE)),
-                p => who(p).map(|t| names.comm(p, &t.comm)),
-            };
-            let names = [
-                name(p.waker_pid),
-                name(Some(p.wakee_pid)),
-                name(Some(p.victim_pid)),
-            ];
-            (*p, names)
-        });
+        send_records(&f.names, &mut f.preemptions, (preemptions, tasks));
     }
 }
 
-/// Sends `records` to `feed` (when that table is written) as one batch, each record with
-/// what `copy` takes of it and of the tasks it names.
-fn send_records<R, T>(
-    names: &mut Names,
-    feed: &mut Option<Feed<Vec<T>>>,
-    records: &[R],
-    mut copy: impl FnMut(&mut Names, &R) -> T,
+/// Sends `rows` (records and their names' ids) to `feed` when that table is written.
+fn send_records<R, I>(
+    names: &[Named],
+    feed: &mut Option<Feed<(Vec<R>, Vec<I>)>>,
+    rows: (Vec<R>, Vec<I>),
 ) {
     let Some(feed) = feed else { return };
-    if records.is_empty() {
+    if rows.0.is_empty() {
         return;
     }
-    let batch: Vec<T> = records.iter().map(|r| copy(names, r)).collect();
-    feed.send(Arc::new(batch));
+    let batch = Batch {
+        names: feed.unsent(names),
+        rows,
+    };
+    feed.send(Arc::new(batch), names.len());
 }

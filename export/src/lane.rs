@@ -4,6 +4,7 @@
 //! formatted and written — before, formatting on the analysing thread made an export
 //! 7 to 17 times as long as `analyze`.
 
+use crate::batch::{Batch, Named};
 use crate::cell::{Cell, RowSink};
 use crate::tables::Table;
 use crate::write::TableWriter;
@@ -16,15 +17,27 @@ use std::thread::JoinHandle;
 const DEPTH: usize = 4;
 
 /// The sending end: batches for one table.
-pub(crate) struct Feed<T>(Option<SyncSender<Arc<T>>>);
+pub(crate) struct Feed<T> {
+    tx: Option<SyncSender<Arc<Batch<T>>>>,
+    /// Names of the feeder's table sent so far (the writer's copy holds these).
+    named: usize,
+}
 
 impl<T> Feed<T> {
-    /// Queues `batch` (waits while the writer has [`DEPTH`] queued). A writer that
+    /// The names of `table` (the feeder's, in id order) the writer has not been sent.
+    pub(crate) fn unsent(&self, table: &[Named]) -> Vec<Named> {
+        table[self.named..].to_vec()
+    }
+
+    /// Queues `batch`, whose names are this feed's [`Feed::unsent`] of a table of
+    /// `table_len` names (waits while the writer has [`DEPTH`] queued). A writer that
     /// failed has hung up: its error comes from [`Writing::finish`], batches go nowhere.
-    pub(crate) fn send(&mut self, batch: Arc<T>) {
-        if let Some(tx) = &self.0 {
+    pub(crate) fn send(&mut self, batch: Arc<Batch<T>>, table_len: usize) {
+        debug_assert_eq!(self.named + batch.names.len(), table_len);
+        self.named = table_len;
+        if let Some(tx) = &self.tx {
             if tx.send(batch).is_err() {
-                self.0 = None;
+                self.tx = None;
             }
         }
     }
@@ -49,14 +62,14 @@ pub(crate) fn shown(table: Table, path: &Path) -> impl Fn(std::io::Error) -> Str
 }
 
 /// Starts the thread that writes `table` at `path` with `writer`, each batch's rows given
-/// by `rows`.
+/// by `rows` (with the names sent so far, in id order).
 pub(crate) fn spawn<T: Send + Sync + 'static>(
     table: Table,
     path: PathBuf,
     mut writer: Box<dyn TableWriter>,
-    rows: fn(&T, &mut dyn RowSink) -> std::io::Result<()>,
+    rows: fn(&T, &[Named], &mut dyn RowSink) -> std::io::Result<()>,
 ) -> Result<(Feed<T>, Writing), String> {
-    let (tx, rx) = sync_channel::<Arc<T>>(DEPTH);
+    let (tx, rx) = sync_channel::<Arc<Batch<T>>>(DEPTH);
     let file = path.clone();
     let thread = std::thread::Builder::new()
         .name(format!("export-{}", table.name()))
@@ -65,8 +78,10 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
                 sink: &mut *writer,
                 rows: 0,
             };
+            let mut names = Vec::new();
             for batch in rx {
-                rows(&batch, &mut counted).map_err(shown(table, &file))?;
+                names.extend_from_slice(&batch.names);
+                rows(&batch.rows, &names, &mut counted).map_err(shown(table, &file))?;
             }
             let rows = counted.rows;
             writer.finish().map_err(shown(table, &file))?;
@@ -74,7 +89,10 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
         })
         .map_err(shown(table, &path))?;
     Ok((
-        Feed(Some(tx)),
+        Feed {
+            tx: Some(tx),
+            named: 0,
+        },
         Writing {
             table,
             path,

@@ -3,7 +3,7 @@
 //! per task in the same order, the same records in the same order, and the same report —
 //! the series included, whose interval sums the drain takes chunk by chunk.
 
-use analysis::drain::{Drain, TaskInfo, Who};
+use analysis::drain::{Drain, NameId, TaskInfo};
 use analysis::pipeline::{self, Options};
 use analysis::records::{EventRecords, PreemptionRecord, WaitRecord};
 use analysis::timeline_store::IntervalView;
@@ -18,30 +18,60 @@ struct Caught {
     records: EventRecords,
     /// Calls with more than one interval: the drain does hand out chunks.
     chunks: usize,
+    /// Every name given, in id order.
+    names: Vec<TaskInfo>,
+    /// Per pid, the last name its intervals and records were given.
+    last_names: BTreeMap<i32, TaskInfo>,
+}
+
+impl Caught {
+    /// The name of `id`, which must have been given already and name `pid`.
+    fn name(&mut self, id: NameId, pid: i32) {
+        let name = self
+            .names
+            .get(id as usize)
+            .expect("named before use")
+            .clone();
+        assert_eq!(name.pid, pid, "id {id}");
+        self.last_names.insert(pid, name);
+    }
 }
 
 struct Catch(Arc<Mutex<Caught>>);
 
 impl Drain for Catch {
-    fn intervals(&mut self, task: &TaskInfo, intervals: &[IntervalView], _: Window) {
+    fn names(&mut self, names: &[TaskInfo]) {
+        self.0.lock().unwrap().names.extend_from_slice(names);
+    }
+    fn intervals(&mut self, task: NameId, intervals: &[IntervalView], _: Window) {
         let mut c = self.0.lock().unwrap();
         c.chunks += 1;
+        let pid = c.names[task as usize].pid;
+        c.name(task, pid);
         c.intervals
-            .entry(task.pid)
+            .entry(pid)
             .or_default()
             .extend_from_slice(intervals);
     }
-    fn waits(&mut self, waits: &[WaitRecord], _: &Who) {
-        self.0
-            .lock()
-            .unwrap()
-            .records
-            .waits
-            .extend_from_slice(waits);
-    }
-    fn preemptions(&mut self, preemptions: &[PreemptionRecord], _: &Who) {
+    fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>) {
         let mut c = self.0.lock().unwrap();
-        c.records.preemptions.extend_from_slice(preemptions);
+        assert_eq!(waits.len(), tasks.len());
+        for (w, id) in waits.iter().zip(&tasks) {
+            c.name(id.expect("a wait's task is known"), w.pid);
+        }
+        c.records.waits.extend(waits);
+    }
+    fn preemptions(&mut self, preemptions: Vec<PreemptionRecord>, tasks: Vec<[Option<NameId>; 3]>) {
+        let mut c = self.0.lock().unwrap();
+        assert_eq!(preemptions.len(), tasks.len());
+        for (p, [waker, wakee, victim]) in preemptions.iter().zip(&tasks) {
+            if let (Some(id), Some(pid)) = (waker, p.waker_pid) {
+                c.name(*id, pid);
+            }
+            c.name(wakee.expect("the wakee is known"), p.wakee_pid);
+            c.name(victim.expect("the victim is known"), p.victim_pid);
+        }
+        c.records.preemptions.extend(preemptions);
     }
     /// Small chunks, so that intervals, waits and runqueue edges cross many drains.
     fn every(&self) -> u32 {
@@ -97,6 +127,30 @@ fn same_as_the_store(path: &std::path::Path, config: Config) -> bool {
         assert_eq!(caught.intervals.get(pid), Some(ivs), "{name}: pid {pid}");
     }
     assert_eq!(caught.records, records, "{name}: records");
+    // A name is given again only when it changed: no pid is given the same name twice
+    // in a row (pid reuse aside: that is a new task, which may well have the same name).
+    let mut given: BTreeMap<i32, Vec<&TaskInfo>> = BTreeMap::new();
+    for n in &caught.names {
+        given.entry(n.pid).or_default().push(n);
+    }
+    let reused: usize = given
+        .values()
+        .map(|g| g.windows(2).filter(|w| w[0] == w[1]).count())
+        .sum();
+    assert!(
+        reused * 100 <= caught.names.len(),
+        "{name}: {reused} names given twice"
+    );
+    // The last name each task was drained with is the store's (its last of all).
+    for t in timeline.tasks() {
+        let last = &caught.last_names[&t.pid];
+        assert_eq!(
+            (&last.comm, last.tgid),
+            (&t.comm, t.tgid),
+            "{name}: pid {}",
+            t.pid
+        );
+    }
     assert!(drained.records.take().unwrap().unwrap().waits.is_empty());
     assert!(stored.series.is_some());
     assert_eq!(

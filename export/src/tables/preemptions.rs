@@ -3,7 +3,6 @@
 
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use analysis::records::PreemptionRecord;
-use std::sync::Arc;
 
 /// For `schemas/export.md` (made by `schema_doc`, under test).
 #[cfg(test)]
@@ -45,10 +44,10 @@ pub(crate) const IDLE: &str = "<idle>";
 /// the pid named no task when it was drained, or no waker is known).
 pub(crate) fn row(
     p: &PreemptionRecord,
-    names: &[Option<Arc<str>>; 3],
+    names: &[Option<&str>; 3],
     sink: &mut dyn RowSink,
 ) -> std::io::Result<()> {
-    let [waker, wakee, victim] = names.each_ref().map(|n| Cell::opt_text(n.as_deref()));
+    let [waker, wakee, victim] = names.map(Cell::opt_text);
     sink.row(&[
         Cell::int(p.ts_ns),
         Cell::int(p.cpu),

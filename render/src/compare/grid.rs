@@ -141,7 +141,11 @@ impl Table {
         let len = |s: &String| s.chars().count();
         // The widest of a column's cells and its header.
         fn widest<'a>(cells: impl Iterator<Item = &'a String>, header: &'a String) -> usize {
-            cells.chain([header]).map(|s| s.chars().count()).max().unwrap_or(0)
+            cells
+                .chain([header])
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
         }
         let case_w = widest(self.rows.iter().map(|r| &r.0), &self.case_header);
         let case_w = match width {
