@@ -218,7 +218,9 @@ impl IntervalSums {
         let (origin, len) = (self.origin, self.len);
         for q in &mut self.queues {
             // At equal times the -1 first: a task leaving as another arrives is no deeper queue.
-            q.fresh.sort_unstable();
+            // The fresh edges are runs, one per task (each task's waits come in time
+            // order): the stable sort finds the runs and merges them.
+            q.fresh.sort();
             let mut held = std::mem::take(&mut q.spare);
             held.clear();
             let (old, new) = (&q.pending, &q.fresh);
