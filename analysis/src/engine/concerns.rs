@@ -10,7 +10,7 @@ use crate::metrics::fairness::Presence;
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
 use crate::timeline::{State, Wait};
-use crate::timeline_store::{StoreState, CHECK_EVERY};
+use crate::timeline_store::CHECK_EVERY;
 use crate::FairSet;
 use ingest::Comm;
 
@@ -159,7 +159,8 @@ impl Analyzer {
 
     /// A log for a new task when the store records.
     pub(crate) fn new_log(&self) -> Option<Box<TaskLog>> {
-        self.store.as_ref().and_then(StoreState::new_log)
+        let drained = self.drain.is_some();
+        self.store.as_ref().and_then(|s| s.new_log(drained))
     }
 
     /// Called for every event when the store is on: every [`CHECK_EVERY`] events, the

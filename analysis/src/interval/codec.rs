@@ -189,6 +189,21 @@ pub(super) fn read(bytes: &[u8], pos: &mut usize, ctx: &mut Context) -> Option<I
     })
 }
 
+/// The view [`read`] gives of the interval `write` makes of `f` (`None`: a gap), without
+/// the bytes: what a drained log keeps.
+#[inline]
+pub(super) fn view(start_ns: u64, dur_ns: u64, f: &Fields) -> Option<IntervalView> {
+    Some(IntervalView {
+        start_ns,
+        dur_ns,
+        state: f.state?,
+        cpu: f.cpu,
+        end: f.end,
+        waker_pid: f.waker.filter(|&w| w >= 0),
+        latency_timed: !f.untimed,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +311,8 @@ mod tests {
         let (mut pos, mut rctx, mut t) = (0, Context::at(start), start);
         for (f, dur, _) in &cases {
             let v = read(&out, &mut pos, &mut rctx).unwrap();
+            // What a drained log keeps without the bytes is what they read back as.
+            assert_eq!(view(t, *dur, f), Some(v), "{f:?}");
             let waker = f.waker.filter(|&w| w >= 0);
             assert_eq!(
                 (
@@ -323,6 +340,7 @@ mod tests {
         write(&mut out, &mut ctx, 0, &zero);
         let (mut pos, mut rctx) = (0, Context::at(10));
         assert_eq!(read(&out, &mut pos, &mut rctx), None);
+        assert_eq!(view(10, 5, &fields(None, EndReason::Woken, None)), None);
         let v = read(&out, &mut pos, &mut rctx).unwrap();
         assert_eq!(
             (v.start_ns, v.dur_ns, v.state),

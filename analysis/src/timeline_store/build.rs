@@ -58,9 +58,14 @@ impl StoreState {
         self.failed.is_none()
     }
 
-    /// A log for a new task when the store records.
-    pub(crate) fn new_log(&self) -> Option<Box<TaskLog>> {
-        self.recording().then(Box::default)
+    /// A log for a new task when the store records (`drained`: for a drain, which takes
+    /// its intervals every few thousand events, so they are kept unencoded).
+    pub(crate) fn new_log(&self, drained: bool) -> Option<Box<TaskLog>> {
+        let log = || match drained {
+            true => TaskLog::drained(),
+            false => TaskLog::default(),
+        };
+        self.recording().then(|| Box::new(log()))
     }
 
     /// The finished timeline (after every task's last interval was closed), taking the
