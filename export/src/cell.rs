@@ -48,13 +48,29 @@ impl ColumnDef {
 }
 
 /// One value. `Null`: not defined for the row (no samples, no waker, no topology).
-#[derive(Debug, Clone, PartialEq)]
+/// `Word`: text of a column's fixed vocabulary (a state, an end reason, a kind): stored
+/// as `Text`, written without the scan for what needs quoting or escaping, since it holds
+/// only ASCII letters, digits and `_` ([`Cell::word`]). A word equals the text it spells.
+#[derive(Debug, Clone)]
 pub enum Cell<'a> {
     Int(i64),
     Real(f64),
     Text(Cow<'a, str>),
+    Word(&'static str),
     Bool(bool),
     Null,
+}
+
+impl PartialEq for Cell<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Cell::Int(a), Cell::Int(b)) => a == b,
+            (Cell::Real(a), Cell::Real(b)) => a == b,
+            (Cell::Bool(a), Cell::Bool(b)) => a == b,
+            (Cell::Null, Cell::Null) => true,
+            (a, b) => a.as_text().is_some() && a.as_text() == b.as_text(),
+        }
+    }
 }
 
 /// Where rows go (a writer). An error stops the table.
@@ -79,6 +95,29 @@ impl<'a> Cell<'a> {
         s.map_or(Cell::Null, Cell::text)
     }
 
+    /// A word of a column's vocabulary: only ASCII letters, digits and `_`, so that no
+    /// format quotes or escapes it (checked in debug builds, which the tests are).
+    pub(crate) fn word(w: &'static str) -> Cell<'a> {
+        debug_assert!(
+            w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+            "{w:?} is not a word"
+        );
+        Cell::Word(w)
+    }
+
+    pub(crate) fn opt_word(w: Option<&'static str>) -> Cell<'a> {
+        w.map_or(Cell::Null, Cell::word)
+    }
+
+    /// The text of a `Text` or `Word` cell.
+    pub(crate) fn as_text(&self) -> Option<&str> {
+        match self {
+            Cell::Text(s) => Some(s),
+            Cell::Word(w) => Some(w),
+            _ => None,
+        }
+    }
+
     pub(crate) fn real(x: f64) -> Cell<'a> {
         Cell::Real(x)
     }
@@ -93,19 +132,21 @@ impl<'a> Cell<'a> {
             Cell::Int(n) => Cell::Int(n),
             Cell::Real(x) => Cell::Real(x),
             Cell::Text(s) => Cell::Text(Cow::Owned(s.into_owned())),
+            Cell::Word(w) => Cell::Word(w),
             Cell::Bool(b) => Cell::Bool(b),
             Cell::Null => Cell::Null,
         }
     }
 
     /// Whether the cell can be stored in a column of `kind` (Null fits any).
+    #[cfg(debug_assertions)]
     pub(crate) fn fits(&self, kind: Kind) -> bool {
         matches!(
             (self, kind),
             (Cell::Null, _)
                 | (Cell::Int(_), Kind::Int)
                 | (Cell::Real(_), Kind::Real)
-                | (Cell::Text(_), Kind::Text)
+                | (Cell::Text(_) | Cell::Word(_), Kind::Text)
                 | (Cell::Bool(_), Kind::Bool)
         )
     }

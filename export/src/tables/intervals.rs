@@ -70,11 +70,11 @@ pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std
         pid,
         tgid,
         comm,
-        Cell::text(state(v.state)),
+        Cell::word(state(v.state)),
         Cell::opt_int(v.cpu),
         Cell::int(v.start_ns),
         Cell::int(v.dur_ns),
-        Cell::text(end_reason(v.end)),
+        Cell::word(end_reason(v.end)),
         Cell::opt_int(v.waker_pid),
         if wakeup {
             Cell::Bool(v.latency_timed)

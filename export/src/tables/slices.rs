@@ -41,6 +41,6 @@ pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std
         Cell::opt_int(v.cpu),
         Cell::int(v.start_ns),
         Cell::int(v.dur_ns),
-        Cell::text(end_reason(v.end)),
+        Cell::word(end_reason(v.end)),
     ])
 }

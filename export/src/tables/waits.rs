@@ -60,7 +60,7 @@ pub(crate) fn row(
         Cell::int(w.pid),
         tgid,
         comm,
-        Cell::text(w.kind.name()),
+        Cell::word(w.kind.name()),
         Cell::int(w.start_ns),
         Cell::int(w.end_ns),
         Cell::int(w.end_ns - w.start_ns),
@@ -68,7 +68,7 @@ pub(crate) fn row(
         Cell::opt_int(w.waker_pid),
         Cell::opt_int(w.waker_cpu),
         Cell::opt_int(w.prev_cpu),
-        Cell::opt_text(w.placement.map(|p| p.name())),
-        Cell::opt_text(w.waker_placement.map(|p| p.name())),
+        Cell::opt_word(w.placement.map(|p| p.name())),
+        Cell::opt_word(w.waker_placement.map(|p| p.name())),
     ])
 }

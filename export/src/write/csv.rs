@@ -1,43 +1,82 @@
 //! CSV (RFC 4180): a header of column names, then one line per row; null is the empty
 //! field, reals in the shortest form that reads back to the same f64, task names quoted
 //! where they hold commas, quotes or line breaks ([`super::text`]). Rows are formatted
-//! into one byte buffer written out a MiB at a time: no allocation per cell.
+//! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
+//! per cell.
 
-use super::{check_row, text, TableWriter, FLUSH_BYTES};
+use super::cursor::{Cursor, RowBound, TextFile};
+use super::lead::Lead;
+use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
 use std::fs::File;
-use std::io::Write;
 
 pub(super) struct CsvWriter {
-    file: File,
+    out: TextFile,
     columns: Vec<ColumnDef>,
-    buffer: Vec<u8>,
+    bound: RowBound,
+    lead: Lead,
 }
 
 impl CsvWriter {
-    pub(super) fn new(file: File, columns: &[ColumnDef]) -> CsvWriter {
+    pub(super) fn new(file: File, columns: &[ColumnDef]) -> std::io::Result<CsvWriter> {
         let mut writer = CsvWriter {
-            file,
+            out: TextFile::new(file),
             columns: columns.to_vec(),
-            buffer: Vec::with_capacity(FLUSH_BYTES + FLUSH_BYTES / 4),
+            // Commas and the newline.
+            bound: RowBound::new(columns, columns.len(), text::most),
+            lead: Lead::new(columns),
         };
-        for (i, c) in columns.iter().enumerate() {
-            if i > 0 {
-                writer.buffer.push(b',');
+        let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
+        let bound = columns.len() + header.iter().map(text_bound).sum::<usize>();
+        writer.line(bound, &header)?;
+        Ok(writer)
+    }
+
+    /// Writes `cells` as one line of at most `bound` bytes (its task cells as the line
+    /// before wrote them, when they are the same: [`Lead`]).
+    fn line(&mut self, bound: usize, cells: &[Cell]) -> std::io::Result<()> {
+        let lead = &mut self.lead;
+        self.out.row(bound, |out| {
+            lead.write(out, cells, fields);
+            let led = lead.cells();
+            if led > 0 {
+                out.byte(b',');
             }
-            text::csv_text(&mut writer.buffer, &c.name);
-        }
-        writer.buffer.push(b'\n');
-        writer
+            fields(out, &cells[led..]);
+            out.byte(b'\n');
+        })
     }
 }
 
-/// Appends `cell` as a CSV field.
-fn field(out: &mut Vec<u8>, cell: &Cell) {
+/// Writes `cells` as fields, separated by commas.
+#[inline]
+fn fields(out: &mut Cursor, cells: &[Cell]) {
+    for (i, cell) in cells.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        field(out, cell);
+    }
+}
+
+/// The most bytes [`field`] writes for a cell of a text column.
+#[inline]
+fn text_bound(cell: &Cell) -> usize {
+    match cell {
+        Cell::Text(s) => text::csv_text_bound(s),
+        Cell::Word(w) => w.len(),
+        _ => 0,
+    }
+}
+
+/// Writes `cell` as a CSV field.
+#[inline]
+fn field(out: &mut Cursor, cell: &Cell) {
     match cell {
         Cell::Int(n) => text::int(out, *n),
         Cell::Real(x) => text::real(out, *x),
         Cell::Text(s) => text::csv_text(out, s),
+        Cell::Word(w) => out.bytes(w.as_bytes()),
         Cell::Bool(b) => text::bool(out, *b),
         Cell::Null => {}
     }
@@ -46,24 +85,13 @@ fn field(out: &mut Vec<u8>, cell: &Cell) {
 impl RowSink for CsvWriter {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         check_row(&self.columns, cells)?;
-        for (i, cell) in cells.iter().enumerate() {
-            if i > 0 {
-                self.buffer.push(b',');
-            }
-            field(&mut self.buffer, cell);
-        }
-        self.buffer.push(b'\n');
-        if self.buffer.len() >= FLUSH_BYTES {
-            self.file.write_all(&self.buffer)?;
-            self.buffer.clear();
-        }
-        Ok(())
+        let bound = self.bound.of(cells, text_bound);
+        self.line(bound, cells)
     }
 }
 
 impl TableWriter for CsvWriter {
-    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
-        self.file.write_all(&self.buffer)?;
-        self.file.sync_all()
+    fn finish(self: Box<Self>) -> std::io::Result<()> {
+        self.out.finish()
     }
 }

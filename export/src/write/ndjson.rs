@@ -1,70 +1,110 @@
 //! NDJSON: one JSON object per line, keys in column order, null for null (also for a
 //! non-finite real, which JSON cannot hold). Rows are formatted into one byte buffer
-//! written out a MiB at a time ([`super::text`]): no allocation per cell.
+//! written out a MiB at a time ([`super::cursor`], [`super::text`]): no allocation per
+//! cell.
 
-use super::{check_row, text, TableWriter, FLUSH_BYTES};
+use super::cursor::{Chunked, Cursor, RowBound, TextFile};
+use super::lead::Lead;
+use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
 use std::fs::File;
-use std::io::Write;
 
 pub(super) struct NdjsonWriter {
-    file: File,
+    out: TextFile,
     columns: Vec<ColumnDef>,
     /// Each column's name as a JSON string and a colon, made once.
-    keys: Vec<Vec<u8>>,
-    buffer: Vec<u8>,
+    keys: Vec<Chunked>,
+    bound: RowBound,
+    lead: Lead,
 }
 
 impl NdjsonWriter {
     pub(super) fn new(file: File, columns: &[ColumnDef]) -> NdjsonWriter {
-        let keys = columns
-            .iter()
-            .map(|c| {
-                let mut key = Vec::new();
-                text::json_text(&mut key, &c.name);
-                key.push(b':');
-                key
-            })
-            .collect();
+        let keys: Vec<Chunked> = columns.iter().map(|c| key(&c.name)).collect();
+        // Braces, keys, commas, newline.
+        let frame = keys.iter().map(Chunked::len).sum::<usize>() + columns.len() + 2;
         NdjsonWriter {
-            file,
+            out: TextFile::new(file),
             columns: columns.to_vec(),
             keys,
-            buffer: Vec::with_capacity(FLUSH_BYTES + FLUSH_BYTES / 4),
+            bound: RowBound::new(columns, frame, |kind| text::most(kind).max(NULL_BOUND)),
+            lead: Lead::new(columns),
         }
+    }
+}
+
+/// `name` as a JSON string and a colon.
+fn key(name: &str) -> Chunked {
+    let mut room = vec![0; text::json_text_bound(name) + 1];
+    let mut key = Cursor::new(&mut room);
+    text::json_text(&mut key, name);
+    key.byte(b':');
+    Chunked::new(key.written())
+}
+
+/// `null`'s length.
+const NULL_BOUND: usize = 4;
+
+/// The most bytes [`value`] writes for a cell of a text column.
+#[inline]
+fn text_bound(cell: &Cell) -> usize {
+    match cell {
+        Cell::Text(s) => text::json_text_bound(s),
+        Cell::Word(w) => w.len() + 2,
+        _ => NULL_BOUND,
+    }
+}
+
+/// Writes `cell` as a JSON value.
+#[inline]
+fn value(out: &mut Cursor, cell: &Cell) {
+    match cell {
+        Cell::Int(n) => text::int(out, *n),
+        Cell::Real(x) if x.is_finite() => text::real(out, *x),
+        Cell::Text(s) => text::json_text(out, s),
+        Cell::Word(w) => {
+            out.byte(b'"');
+            out.bytes(w.as_bytes());
+            out.byte(b'"');
+        }
+        Cell::Bool(b) => text::bool(out, *b),
+        Cell::Real(_) | Cell::Null => out.bytes(b"null"),
     }
 }
 
 impl RowSink for NdjsonWriter {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         check_row(&self.columns, cells)?;
-        let out = &mut self.buffer;
-        out.push(b'{');
-        for (i, (key, cell)) in self.keys.iter().zip(cells).enumerate() {
-            if i > 0 {
-                out.push(b',');
+        let bound = self.bound.of(cells, text_bound);
+        let (keys, lead) = (&self.keys, &mut self.lead);
+        self.out.row(bound, |out| {
+            out.byte(b'{');
+            // The task cells as the row before wrote them, when they are the same.
+            lead.write(out, cells, |out, cells| members(out, keys, cells));
+            let led = lead.cells();
+            if led > 0 {
+                out.byte(b',');
             }
-            out.extend_from_slice(key);
-            match cell {
-                Cell::Int(n) => text::int(out, *n),
-                Cell::Real(x) if x.is_finite() => text::real(out, *x),
-                Cell::Text(s) => text::json_text(out, s),
-                Cell::Bool(b) => text::bool(out, *b),
-                Cell::Real(_) | Cell::Null => out.extend_from_slice(b"null"),
-            }
+            members(out, &keys[led..], &cells[led..]);
+            out.bytes(b"}\n");
+        })
+    }
+}
+
+/// Writes `cells` as the members of an object, each with its key, separated by commas.
+#[inline]
+fn members(out: &mut Cursor, keys: &[Chunked], cells: &[Cell]) {
+    for (i, (key, cell)) in keys.iter().zip(cells).enumerate() {
+        if i > 0 {
+            out.byte(b',');
         }
-        out.extend_from_slice(b"}\n");
-        if out.len() >= FLUSH_BYTES {
-            self.file.write_all(out)?;
-            out.clear();
-        }
-        Ok(())
+        key.write(out);
+        value(out, cell);
     }
 }
 
 impl TableWriter for NdjsonWriter {
-    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
-        self.file.write_all(&self.buffer)?;
-        self.file.sync_all()
+    fn finish(self: Box<Self>) -> std::io::Result<()> {
+        self.out.finish()
     }
 }

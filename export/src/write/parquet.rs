@@ -39,6 +39,7 @@ impl Buffer {
             (Buffer::Int(b), Cell::Int(n)) => b.append_value(*n),
             (Buffer::Real(b), Cell::Real(x)) => b.append_value(*x),
             (Buffer::Text(b), Cell::Text(s)) => b.append_value(&**s),
+            (Buffer::Text(b), Cell::Word(w)) => b.append_value(*w),
             (Buffer::Bool(b), Cell::Bool(v)) => b.append_value(*v),
             (Buffer::Int(b), _) => b.append_null(),
             (Buffer::Real(b), _) => b.append_null(),
