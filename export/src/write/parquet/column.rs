@@ -204,6 +204,11 @@ mod tests {
         plain.iter().map(|v| v.map(str::to_string)).collect()
     }
 
+    fn words_in_dictionary(array: &dyn Array) -> usize {
+        let dict = array.as_any().downcast_ref::<DictionaryArray<u32>>();
+        dict.expect("a dictionary").values().len()
+    }
+
     fn push_all(column: &mut Column, cells: &[Cell]) {
         for cell in cells {
             assert!(column.push(cell), "{cell:?} fits");
@@ -223,11 +228,7 @@ mod tests {
             ],
         );
         let first = column.take();
-        let dict = first
-            .as_any()
-            .downcast_ref::<DictionaryArray<u32>>()
-            .unwrap();
-        assert_eq!(dict.values().len(), 2);
+        assert_eq!(words_in_dictionary(&*first), 2);
         let row = |s: &str| Some(s.to_string());
         assert_eq!(
             texts(&*first),
@@ -237,11 +238,7 @@ mod tests {
         // The next row group's dictionary holds only its own words.
         push_all(&mut column, &[Cell::text("blocked"), Cell::text("blocked")]);
         let second = column.take();
-        let dict = second
-            .as_any()
-            .downcast_ref::<DictionaryArray<u32>>()
-            .unwrap();
-        assert_eq!(dict.values().len(), 1);
+        assert_eq!(words_in_dictionary(&*second), 1);
         assert_eq!(texts(&*second), [row("blocked"), row("blocked")]);
     }
 
