@@ -27,6 +27,7 @@ use std::io::BufWriter;
 
 /// Rows per row group: large enough for good compression and statistics, small enough
 /// to keep a batch of the widest table (tasks, about 100 columns) to some tens of MiB.
+/// Four times as many took more CPU and memory on the large trace (README, "Export").
 const BATCH_ROWS: usize = 1 << 16;
 
 /// Bytes gathered before a write: a page's header and its data are separate small writes.
