@@ -1,64 +1,37 @@
 //! Parquet through polars (feature `parquet`): rows are gathered into typed column
-//! buffers and written as one row group per [`BATCH_ROWS`] rows (zstd), so a table of
-//! any length holds one batch in memory.
+//! buffers ([`column`]) and written as one row group per [`BATCH_ROWS`] rows, so a table
+//! of any length holds one batch in memory.
+//!
+//! The schema (and so the Arrow schema stored in the file, which pyarrow and polars read
+//! the column types from) is polars' own for its `Int64`, `Float64`, `String` and
+//! `Boolean` columns; the pages are encoded and compressed by polars' Parquet writer
+//! (`polars-parquet`), called here per column rather than through a polars `DataFrame`,
+//! so that a text column goes in as the dictionary gathered for it (see [`column`]).
 
-use super::{check_row, TableWriter};
+mod column;
+
+use super::TableWriter;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
-use polars::prelude::*;
+use column::Column;
+use polars::prelude::{CompatLevel, DataType, Field, PlSmallStr, PolarsError};
+use polars_arrow::array::Array;
+use polars_arrow::datatypes::ArrowSchema;
+use polars_parquet::parquet::error::ParquetError;
+use polars_parquet::write::{
+    array_to_columns, get_dtype_encoding, to_parquet_type, CompressionOptions, Compressor, DynIter,
+    DynStreamingIterator, Encoding, FallibleStreamingIterator, FileWriter, ParquetType,
+    StatisticsOptions, Version, WriteOptions, ZstdLevel,
+};
 use std::fs::File;
+use std::io::BufWriter;
 
 /// Rows per row group: large enough for good compression and statistics, small enough
 /// to keep a batch of the widest table (tasks, about 100 columns) to some tens of MiB.
+/// Four times as many took more CPU and memory on the large trace (README, "Export").
 const BATCH_ROWS: usize = 1 << 16;
 
-/// One column of the batch being gathered, in polars' own builders: a text cell is
-/// copied into the column's buffer (short ones into its views), not into a `String`.
-enum Buffer {
-    Int(PrimitiveChunkedBuilder<Int64Type>),
-    Real(PrimitiveChunkedBuilder<Float64Type>),
-    Text(StringChunkedBuilder),
-    Bool(BooleanChunkedBuilder),
-}
-
-impl Buffer {
-    /// An empty buffer; it grows as rows come (a capacity of a whole batch would reserve
-    /// tens of MiB for the ~100 columns of a `tasks` table of a few hundred rows).
-    fn new(kind: Kind, name: &str) -> Buffer {
-        let name = PlSmallStr::from(name);
-        match kind {
-            Kind::Int => Buffer::Int(PrimitiveChunkedBuilder::new(name, 0)),
-            Kind::Real => Buffer::Real(PrimitiveChunkedBuilder::new(name, 0)),
-            Kind::Text => Buffer::Text(StringChunkedBuilder::new(name, 0)),
-            Kind::Bool => Buffer::Bool(BooleanChunkedBuilder::new(name, 0)),
-        }
-    }
-
-    /// Appends `cell` (checked to fit the column before).
-    fn push(&mut self, cell: &Cell) {
-        match (self, cell) {
-            (Buffer::Int(b), Cell::Int(n)) => b.append_value(*n),
-            (Buffer::Real(b), Cell::Real(x)) => b.append_value(*x),
-            (Buffer::Text(b), Cell::Text(s)) => b.append_value(&**s),
-            (Buffer::Text(b), Cell::Word(w)) => b.append_value(*w),
-            (Buffer::Bool(b), Cell::Bool(v)) => b.append_value(*v),
-            (Buffer::Int(b), _) => b.append_null(),
-            (Buffer::Real(b), _) => b.append_null(),
-            (Buffer::Text(b), _) => b.append_null(),
-            (Buffer::Bool(b), _) => b.append_null(),
-        }
-    }
-
-    /// The buffered values as a polars column, leaving an empty buffer for the next batch.
-    fn take(&mut self, column: &ColumnDef) -> Column {
-        let fresh = Buffer::new(column.kind, &column.name);
-        match std::mem::replace(self, fresh) {
-            Buffer::Int(b) => b.finish().into_column(),
-            Buffer::Real(b) => b.finish().into_column(),
-            Buffer::Text(b) => b.finish().into_column(),
-            Buffer::Bool(b) => b.finish().into_column(),
-        }
-    }
-}
+/// Bytes gathered before a write: a page's header and its data are separate small writes.
+const WRITE_BUFFER: usize = 1 << 20;
 
 fn dtype(kind: Kind) -> DataType {
     match kind {
@@ -69,12 +42,33 @@ fn dtype(kind: Kind) -> DataType {
     }
 }
 
+/// zstd at level 1, not polars' default (3), with the statistics kept. Measured on the
+/// `large.trace.dat` of `bench/` (all tables, 54,852,164 rows), whole-process CPU of the
+/// export in paired runs, and the dataset's bytes: see README, "Export". Level 1 keeps
+/// zstd's ratio near level 3's (a seventh larger) for a cheaper CPU; lz4 and snappy cost
+/// about as much CPU as level 1 and write half as much again. The statistics (min, max,
+/// null count per page and row group) are what DuckDB, polars' `scan_parquet`, pyarrow's
+/// datasets and Spark read to skip row groups under a filter (`start_ns > t`), for a
+/// small part of the writer's CPU.
+fn options() -> WriteOptions {
+    WriteOptions {
+        statistics: StatisticsOptions::default(),
+        compression: CompressionOptions::Zstd(Some(
+            ZstdLevel::try_new(1).expect("zstd has a level 1"),
+        )),
+        version: Version::V1,
+        data_page_size: None,
+    }
+}
+
 pub(super) struct ParquetTableWriter {
-    writer: polars::prelude::BatchedWriter<File>,
+    writer: FileWriter<BufWriter<File>>,
+    options: WriteOptions,
     columns: Vec<ColumnDef>,
-    buffers: Vec<Buffer>,
+    /// Each column's Parquet type and encodings, as polars derives them from its dtype.
+    types: Vec<(ParquetType, Vec<Encoding>)>,
+    buffers: Vec<Column>,
     rows: usize,
-    file: File,
 }
 
 fn io(e: PolarsError) -> std::io::Error {
@@ -83,48 +77,66 @@ fn io(e: PolarsError) -> std::io::Error {
 
 impl ParquetTableWriter {
     pub(super) fn new(file: File, columns: &[ColumnDef]) -> std::io::Result<ParquetTableWriter> {
-        let schema = Schema::from_iter(
-            columns
-                .iter()
-                .map(|c| Field::new(PlSmallStr::from(c.name.as_str()), dtype(c.kind))),
-        );
-        let writer = ParquetWriter::new(file.try_clone()?)
-            .with_compression(ParquetCompression::Zstd(None))
-            .batched(&schema)
+        let schema: ArrowSchema = columns
+            .iter()
+            .map(|c| {
+                Field::new(PlSmallStr::from(c.name.as_str()), dtype(c.kind))
+                    .to_arrow(CompatLevel::newest())
+            })
+            .collect();
+        let types = schema
+            .iter_values()
+            .map(|f| Ok((to_parquet_type(f)?, get_dtype_encoding(&f.dtype))))
+            .collect::<Result<_, PolarsError>>()
             .map_err(io)?;
+        let options = options();
+        let file = BufWriter::with_capacity(WRITE_BUFFER, file);
+        let writer = FileWriter::try_new(file, schema, options).map_err(io)?;
         Ok(ParquetTableWriter {
             writer,
+            options,
             columns: columns.to_vec(),
-            buffers: columns
-                .iter()
-                .map(|c| Buffer::new(c.kind, &c.name))
-                .collect(),
+            types,
+            buffers: columns.iter().map(|c| Column::new(c.kind)).collect(),
             rows: 0,
-            file,
         })
     }
 
+    /// Encodes and compresses the gathered rows as one row group.
     fn flush_batch(&mut self) -> std::io::Result<()> {
         if self.rows == 0 {
             return Ok(());
         }
-        let columns = self
-            .buffers
-            .iter_mut()
-            .zip(&self.columns)
-            .map(|(b, c)| b.take(c))
-            .collect();
-        let frame = DataFrame::new(self.rows, columns).map_err(io)?;
-        self.rows = 0;
-        self.writer.write_batch(&frame).map_err(io)
+        let options = self.options;
+        let mut pages = Vec::with_capacity(self.buffers.len());
+        for (buffer, (type_, encodings)) in self.buffers.iter_mut().zip(&self.types) {
+            let array: Box<dyn Array> = buffer.take();
+            let column = array_to_columns(array, type_.clone(), options, encodings).map_err(io)?;
+            pages.extend(column.into_iter().map(|column_pages| {
+                let pages = column_pages
+                    .map(|page| page.map_err(|e| ParquetError::FeatureNotSupported(e.to_string())));
+                let compressed =
+                    Compressor::new(pages, options.compression, vec![]).map_err(PolarsError::from);
+                Ok(DynStreamingIterator::new(compressed))
+            }));
+        }
+        let rows = std::mem::take(&mut self.rows) as u64;
+        self.writer
+            .write(rows, DynIter::new(pages.into_iter()))
+            .map_err(io)
     }
 }
 
 impl RowSink for ParquetTableWriter {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
-        check_row(&self.columns, cells)?;
-        for (b, cell) in self.buffers.iter_mut().zip(cells) {
-            b.push(cell);
+        if cells.len() != self.columns.len() {
+            return super::check_row(&self.columns, cells);
+        }
+        // A cell of the wrong kind (a table's bug) ends the table with check_row's
+        // message, its file never renamed into place.
+        let fits = self.buffers.iter_mut().zip(cells).all(|(b, c)| b.push(c));
+        if !fits {
+            return super::check_row(&self.columns, cells);
         }
         self.rows += 1;
         if self.rows == BATCH_ROWS {
@@ -137,7 +149,9 @@ impl RowSink for ParquetTableWriter {
 impl TableWriter for ParquetTableWriter {
     fn finish(mut self: Box<Self>) -> std::io::Result<()> {
         self.flush_batch()?;
-        self.writer.finish().map_err(io)?;
-        self.file.sync_all()
+        self.writer.end(None).map_err(io)?;
+        let file = self.writer.into_inner();
+        let file = file.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()
     }
 }

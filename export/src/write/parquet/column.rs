@@ -1,0 +1,293 @@
+//! One column of the Parquet batch being gathered, as typed values (`Vec<i64>`,
+//! `Vec<f64>`, bits) and a validity bitmap, made into an Arrow array once per row group.
+//!
+//! Text columns are gathered as a dictionary: every text column of the per-event tables
+//! holds a few distinct words (a task's name, a state, an end reason), and polars, given
+//! them as strings, estimated their cardinality and hashed every value again into the
+//! dictionary it writes for them (with copying the text, a third of the writers' CPU in
+//! the profile). Looking each word up once here, as it comes, gives the same dictionary
+//! pages for a fraction of that.
+
+use polars::prelude::PlHashMap;
+use polars_arrow::array::{
+    Array, BooleanArray, DictionaryArray, MutableBinaryViewArray, PrimitiveArray,
+};
+use polars_arrow::bitmap::MutableBitmap;
+use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+
+use crate::cell::{Cell, Kind};
+
+/// Values and their validity (a null's slot holds the type's default). The validity
+/// bitmap is made at the first null: most columns have none, and a bit pushed for every
+/// cell was a tenth of gathering a row.
+pub(super) struct Values<T> {
+    values: Vec<T>,
+    valid: Option<MutableBitmap>,
+}
+
+impl<T> Default for Values<T> {
+    fn default() -> Self {
+        Values {
+            values: Vec::new(),
+            valid: None,
+        }
+    }
+}
+
+impl<T: Default> Values<T> {
+    #[inline]
+    fn push(&mut self, value: Option<T>) {
+        match value {
+            Some(v) => {
+                if let Some(valid) = &mut self.valid {
+                    valid.push(true);
+                }
+                self.values.push(v);
+            }
+            None => {
+                let rows = self.values.len();
+                let valid = self.valid.get_or_insert_with(|| {
+                    let mut all = MutableBitmap::with_capacity(rows.max(1024));
+                    all.extend_constant(rows, true);
+                    all
+                });
+                valid.push(false);
+                self.values.push(T::default());
+            }
+        }
+    }
+
+    fn take(&mut self) -> (Vec<T>, Option<polars_arrow::bitmap::Bitmap>) {
+        let valid = self.valid.take().map(Into::into);
+        (std::mem::take(&mut self.values), valid)
+    }
+}
+
+/// A text column as dictionary keys, the words in the order first seen.
+#[derive(Default)]
+pub(super) struct Words {
+    keys: Values<u32>,
+    index: PlHashMap<Box<str>, u32>,
+    words: Vec<Box<str>>,
+}
+
+/// Above this share of distinct values a dictionary does not pay, and the column is
+/// written plain: the rule polars applies to the strings it is given (`tasks`' JSON text
+/// columns, one distinct value a row, stay as polars wrote them).
+const PLAIN_ABOVE: f64 = 0.75;
+
+impl Words {
+    fn push(&mut self, word: Option<&str>) {
+        let key = word.map(|w| match self.index.get(w) {
+            Some(&key) => key,
+            None => {
+                let key = self.words.len() as u32;
+                self.words.push(w.into());
+                self.index.insert(w.into(), key);
+                key
+            }
+        });
+        self.keys.push(key);
+    }
+
+    fn take(&mut self) -> Box<dyn Array> {
+        let (keys, valid) = self.keys.take();
+        let words = std::mem::take(&mut self.words);
+        self.index.clear();
+        let rows = keys.len();
+        if rows > 128 && words.len() as f64 / rows as f64 > PLAIN_ABOVE {
+            let mut plain = MutableBinaryViewArray::<str>::with_capacity(rows);
+            for (row, &key) in keys.iter().enumerate() {
+                match &valid {
+                    Some(v) if !v.get_bit(row) => plain.push_null(),
+                    _ => plain.push_value(&*words[key as usize]),
+                }
+            }
+            return plain.freeze().boxed();
+        }
+        let mut values = MutableBinaryViewArray::<str>::with_capacity(words.len());
+        for w in &words {
+            values.push_value(&**w);
+        }
+        let keys = PrimitiveArray::from_vec(keys).with_validity(valid);
+        let dtype = ArrowDataType::Dictionary(
+            IntegerType::UInt32,
+            Box::new(ArrowDataType::Utf8View),
+            false,
+        );
+        DictionaryArray::try_new(dtype, keys, values.freeze().boxed())
+            .expect("every key indexes a word pushed with it")
+            .boxed()
+    }
+}
+
+/// One column's buffer, of its [`Kind`].
+pub(super) enum Column {
+    Int(Values<i64>),
+    Real(Values<f64>),
+    Bool(Values<bool>),
+    Text(Words),
+}
+
+impl Column {
+    pub(super) fn new(kind: Kind) -> Column {
+        match kind {
+            Kind::Int => Column::Int(Values::default()),
+            Kind::Real => Column::Real(Values::default()),
+            Kind::Bool => Column::Bool(Values::default()),
+            Kind::Text => Column::Text(Words::default()),
+        }
+    }
+
+    /// Appends `cell`; false (and nothing appended) when it does not fit the column.
+    #[inline]
+    pub(super) fn push(&mut self, cell: &Cell) -> bool {
+        match (self, cell) {
+            (Column::Int(c), Cell::Int(n)) => c.push(Some(*n)),
+            (Column::Real(c), Cell::Real(x)) => c.push(Some(*x)),
+            (Column::Bool(c), Cell::Bool(b)) => c.push(Some(*b)),
+            (Column::Text(c), Cell::Text(s)) => c.push(Some(s.as_ref())),
+            (Column::Text(c), Cell::Word(w)) => c.push(Some(w)),
+            (Column::Int(c), Cell::Null) => c.push(None),
+            (Column::Real(c), Cell::Null) => c.push(None),
+            (Column::Bool(c), Cell::Null) => c.push(None),
+            (Column::Text(c), Cell::Null) => c.push(None),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The gathered rows as an Arrow array, leaving the column empty for the next batch.
+    pub(super) fn take(&mut self) -> Box<dyn Array> {
+        match self {
+            Column::Int(c) => {
+                let (values, valid) = c.take();
+                PrimitiveArray::from_vec(values)
+                    .with_validity(valid)
+                    .boxed()
+            }
+            Column::Real(c) => {
+                let (values, valid) = c.take();
+                PrimitiveArray::from_vec(values)
+                    .with_validity(valid)
+                    .boxed()
+            }
+            Column::Bool(c) => {
+                let (values, valid) = c.take();
+                let bits: MutableBitmap = values.into_iter().collect();
+                BooleanArray::new(ArrowDataType::Boolean, bits.into(), valid).boxed()
+            }
+            Column::Text(c) => c.take(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars_arrow::array::Utf8ViewArray;
+
+    /// The text of a text column's array, dictionary or plain, row by row.
+    fn texts(array: &dyn Array) -> Vec<Option<String>> {
+        if let Some(dict) = array.as_any().downcast_ref::<DictionaryArray<u32>>() {
+            let words = dict
+                .values()
+                .as_any()
+                .downcast_ref::<Utf8ViewArray>()
+                .unwrap();
+            return dict
+                .keys()
+                .iter()
+                .map(|k| k.map(|&k| words.value(k as usize).to_string()))
+                .collect();
+        }
+        let plain = array.as_any().downcast_ref::<Utf8ViewArray>().unwrap();
+        plain.iter().map(|v| v.map(str::to_string)).collect()
+    }
+
+    fn words_in_dictionary(array: &dyn Array) -> usize {
+        let dict = array.as_any().downcast_ref::<DictionaryArray<u32>>();
+        dict.expect("a dictionary").values().len()
+    }
+
+    fn push_all(column: &mut Column, cells: &[Cell]) {
+        for cell in cells {
+            assert!(column.push(cell), "{cell:?} fits");
+        }
+    }
+
+    #[test]
+    fn few_words_are_a_dictionary_of_each_batchs_own_words() {
+        let mut column = Column::new(Kind::Text);
+        push_all(
+            &mut column,
+            &[
+                Cell::text("running"),
+                Cell::Null,
+                Cell::text("sleeping"),
+                Cell::text("running"),
+            ],
+        );
+        let first = column.take();
+        assert_eq!(words_in_dictionary(&*first), 2);
+        let row = |s: &str| Some(s.to_string());
+        assert_eq!(
+            texts(&*first),
+            [row("running"), None, row("sleeping"), row("running")]
+        );
+
+        // The next row group's dictionary holds only its own words.
+        push_all(&mut column, &[Cell::text("blocked"), Cell::text("blocked")]);
+        let second = column.take();
+        assert_eq!(words_in_dictionary(&*second), 1);
+        assert_eq!(texts(&*second), [row("blocked"), row("blocked")]);
+    }
+
+    #[test]
+    fn mostly_distinct_words_are_plain() {
+        let mut column = Column::new(Kind::Text);
+        let rows: Vec<Option<String>> = (0..200)
+            .map(|i| (i % 50 != 7).then(|| format!("{{\"bucket\": {i}}}")))
+            .collect();
+        let cells: Vec<Cell> = rows.iter().map(|r| Cell::opt_text(r.as_deref())).collect();
+        push_all(&mut column, &cells);
+        let array = column.take();
+        assert_eq!(array.dtype(), &ArrowDataType::Utf8View);
+        assert_eq!(texts(&*array), rows);
+    }
+
+    #[test]
+    fn numbers_keep_their_nulls() {
+        let mut column = Column::new(Kind::Int);
+        push_all(
+            &mut column,
+            &[Cell::Int(-3), Cell::Null, Cell::Int(i64::MAX)],
+        );
+        let array = column.take();
+        let ints = array
+            .as_any()
+            .downcast_ref::<PrimitiveArray<i64>>()
+            .unwrap();
+        let got: Vec<Option<i64>> = ints.iter().map(|v| v.copied()).collect();
+        assert_eq!(got, [Some(-3), None, Some(i64::MAX)]);
+
+        let mut column = Column::new(Kind::Bool);
+        push_all(
+            &mut column,
+            &[Cell::Bool(true), Cell::Null, Cell::Bool(false)],
+        );
+        let array = column.take();
+        let bools = array.as_any().downcast_ref::<BooleanArray>().unwrap();
+        let got: Vec<Option<bool>> = bools.iter().collect();
+        assert_eq!(got, [Some(true), None, Some(false)]);
+    }
+
+    #[test]
+    fn a_cell_of_another_kind_is_refused() {
+        let mut column = Column::new(Kind::Real);
+        assert!(!column.push(&Cell::Int(1)));
+        assert!(!column.push(&Cell::text("1")));
+        assert!(column.push(&Cell::Real(0.5)));
+        assert_eq!(column.take().len(), 1);
+    }
+}
