@@ -166,6 +166,11 @@ impl Draining {
             }
             self.views.clear();
             log.drain_into(&mut self.views);
+            if t.state == State::Dead {
+                // No interval comes after its exit: its room goes back now, or the
+                // thousands of tasks a hackbench forks would each keep some to the end.
+                log.shrink();
+            }
             if let Some(sums) = &mut self.sums {
                 for v in &self.views {
                     sums.add(v, at.scope);

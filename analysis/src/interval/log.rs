@@ -154,9 +154,19 @@ impl TaskLog {
     /// and its end where it was: the next interval still starts there.
     pub(crate) fn drain_into(&mut self, out: &mut Vec<IntervalView>) {
         match &mut self.views {
-            // Swapped when `out` is empty (the drain's case): no copy.
-            Some(views) if out.is_empty() => std::mem::swap(views, out),
-            Some(views) => out.append(views),
+            // Copied, not swapped with `out`: swapping handed one task's large buffer (a
+            // busy task's thousands of intervals per drain) on to the next, until every
+            // task held one (906 MiB peak on large.trace.dat, against 250 copied).
+            Some(views) => {
+                let n = views.len();
+                out.append(views);
+                // What a burst grew is given back once the task is quieter: a task holds
+                // room for about its last drain's intervals (an exited one none: the
+                // drain shrinks its log).
+                if views.capacity() > 2 * n.max(16) {
+                    views.shrink_to(n);
+                }
+            }
             None => out.extend(self.cursor()),
         }
         self.bytes.clear();
@@ -168,6 +178,9 @@ impl TaskLog {
     pub(crate) fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.marks.shrink_to_fit();
+        if let Some(views) = &mut self.views {
+            views.shrink_to_fit();
+        }
     }
 
     /// Heap bytes held.
