@@ -111,7 +111,7 @@ pub(crate) struct Draining {
     pub(crate) every: u32,
     /// The series' interval sums, when `Config::series` asks for a series.
     pub(crate) sums: Option<IntervalSums>,
-    /// Reused buffer of one task's views.
+    /// Reused buffer of one task's views, when its log keeps bytes.
     views: Vec<IntervalView>,
     names: Names,
 }
@@ -157,28 +157,30 @@ impl Draining {
         // No interval closed from now on starts before a waiting task's wait (or now).
         let mut watermark = at.now;
         for (slot, t) in tasks.iter_mut().enumerate() {
-            let Some(log) = t.log.as_mut() else { continue };
+            let Some(log) = t.log.as_ref() else { continue };
             if matches!(t.state, State::Runnable { .. }) {
                 watermark = watermark.min(t.since);
             }
             if log.is_empty() {
                 continue;
             }
-            self.views.clear();
-            log.drain_into(&mut self.views);
+            let id = self.names.of(slot, t);
+            self.names.give(&mut *self.sink);
+            let (sums, sink) = (&mut self.sums, &mut self.sink);
+            let log = t.log.as_mut().expect("checked above");
+            log.drain_with(&mut self.views, |views| {
+                if let Some(sums) = sums {
+                    for v in views {
+                        sums.add(v, at.scope);
+                    }
+                }
+                sink.intervals(id, views, at.window);
+            });
             if t.state == State::Dead {
                 // No interval comes after its exit: its room goes back now, or the
                 // thousands of tasks a hackbench forks would each keep some to the end.
                 log.shrink();
             }
-            if let Some(sums) = &mut self.sums {
-                for v in &self.views {
-                    sums.add(v, at.scope);
-                }
-            }
-            let id = self.names.of(slot, t);
-            self.names.give(&mut *self.sink);
-            self.sink.intervals(id, &self.views, at.window);
         }
         if let Some(sums) = &mut self.sums {
             sums.sweep_until(if at.last { u64::MAX } else { watermark });

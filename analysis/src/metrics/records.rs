@@ -150,7 +150,13 @@ impl Recorder {
     /// The records so far, classified with `map`, leaving none (an export drains them as
     /// it goes; the topology is final by then: a trace's own is taken before its first event).
     pub(crate) fn take(&mut self, map: Option<&CpuMap>) -> EventRecords {
-        let mut records = std::mem::take(&mut self.records);
+        // The next drain's records start with room for as many as this one's: grown from
+        // nothing, each drain's Vecs were copied at every doubling, on fresh pages.
+        let room = EventRecords {
+            waits: Vec::with_capacity(self.records.waits.len()),
+            preemptions: Vec::with_capacity(self.records.preemptions.len()),
+        };
+        let mut records = std::mem::replace(&mut self.records, room);
         for w in &mut records.waits {
             w.placement = w.prev_cpu.map(|p| classify(map, p, w.cpu));
             w.waker_placement = w.waker_cpu.map(|c| classify(map, c, w.cpu));
