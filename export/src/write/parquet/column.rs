@@ -64,11 +64,20 @@ impl<T: Default> Values<T> {
 }
 
 /// A text column as dictionary keys, the words in the order first seen.
+///
+/// Most cells are found without hashing: a `'static` word (a state, an end reason: the
+/// tables' [`Cell::Word`]s) by its address among the few seen, and any text equal to the
+/// one before it (consecutive rows of one task repeat its name) by that comparison. The
+/// hash of every cell was the Parquet writers' largest cost after the dictionaries.
 #[derive(Default)]
 pub(super) struct Words {
     keys: Values<u32>,
     index: PlHashMap<Box<str>, u32>,
     words: Vec<Box<str>>,
+    /// `(address, length, key)` of each `'static` word seen in this row group.
+    fixed: Vec<(usize, usize, u32)>,
+    /// The key of the last text pushed.
+    last: Option<u32>,
 }
 
 /// Above this share of distinct values a dictionary does not pay, and the column is
@@ -77,8 +86,9 @@ pub(super) struct Words {
 const PLAIN_ABOVE: f64 = 0.75;
 
 impl Words {
-    fn push(&mut self, word: Option<&str>) {
-        let key = word.map(|w| match self.index.get(w) {
+    /// The key of `w`, a new one when it was not seen in this row group.
+    fn key(&mut self, w: &str) -> u32 {
+        match self.index.get(w) {
             Some(&key) => key,
             None => {
                 let key = self.words.len() as u32;
@@ -86,14 +96,42 @@ impl Words {
                 self.index.insert(w.into(), key);
                 key
             }
+        }
+    }
+
+    fn push(&mut self, word: Option<&str>) {
+        let key = word.map(|w| match self.last {
+            Some(last) if *self.words[last as usize] == *w => last,
+            _ => {
+                let key = self.key(w);
+                self.last = Some(key);
+                key
+            }
         });
         self.keys.push(key);
+    }
+
+    /// Pushes a `'static` word: its address and length name it for good (the text there
+    /// never changes), so a word seen before is found among the few by them.
+    fn push_fixed(&mut self, w: &'static str) {
+        let at = (w.as_ptr() as usize, w.len());
+        let key = match self.fixed.iter().find(|f| (f.0, f.1) == at) {
+            Some(f) => f.2,
+            None => {
+                let key = self.key(w);
+                self.fixed.push((at.0, at.1, key));
+                key
+            }
+        };
+        self.keys.push(Some(key));
     }
 
     fn take(&mut self) -> Box<dyn Array> {
         let (keys, valid) = self.keys.take();
         let words = std::mem::take(&mut self.words);
         self.index.clear();
+        self.fixed.clear();
+        self.last = None;
         let rows = keys.len();
         if rows > 128 && words.len() as f64 / rows as f64 > PLAIN_ABOVE {
             let mut plain = MutableBinaryViewArray::<str>::with_capacity(rows);
@@ -147,7 +185,7 @@ impl Column {
             (Column::Real(c), Cell::Real(x)) => c.push(Some(*x)),
             (Column::Bool(c), Cell::Bool(b)) => c.push(Some(*b)),
             (Column::Text(c), Cell::Text(s)) => c.push(Some(s.as_ref())),
-            (Column::Text(c), Cell::Word(w)) => c.push(Some(w)),
+            (Column::Text(c), Cell::Word(w)) => c.push_fixed(w),
             (Column::Int(c), Cell::Null) => c.push(None),
             (Column::Real(c), Cell::Null) => c.push(None),
             (Column::Bool(c), Cell::Null) => c.push(None),
@@ -240,6 +278,40 @@ mod tests {
         push_all(&mut column, &[Cell::text("blocked"), Cell::text("blocked")]);
         let second = column.take();
         assert_eq!(words_in_dictionary(&*second), 1);
+        assert_eq!(texts(&*second), [row("blocked"), row("blocked")]);
+    }
+
+    /// A word found by its address, a text equal to the last one and a text hashed give
+    /// one key per distinct text, in the order first seen, and a row group's end forgets
+    /// them all.
+    #[test]
+    fn words_texts_and_repeats_share_one_key_per_text() {
+        let mut column = Column::new(Kind::Text);
+        let owned = |s: &str| Cell::Text(std::borrow::Cow::Owned(s.to_string()));
+        let cells = [
+            Cell::word("running"),
+            owned("running"),
+            owned("running"),
+            Cell::word("sleeping"),
+            owned("bash"),
+            Cell::word("running"),
+            owned("bash"),
+            owned("sleeping"),
+            Cell::Null,
+            Cell::word("sleeping"),
+        ];
+        push_all(&mut column, &cells);
+        let first = column.take();
+        assert_eq!(words_in_dictionary(&*first), 3);
+        let want: Vec<Option<String>> = cells
+            .iter()
+            .map(|c| c.as_text().map(str::to_string))
+            .collect();
+        assert_eq!(texts(&*first), want);
+        push_all(&mut column, &[Cell::word("blocked"), owned("blocked")]);
+        let second = column.take();
+        assert_eq!(words_in_dictionary(&*second), 1);
+        let row = |s: &str| Some(s.to_string());
         assert_eq!(texts(&*second), [row("blocked"), row("blocked")]);
     }
 
