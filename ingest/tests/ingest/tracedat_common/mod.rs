@@ -20,6 +20,31 @@ pub fn read_all(bytes: &[u8]) -> (Ingested, Vec<Event>) {
     (ingested, events)
 }
 
+/// Asserts that two reads gave the same events, a print's marker compared by its text: a
+/// read numbers its marker texts in the order its CPUs' pages meet them, and the pages are
+/// decoded in parallel, so the same text may have another number in another read (this
+/// comparison of numbers failed one run in two).
+pub fn assert_same_events(a: (&Ingested, &[Event]), b: (&Ingested, &[Event]), what: &str) {
+    assert_eq!(a.1.len(), b.1.len(), "{what}: event counts");
+    for (i, (x, y)) in a.1.iter().zip(b.1).enumerate() {
+        match (x.kind, y.kind) {
+            (EventKind::Print { text: m }, EventKind::Print { text: n }) => {
+                assert_eq!(
+                    (x.ts, x.cpu, x.current_pid),
+                    (y.ts, y.cpu, y.current_pid),
+                    "{what}: event {i}"
+                );
+                assert_eq!(
+                    a.0.marks.text(m),
+                    b.0.marks.text(n),
+                    "{what}: event {i}'s marker text"
+                );
+            }
+            _ => assert_eq!(x, y, "{what}: event {i}"),
+        }
+    }
+}
+
 /// One event line of `trace-cmd report` text.
 #[derive(Debug, Clone)]
 pub struct ReportLine<'a> {
