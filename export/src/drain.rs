@@ -120,17 +120,22 @@ fn preemption_rows(
     names: &[Named],
     sink: &mut dyn crate::cell::RowSink,
 ) -> std::io::Result<()> {
-    preemptions.iter().zip(tasks).try_for_each(|(p, ids)| {
-        let pids = [p.waker_pid, Some(p.wakee_pid), Some(p.victim_pid)];
-        let mut named = [None; 3];
-        for (k, (pid, id)) in pids.into_iter().zip(ids).enumerate() {
-            named[k] = match pid {
+    preemptions
+        .iter()
+        .zip(tasks)
+        .try_for_each(|(p, [waker, wakee, victim])| {
+            // pid 0 is no task: an interrupt on an idle CPU.
+            let name = |pid: Option<i32>, id: &Option<NameId>| match pid {
                 Some(0) => Some(tables::preemptions::IDLE),
                 _ => id.map(|t| &*batch::named(names, t).comm),
             };
-        }
-        tables::preemptions::row(p, &named, sink)
-    })
+            let named = [
+                name(p.waker_pid, waker),
+                name(Some(p.wakee_pid), wakee),
+                name(Some(p.victim_pid), victim),
+            ];
+            tables::preemptions::row(p, &named, sink)
+        })
 }
 
 impl Feeder {
