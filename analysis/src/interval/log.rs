@@ -194,7 +194,10 @@ impl TaskLog {
 
     /// Heap bytes held.
     pub(crate) fn bytes(&self) -> u64 {
-        (self.bytes.capacity() + self.marks.capacity() * std::mem::size_of::<Mark>()) as u64
+        let views = self.views.as_ref().map_or(0, |v| v.capacity());
+        (self.bytes.capacity()
+            + self.marks.capacity() * std::mem::size_of::<Mark>()
+            + views * std::mem::size_of::<IntervalView>()) as u64
     }
 }
 
