@@ -9,18 +9,19 @@
 //! so that a text column goes in as the dictionary gathered for it (see [`column`]).
 
 mod column;
+mod compress;
 
 use super::TableWriter;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
 use column::Column;
+use compress::{PageCompressor, Pages};
 use polars::prelude::{CompatLevel, DataType, Field, PlSmallStr, PolarsError};
 use polars_arrow::array::Array;
 use polars_arrow::datatypes::{ArrowDataType, ArrowSchema};
-use polars_parquet::parquet::error::ParquetError;
 use polars_parquet::write::{
-    array_to_columns, get_dtype_encoding, to_parquet_type, CompressionOptions, Compressor, DynIter,
-    DynStreamingIterator, Encoding, FallibleStreamingIterator, FileWriter, ParquetType,
-    StatisticsOptions, Version, WriteOptions, ZstdLevel,
+    array_to_columns, get_dtype_encoding, to_parquet_type, CompressionOptions, DynIter,
+    DynStreamingIterator, Encoding, FileWriter, ParquetType, StatisticsOptions, Version,
+    WriteOptions, ZstdLevel,
 };
 use std::fs::File;
 use std::io::BufWriter;
@@ -29,6 +30,9 @@ use std::io::BufWriter;
 /// to keep a batch of the widest table (tasks, about 100 columns) to some tens of MiB.
 /// Four times as many took more CPU and memory on the large trace (README, "Export").
 const BATCH_ROWS: usize = 1 << 16;
+
+/// The zstd level of every page ([`options`] says why 1).
+const ZSTD_LEVEL: i32 = 1;
 
 /// Bytes gathered before a write: a page's header and its data are separate small writes.
 const WRITE_BUFFER: usize = 1 << 20;
@@ -51,10 +55,12 @@ fn dtype(kind: Kind) -> DataType {
 /// datasets and Spark read to skip row groups under a filter (`start_ns > t`), for a
 /// small part of the writer's CPU.
 fn options() -> WriteOptions {
+    // The pages are compressed by `compress` at ZSTD_LEVEL; the file's metadata says zstd
+    // from these options.
     WriteOptions {
         statistics: StatisticsOptions::default(),
         compression: CompressionOptions::Zstd(Some(
-            ZstdLevel::try_new(1).expect("zstd has a level 1"),
+            ZstdLevel::try_new(ZSTD_LEVEL).expect("zstd has a level 1"),
         )),
         version: Version::V1,
         data_page_size: None,
@@ -87,6 +93,7 @@ pub(super) struct ParquetTableWriter {
     types: Vec<(ParquetType, Vec<Encoding>)>,
     buffers: Vec<Column>,
     rows: usize,
+    compressor: PageCompressor,
 }
 
 fn io(e: PolarsError) -> std::io::Error {
@@ -118,6 +125,7 @@ impl ParquetTableWriter {
             types,
             buffers: columns.iter().map(|c| Column::new(c.kind)).collect(),
             rows: 0,
+            compressor: PageCompressor::new(ZSTD_LEVEL)?,
         })
     }
 
@@ -131,13 +139,15 @@ impl ParquetTableWriter {
         for (buffer, (type_, encodings)) in self.buffers.iter_mut().zip(&self.types) {
             let array: Box<dyn Array> = buffer.take();
             let column = array_to_columns(array, type_.clone(), options, encodings).map_err(io)?;
-            pages.extend(column.into_iter().map(|column_pages| {
-                let pages = column_pages
-                    .map(|page| page.map_err(|e| ParquetError::FeatureNotSupported(e.to_string())));
-                let compressed =
-                    Compressor::new(pages, options.compression, vec![]).map_err(PolarsError::from);
-                Ok(DynStreamingIterator::new(compressed))
-            }));
+            for column_pages in column {
+                // Compressed now, not as the file writer pulls them: the row group's pages
+                // are a few MiB, and the context is this writer's.
+                let compressed = column_pages
+                    .map(|page| page.and_then(|page| self.compressor.page(page)))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(io)?;
+                pages.push(Ok(DynStreamingIterator::new(Pages::new(compressed))));
+            }
         }
         let rows = std::mem::take(&mut self.rows) as u64;
         self.writer
