@@ -4,9 +4,11 @@
 //!
 //! The schema (and so the Arrow schema stored in the file, which pyarrow and polars read
 //! the column types from) is polars' own for its `Int64`, `Float64`, `String` and
-//! `Boolean` columns; the pages are encoded and compressed by polars' Parquet writer
-//! (`polars-parquet`), called here per column rather than through a polars `DataFrame`,
-//! so that a text column goes in as the dictionary gathered for it (see [`column`]).
+//! `Boolean` columns; the pages are encoded by polars' Parquet writer (`polars-parquet`),
+//! called here per column rather than through a polars `DataFrame`, so that a text column
+//! goes in as the dictionary gathered for it (see [`column`]) and each column with the
+//! encodings chosen here ([`encodings`]); they are compressed here with one zstd context
+//! per file ([`compress`]) and written by polars' file writer.
 
 mod column;
 mod compress;
