@@ -74,12 +74,13 @@ fn options() -> WriteOptions {
 /// Integers delta-encoded (`DELTA_BINARY_PACKED`), not as polars chooses for them: it tries
 /// a dictionary for every integer column of each row group, and where the values span too
 /// wide a range for its bitmap (every `_ns` column) it estimates their distinct count and
-/// then builds the dictionary through a hash table, which was a fifth of the `intervals`
-/// writer's CPU. The tables' integers are times that grow row by row, lengths, and pids and
+/// then builds the dictionary through a hash table, which was about a fifth of the
+/// `intervals` writer's CPU in a profile. The tables' integers are times that grow row by row, lengths, and pids and
 /// CPUs that repeat: small deltas, which pack into few bits and leave zstd little to do.
 /// Measured on the `large.trace.dat` of `bench/` (all tables), paired runs: 22 % less
 /// whole-process CPU than polars' choice and a dataset a quarter smaller (README, "Export").
-/// Every reader the tests use (polars, DuckDB, pyarrow) and Spark read the encoding.
+/// The tests' readers (polars, DuckDB: `tests/export_readers.py` checks the encodings) read
+/// it, as do pyarrow and Spark 4.3 (`examples/spark-p99.py`), both run by hand.
 fn encodings(kind: Kind, dtype: &ArrowDataType) -> Vec<Encoding> {
     match kind {
         Kind::Int => vec![Encoding::DeltaBinaryPacked],

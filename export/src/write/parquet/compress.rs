@@ -1,8 +1,8 @@
 //! zstd for a table's pages through one compression context, kept for the whole file.
 //!
 //! polars' page compressor (`polars_parquet::write::Compressor`) calls
-//! `zstd::bulk::compress_to_buffer` per page, which makes and frees a zstd context each
-//! time (some hundred KiB set up and zeroed). With the integer columns delta-packed the
+//! `zstd::bulk::compress_to_buffer` per page, which allocates, initialises and frees a
+//! zstd context each time. With the integer columns delta-packed the
 //! pages are small and compress fast, so that set-up was most of zstd's share of the
 //! `intervals` writer: `ZSTD_createCCtx` 1.7 % of an export's CPU in a profile, the
 //! compression itself about as much. The bytes are those polars writes (the same zstd
@@ -61,7 +61,8 @@ impl PageCompressor {
     }
 }
 
-/// A column's compressed pages, handed to the file writer one by one.
+/// A column's compressed pages, handed to the file writer one by one. Written here because
+/// the streaming-iterator crate's `convert` lends items it borrows, and these are owned.
 pub(super) struct Pages {
     pages: std::vec::IntoIter<CompressedPage>,
     current: Option<CompressedPage>,
