@@ -55,7 +55,8 @@ pub trait Drain: Send {
     /// Closed intervals of task `task`, in time order; a later call for the same task goes
     /// on where this one stopped. `window` is the report's window as far as known (its end
     /// is the present, or `--time`'s end): what lies after its end is outside it.
-    fn intervals(&mut self, task: NameId, intervals: &[IntervalView], window: Window);
+    /// The vector is the drain's to keep (handed over, not copied).
+    fn intervals(&mut self, task: NameId, intervals: Vec<IntervalView>, window: Window);
     /// Waits that ended in a switch-in, in event order, placement classified; `tasks[i]`
     /// names the task `waits[i].pid` named when drained (None: no such task).
     fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>);
@@ -111,8 +112,6 @@ pub(crate) struct Draining {
     pub(crate) every: u32,
     /// The series' interval sums, when `Config::series` asks for a series.
     pub(crate) sums: Option<IntervalSums>,
-    /// Reused buffer of one task's views, when its log keeps bytes.
-    views: Vec<IntervalView>,
     names: Names,
 }
 
@@ -135,7 +134,6 @@ impl Draining {
             every: sink.every().max(1),
             sink,
             sums: None,
-            views: Vec::new(),
             names: Names::default(),
         }
     }
@@ -166,16 +164,14 @@ impl Draining {
             }
             let id = self.names.of(slot, t);
             self.names.give(&mut *self.sink);
-            let (sums, sink) = (&mut self.sums, &mut self.sink);
             let log = t.log.as_mut().expect("checked above");
-            log.drain_with(&mut self.views, |views| {
-                if let Some(sums) = sums {
-                    for v in views {
-                        sums.add(v, at.scope);
-                    }
+            let views = log.take_views();
+            if let Some(sums) = &mut self.sums {
+                for v in &views {
+                    sums.add(v, at.scope);
                 }
-                sink.intervals(id, views, at.window);
-            });
+            }
+            self.sink.intervals(id, views, at.window);
             if t.state == State::Dead {
                 // No interval comes after its exit: its room goes back now, or the
                 // thousands of tasks a hackbench forks would each keep some to the end.

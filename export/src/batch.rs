@@ -9,6 +9,7 @@
 use analysis::drain::NameId;
 use analysis::records::{PreemptionRecord, WaitRecord};
 use analysis::timeline_store::IntervalView;
+use analysis::Window;
 use std::sync::Arc;
 
 /// A task as its rows name it.
@@ -28,9 +29,28 @@ pub(crate) struct Batch<T> {
     pub(crate) rows: T,
 }
 
-/// Intervals of many tasks (only those that overlap the report's window), each with its
-/// task's name.
-pub(crate) type IntervalRows = Vec<(NameId, IntervalView)>;
+/// One drain's intervals of one task, as the analysis handed them over (not copied).
+#[derive(Debug)]
+pub(crate) struct Segment {
+    pub(crate) task: NameId,
+    pub(crate) views: Vec<IntervalView>,
+    /// The report's window as far as known when drained: the rows are the views that
+    /// overlap it ([`crate::tables::in_window`]).
+    pub(crate) window: Window,
+}
+
+impl Segment {
+    /// The views that are rows.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = &IntervalView> {
+        let window = self.window;
+        self.views
+            .iter()
+            .filter(move |v| crate::tables::in_window(window, v.start_ns, v.dur_ns))
+    }
+}
+
+/// Intervals of many tasks, a segment a task.
+pub(crate) type IntervalRows = Vec<Segment>;
 
 /// Waits, each with the name of the task its pid named when drained (None: no such task).
 pub(crate) type WaitRows = (Vec<WaitRecord>, Vec<Option<NameId>>);

@@ -1,14 +1,14 @@
 //! The per-event tables written as the trace is read: the analysis hands its closed
 //! intervals and records over in chunks ([`analysis::drain`]); [`Feeder`] makes each
-//! chunk an owned batch ([`crate::batch`]; the records are moved, the intervals copied)
+//! chunk an owned batch ([`crate::batch`]; records and intervals are moved, not copied)
 //! and sends it to the `slices`, `intervals`, `waits` and `preemptions` writers, each on
 //! its own thread ([`crate::lane`]), so memory holds a few chunks, not the trace's
 //! millions of rows, and the rows are formatted beside the analysis rather than on its
 //! thread.
 
-use crate::batch::{self, Batch, IntervalRows, Named, PreemptionRows, WaitRows};
+use crate::batch::{self, Batch, IntervalRows, Named, PreemptionRows, Segment, WaitRows};
 use crate::lane::{self, Feed, Writing};
-use crate::tables::{self, in_window, Table};
+use crate::tables::{self, Table};
 use crate::write::{self, Format};
 use analysis::drain::{Drain, NameId, TaskInfo};
 use analysis::records::{PreemptionRecord, WaitRecord};
@@ -31,6 +31,8 @@ pub(crate) struct Feeder {
     preemptions: Option<Feed<PreemptionRows>>,
     /// Intervals not sent yet (the tasks of one drain come one call each).
     pending: IntervalRows,
+    /// The views in `pending`.
+    pending_views: usize,
 }
 
 /// Starts the writers of the drained tables among `tables`; `staged(table)` is where each
@@ -90,8 +92,12 @@ fn interval_rows(
     names: &[Named],
     sink: &mut dyn crate::cell::RowSink,
 ) -> std::io::Result<()> {
-    rows.iter()
-        .try_for_each(|(t, v)| tables::intervals::row(batch::named(names, *t), v, sink))
+    rows.iter().try_for_each(|segment| {
+        let task = batch::named(names, segment.task);
+        segment
+            .rows()
+            .try_for_each(|v| tables::intervals::row(task, v, sink))
+    })
 }
 
 fn slice_rows(
@@ -99,9 +105,13 @@ fn slice_rows(
     names: &[Named],
     sink: &mut dyn crate::cell::RowSink,
 ) -> std::io::Result<()> {
-    rows.iter()
-        .filter(|(_, v)| v.state == ThreadState::Running)
-        .try_for_each(|(t, v)| tables::slices::row(batch::named(names, *t), v, sink))
+    rows.iter().try_for_each(|segment| {
+        let task = batch::named(names, segment.task);
+        segment
+            .rows()
+            .filter(|v| v.state == ThreadState::Running)
+            .try_for_each(|v| tables::slices::row(task, v, sink))
+    })
 }
 
 fn wait_rows(
@@ -148,14 +158,16 @@ impl Feeder {
         let mut feeds = [&mut self.intervals, &mut self.slices];
         let Some(first) = feeds.iter().find_map(|f| f.as_ref()) else {
             self.pending.clear();
+            self.pending_views = 0;
             return;
         };
         let batch = Arc::new(Batch {
             names: first.unsent(&self.names),
             // A full batch's room for the next: grown from nothing, it was copied at every
             // doubling (memmove was the analysing thread's top entry in a profile).
-            rows: std::mem::replace(&mut self.pending, Vec::with_capacity(BATCH_VIEWS)),
+            rows: std::mem::take(&mut self.pending),
         });
+        self.pending_views = 0;
         for feed in feeds.iter_mut().filter_map(|f| f.as_mut()) {
             feed.send(batch.clone(), self.names.len());
         }
@@ -191,17 +203,19 @@ impl Drain for Shared {
         }));
     }
 
-    fn intervals(&mut self, task: NameId, intervals: &[IntervalView], window: Window) {
+    fn intervals(&mut self, task: NameId, views: Vec<IntervalView>, window: Window) {
         let f = &mut *self.feeder();
         if f.intervals.is_none() && f.slices.is_none() {
             return;
         }
-        let kept = intervals
-            .iter()
-            .filter(|v| in_window(window, v.start_ns, v.dur_ns))
-            .map(|v| (task, *v));
-        f.pending.extend(kept);
-        if f.pending.len() >= BATCH_VIEWS {
+        // Filtered to the window by the writers, off this thread.
+        f.pending_views += views.len();
+        f.pending.push(Segment {
+            task,
+            views,
+            window,
+        });
+        if f.pending_views >= BATCH_VIEWS {
             f.flush_intervals();
         }
     }

@@ -43,7 +43,7 @@ impl Drain for Catch {
     fn names(&mut self, names: &[TaskInfo]) {
         self.0.lock().unwrap().names.extend_from_slice(names);
     }
-    fn intervals(&mut self, task: NameId, intervals: &[IntervalView], _: Window) {
+    fn intervals(&mut self, task: NameId, intervals: Vec<IntervalView>, _: Window) {
         let mut c = self.0.lock().unwrap();
         c.chunks += 1;
         let pid = c.names[task as usize].pid;
@@ -51,7 +51,7 @@ impl Drain for Catch {
         c.intervals
             .entry(pid)
             .or_default()
-            .extend_from_slice(intervals);
+            .extend(intervals);
     }
     fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>) {
         let mut c = self.0.lock().unwrap();
