@@ -48,10 +48,7 @@ impl Drain for Catch {
         c.chunks += 1;
         let pid = c.names[task as usize].pid;
         c.name(task, pid);
-        c.intervals
-            .entry(pid)
-            .or_default()
-            .extend(intervals);
+        c.intervals.entry(pid).or_default().extend(intervals);
     }
     fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>) {
         let mut c = self.0.lock().unwrap();
