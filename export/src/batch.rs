@@ -40,12 +40,13 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// The views that are rows.
-    pub(crate) fn rows(&self) -> impl Iterator<Item = &IntervalView> {
+    /// The views that are rows, as the runs of consecutive ones (a task's views tile its
+    /// life in time order: all of them in one run but at the window's edges).
+    pub(crate) fn runs_of_rows(&self) -> impl Iterator<Item = &[IntervalView]> {
         let window = self.window;
         self.views
-            .iter()
-            .filter(move |v| crate::tables::in_window(window, v.start_ns, v.dur_ns))
+            .split(move |v| !crate::tables::in_window(window, v.start_ns, v.dur_ns))
+            .filter(|run| !run.is_empty())
     }
 }
 

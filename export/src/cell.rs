@@ -76,6 +76,17 @@ impl PartialEq for Cell<'_> {
 /// Where rows go (a writer). An error stops the table.
 pub(crate) trait RowSink {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
+
+    /// The `intervals` table's rows of `task`'s `views`, a row a view, taken at once by a
+    /// writer that stores columns (Parquet: `write/parquet/intervals.rs` says why); false,
+    /// and nothing written, when this writer takes rows one by one.
+    fn intervals(
+        &mut self,
+        _task: &crate::batch::Named,
+        _views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        Ok(false)
+    }
 }
 
 impl<'a> Cell<'a> {

@@ -94,9 +94,14 @@ fn interval_rows(
 ) -> std::io::Result<()> {
     rows.iter().try_for_each(|segment| {
         let task = batch::named(names, segment.task);
-        segment
-            .rows()
-            .try_for_each(|v| tables::intervals::row(task, v, sink))
+        for views in segment.runs_of_rows() {
+            if !sink.intervals(task, views)? {
+                views
+                    .iter()
+                    .try_for_each(|v| tables::intervals::row(task, v, sink))?;
+            }
+        }
+        Ok(())
     })
 }
 
@@ -108,7 +113,8 @@ fn slice_rows(
     rows.iter().try_for_each(|segment| {
         let task = batch::named(names, segment.task);
         segment
-            .rows()
+            .runs_of_rows()
+            .flatten()
             .filter(|v| v.state == ThreadState::Running)
             .try_for_each(|v| tables::slices::row(task, v, sink))
     })

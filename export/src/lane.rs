@@ -154,4 +154,16 @@ impl RowSink for Counted<'_> {
         self.rows += 1;
         self.sink.row(cells)
     }
+
+    fn intervals(
+        &mut self,
+        task: &crate::batch::Named,
+        views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        let taken = self.sink.intervals(task, views)?;
+        if taken {
+            self.rows += views.len() as u64;
+        }
+        Ok(taken)
+    }
 }

@@ -12,7 +12,7 @@ use analysis::timeline_store::{IntervalView, ThreadState};
 pub(crate) const DOC: &str =
     "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
 
-fn state(s: ThreadState) -> &'static str {
+pub(crate) fn state(s: ThreadState) -> &'static str {
     match s {
         ThreadState::Running => "running",
         ThreadState::RunnableWakeup => "runnable_wakeup",

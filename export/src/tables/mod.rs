@@ -156,7 +156,7 @@ impl Table {
 }
 
 /// What ended an interval, as the `slices` and `intervals` tables name it.
-fn end_reason(end: EndReason) -> &'static str {
+pub(crate) fn end_reason(end: EndReason) -> &'static str {
     match end {
         EndReason::SwitchedIn => "switched_in",
         EndReason::SwitchedOut(r) => match r {

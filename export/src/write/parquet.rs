@@ -12,6 +12,7 @@
 
 mod column;
 mod compress;
+mod intervals;
 
 use super::TableWriter;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
@@ -97,6 +98,9 @@ pub(super) struct ParquetTableWriter {
     buffers: Vec<Column>,
     rows: usize,
     compressor: PageCompressor,
+    /// The columns are the `intervals` table's: its runs are gathered column by column
+    /// ([`intervals`]).
+    is_intervals: bool,
 }
 
 fn io(e: PolarsError) -> std::io::Error {
@@ -129,6 +133,9 @@ impl ParquetTableWriter {
             buffers: columns.iter().map(|c| Column::new(c.kind)).collect(),
             rows: 0,
             compressor: PageCompressor::new(ZSTD_LEVEL)?,
+            is_intervals: intervals::is_intervals(
+                &columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ),
         })
     }
 
@@ -175,6 +182,31 @@ impl RowSink for ParquetTableWriter {
             self.flush_batch()?;
         }
         Ok(())
+    }
+
+    fn intervals(
+        &mut self,
+        task: &crate::batch::Named,
+        mut views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        if !self.is_intervals {
+            return Ok(false);
+        }
+        while !views.is_empty() {
+            // Row groups of BATCH_ROWS rows, as row by row.
+            let (now, rest) = views.split_at(views.len().min(BATCH_ROWS - self.rows));
+            if !intervals::gather(&mut self.buffers, task, now) {
+                return Err(std::io::Error::other(
+                    "internal error: the intervals columns are not of the kinds of its rows",
+                ));
+            }
+            self.rows += now.len();
+            if self.rows == BATCH_ROWS {
+                self.flush_batch()?;
+            }
+            views = rest;
+        }
+        Ok(true)
     }
 }
 

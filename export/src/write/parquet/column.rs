@@ -57,6 +57,16 @@ impl<T: Default> Values<T> {
         }
     }
 
+    /// Appends `values` (a slice's, mapped), in one loop without a
+    /// [`Cell`] each (see [`super::intervals`]).
+    #[inline]
+    fn extend(&mut self, values: impl ExactSizeIterator<Item = Option<T>>) {
+        self.values.reserve(values.len());
+        for value in values {
+            self.push(value);
+        }
+    }
+
     /// The values gathered, leaving room for as many in the next batch: a vector grown
     /// from nothing again is reallocated at each doubling, every batch (paired runs on the
     /// large trace of `bench/`: 0.98 × the export's CPU, within the runs' noise).
@@ -118,16 +128,35 @@ impl Words {
     /// Pushes a `'static` word: its address and length name it for good (the text there
     /// never changes), so a word seen before is found among the few by them.
     fn push_fixed(&mut self, w: &'static str) {
+        let key = self.fixed_key(w);
+        self.keys.push(Some(key));
+    }
+
+    /// Pushes `w` `n` times (a task's name on each of its rows).
+    fn push_repeated(&mut self, w: &str, n: usize) {
+        if n == 0 {
+            // No row: the word stays out of the dictionary, as row by row.
+            return;
+        }
+        let key = match self.last {
+            Some(last) if *self.words[last as usize] == *w => last,
+            _ => self.key(w),
+        };
+        self.last = Some(key);
+        self.keys.extend(std::iter::repeat_n(Some(key), n));
+    }
+
+    /// The key of `'static` word `w`, found as [`Words::push_fixed`] finds it.
+    fn fixed_key(&mut self, w: &'static str) -> u32 {
         let at = (w.as_ptr() as usize, w.len());
-        let key = match self.fixed.iter().find(|f| (f.0, f.1) == at) {
+        match self.fixed.iter().find(|f| (f.0, f.1) == at) {
             Some(f) => f.2,
             None => {
                 let key = self.key(w);
                 self.fixed.push((at.0, at.1, key));
                 key
             }
-        };
-        self.keys.push(Some(key));
+        }
     }
 
     fn take(&mut self) -> Box<dyn Array> {
@@ -194,6 +223,49 @@ impl Column {
             (Column::Real(c), Cell::Null) => c.push(None),
             (Column::Bool(c), Cell::Null) => c.push(None),
             (Column::Text(c), Cell::Null) => c.push(None),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends integers (None: null); false (nothing appended) when this is no
+    /// integer column.
+    #[inline]
+    pub(super) fn ints(&mut self, values: impl ExactSizeIterator<Item = Option<i64>>) -> bool {
+        match self {
+            Column::Int(c) => c.extend(values),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends booleans (None: null); false when this is no boolean column.
+    #[inline]
+    pub(super) fn bools(&mut self, values: impl ExactSizeIterator<Item = Option<bool>>) -> bool {
+        match self {
+            Column::Bool(c) => c.extend(values),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends text `w` `n` times; false when this is no text column.
+    pub(super) fn repeated_text(&mut self, w: &str, n: usize) -> bool {
+        match self {
+            Column::Text(c) => c.push_repeated(w, n),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends `'static` words, as [`Cell::Word`]s; false when this is no text column.
+    #[inline]
+    pub(super) fn words(&mut self, words: impl ExactSizeIterator<Item = &'static str>) -> bool {
+        match self {
+            Column::Text(c) => {
+                c.keys.values.reserve(words.len());
+                words.for_each(|w| c.push_fixed(w));
+            }
             _ => return false,
         }
         true
