@@ -47,3 +47,128 @@ pub(super) fn gather(buffers: &mut [Column], task: &Named, views: &[IntervalView
         && waker.ints(views.iter().map(|v| v.waker_pid.map(i64::from)))
         && timed.bools(views.iter().map(|v| wakeup(v).then_some(v.latency_timed)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cell::{Cell, RowSink};
+    use analysis::timeline_store::EndReason;
+    use analysis::SwitchReason;
+
+    /// Gathers rows cell by cell, as the Parquet writer's `row` does.
+    struct ByRow(Vec<Column>);
+
+    impl RowSink for ByRow {
+        fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
+            assert_eq!(cells.len(), self.0.len());
+            for (column, cell) in self.0.iter_mut().zip(cells) {
+                assert!(column.push(cell), "{cell:?} fits its column");
+            }
+            Ok(())
+        }
+    }
+
+    fn columns() -> Vec<Column> {
+        let defs = crate::tables::intervals::columns();
+        defs.iter().map(|c| Column::new(c.kind)).collect()
+    }
+
+    fn view(state: ThreadState, start_ns: u64, dur_ns: u64, end: EndReason) -> IntervalView {
+        IntervalView {
+            start_ns,
+            dur_ns,
+            state,
+            cpu: None,
+            end,
+            waker_pid: None,
+            latency_timed: false,
+        }
+    }
+
+    /// Every state, every kind of null (no tgid, no CPU, no waker, the flag of a state that
+    /// has none, a time beyond i64), and two tasks one after the other: the columns
+    /// gathered in bulk are the arrays the rows' cells make, column for column.
+    #[test]
+    fn a_run_gathered_by_column_equals_its_rows() {
+        let running = IntervalView {
+            cpu: Some(1),
+            ..view(
+                ThreadState::Running,
+                100,
+                50,
+                EndReason::SwitchedOut(SwitchReason::WakeupPreempt),
+            )
+        };
+        let woken = IntervalView {
+            cpu: Some(0),
+            waker_pid: Some(0),
+            latency_timed: true,
+            ..view(ThreadState::RunnableWakeup, 150, 7, EndReason::SwitchedIn)
+        };
+        let untimed = IntervalView {
+            latency_timed: false,
+            waker_pid: None,
+            ..woken
+        };
+        let views = [
+            running,
+            view(ThreadState::Sleeping, 157, 3, EndReason::Woken),
+            woken,
+            view(ThreadState::Blocked, 160, 1, EndReason::LostTrack),
+            untimed,
+            view(
+                ThreadState::RunnablePreempted,
+                170,
+                2,
+                EndReason::SwitchedIn,
+            ),
+            view(ThreadState::Unknown, u64::MAX - 5, 5, EndReason::TraceEnd),
+        ];
+        let first = Named {
+            pid: 42,
+            tgid: None,
+            comm: "a,b \"c\"".into(),
+        };
+        let second = Named {
+            pid: 7,
+            tgid: Some(5),
+            comm: "bash".into(),
+        };
+        let (mut bulk, mut rows) = (columns(), ByRow(columns()));
+        for (task, run) in [
+            (&first, &views[..4]),
+            (&second, &views[4..]),
+            (&first, &views[..]),
+        ] {
+            assert!(gather(&mut bulk, task, run));
+            for v in run {
+                crate::tables::intervals::row(task, v, &mut rows).unwrap();
+            }
+        }
+        for (i, (b, r)) in bulk.iter_mut().zip(&mut rows.0).enumerate() {
+            let (b, r) = (b.take(), r.take());
+            assert_eq!(b.len(), 14, "column {i}");
+            assert!(*b == *r, "column {i}: {b:?} != {r:?}");
+        }
+    }
+
+    #[test]
+    fn columns_of_another_table_are_refused() {
+        let defs = crate::tables::slices::columns();
+        let names: Vec<&str> = defs.iter().map(|c| c.name.as_str()).collect();
+        assert!(!is_intervals(&names));
+        let defs = crate::tables::intervals::columns();
+        let names: Vec<&str> = defs.iter().map(|c| c.name.as_str()).collect();
+        assert!(is_intervals(&names));
+        let mut slices: Vec<Column> = crate::tables::slices::columns()
+            .iter()
+            .map(|c| Column::new(c.kind))
+            .collect();
+        let task = Named {
+            pid: 1,
+            tgid: None,
+            comm: "x".into(),
+        };
+        assert!(!gather(&mut slices, &task, &[]));
+    }
+}
