@@ -78,7 +78,8 @@ pub(crate) trait RowSink {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
 
     /// The `intervals` table's rows of `task`'s `views`, a row a view, taken at once by a
-    /// writer that stores columns (Parquet: `write/parquet/intervals.rs` says why); false,
+    /// writer with a cheaper way for a task's run than row by row (Parquet gathers it column
+    /// by column: `write/parquet/intervals.rs`; CSV formats the task's cells once); false,
     /// and nothing written, when this writer takes rows one by one.
     fn intervals(
         &mut self,

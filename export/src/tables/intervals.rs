@@ -62,14 +62,29 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
     columns
 }
 
+/// Whether `defs` are this table's columns, in its order (a writer made for them may
+/// take a task's run of intervals at once: [`crate::cell::RowSink::intervals`]).
+pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
+    let ours = columns();
+    defs.len() == ours.len()
+        && defs
+            .iter()
+            .zip(&ours)
+            .all(|(a, b)| a.name == b.name && a.kind == b.kind)
+}
+
 /// The row of interval `v` of `task`.
 pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
-    let wakeup = v.state == ThreadState::RunnableWakeup;
     let [pid, tgid, comm] = task_cells(task);
-    sink.row(&[
-        pid,
-        tgid,
-        comm,
+    let [state, cpu, start, dur, end, waker, timed] = own_cells(v);
+    sink.row(&[pid, tgid, comm, state, cpu, start, dur, end, waker, timed])
+}
+
+/// The cells of interval `v` after its task's (`pid`, `tgid`, `comm`): [`row`]'s, and the
+/// CSV writer's, which formats a task's cells once for its run (`RowSink::intervals`).
+pub(crate) fn own_cells(v: &IntervalView) -> [Cell<'static>; 7] {
+    let wakeup = v.state == ThreadState::RunnableWakeup;
+    [
         Cell::word(state(v.state)),
         Cell::opt_int(v.cpu),
         Cell::int(v.start_ns),
@@ -81,5 +96,5 @@ pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std
         } else {
             Cell::Null
         },
-    ])
+    ]
 }

@@ -43,7 +43,7 @@ fn task_columns() -> Vec<ColumnDef> {
 }
 
 /// The cells of [`task_columns`].
-fn task_cells(task: &Named) -> [Cell<'_>; 3] {
+pub(crate) fn task_cells(task: &Named) -> [Cell<'_>; 3] {
     [
         Cell::int(task.pid),
         Cell::opt_int(task.tgid),

@@ -4,7 +4,7 @@
 //! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
 //! per cell.
 
-use super::cursor::{Cursor, RowBound, TextFile};
+use super::cursor::{Chunked, Cursor, RowBound, TextFile, CHUNK};
 use super::lead::Lead;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
@@ -15,6 +15,9 @@ pub(super) struct CsvWriter {
     columns: Vec<ColumnDef>,
     bound: RowBound,
     lead: Lead,
+    /// For the `intervals` table: the bound of a row's cells after its task's, whose text
+    /// is formatted once for a task's run ([`RowSink::intervals`]).
+    interval_tail: Option<RowBound>,
 }
 
 impl CsvWriter {
@@ -25,6 +28,9 @@ impl CsvWriter {
             // Commas and the newline.
             bound: RowBound::new(columns, columns.len(), text::most),
             lead: Lead::new(columns),
+            // The commas between the seven cells, the newline.
+            interval_tail: crate::tables::intervals::are_its_columns(columns)
+                .then(|| RowBound::new(&columns[3..], 7, text::most)),
         };
         let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
         let bound = columns.len() + header.iter().map(text_bound).sum::<usize>();
@@ -87,6 +93,38 @@ impl RowSink for CsvWriter {
         check_row(&self.columns, cells)?;
         let bound = self.bound.of(cells, text_bound);
         self.line(bound, cells)
+    }
+
+    /// A task's run of intervals, its `pid,tgid,comm,` formatted once for the run: row by
+    /// row, the three cells were made and compared with the last row's ([`Lead`]) for
+    /// each of the table's 21 M rows on the large trace of `bench/` (README, "Export").
+    fn intervals(
+        &mut self,
+        task: &crate::batch::Named,
+        views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        let Some(tail) = &self.interval_tail else {
+            return Ok(false);
+        };
+        let lead = crate::tables::task_cells(task);
+        // Room as a row's: its bound and the CHUNK a copy may run past it.
+        let mut prefix = vec![0; 2 * text::INT_BOUND + text_bound(&lead[2]) + 3 + CHUNK];
+        let mut cursor = Cursor::new(&mut prefix);
+        fields(&mut cursor, &lead);
+        cursor.byte(b',');
+        let len = cursor.position();
+        prefix.truncate(len);
+        let prefix = Chunked::new(&prefix);
+        for v in views {
+            let cells = crate::tables::intervals::own_cells(v);
+            let bound = prefix.len() + tail.of(&cells, text_bound);
+            self.out.row(bound, |out| {
+                prefix.write(out);
+                fields(out, &cells);
+                out.byte(b'\n');
+            })?;
+        }
+        Ok(true)
     }
 }
 

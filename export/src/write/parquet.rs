@@ -133,9 +133,7 @@ impl ParquetTableWriter {
             buffers: columns.iter().map(|c| Column::new(c.kind)).collect(),
             rows: 0,
             compressor: PageCompressor::new(ZSTD_LEVEL)?,
-            is_intervals: intervals::is_intervals(
-                &columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
-            ),
+            is_intervals: crate::tables::intervals::are_its_columns(columns),
         })
     }
 

@@ -226,3 +226,137 @@ fn a_row_that_does_not_fit_the_columns_is_refused() {
         std::fs::remove_file(&path).unwrap();
     }
 }
+
+/// Rows as owned cells, as a table's `row` gives them.
+struct Collect(Vec<Vec<Cell<'static>>>);
+
+impl crate::cell::RowSink for Collect {
+    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
+        let owned = cells.iter().map(|c| match c {
+            Cell::Text(s) => Cell::Text(std::borrow::Cow::Owned(s.to_string())),
+            Cell::Int(n) => Cell::Int(*n),
+            Cell::Real(x) => Cell::Real(*x),
+            Cell::Word(w) => Cell::Word(w),
+            Cell::Bool(b) => Cell::Bool(*b),
+            Cell::Null => Cell::Null,
+        });
+        self.0.push(owned.collect());
+        Ok(())
+    }
+}
+
+/// The CSV writer's `intervals` (a task's pid, tgid and name formatted once for its run)
+/// writes the bytes of the same rows written one by one: every state, every kind of null,
+/// a name that needs quoting, a time beyond i64, two tasks' runs in turn.
+#[test]
+fn a_task_s_run_of_intervals_is_written_as_its_rows() {
+    use crate::batch::Named;
+    use crate::tables::intervals;
+    use analysis::timeline_store::{EndReason, IntervalView, ThreadState};
+    let view = |state, start_ns, dur_ns, cpu, end, waker_pid, latency_timed| IntervalView {
+        start_ns,
+        dur_ns,
+        state,
+        cpu,
+        end,
+        waker_pid,
+        latency_timed,
+    };
+    let preempt = EndReason::SwitchedOut(analysis::SwitchReason::WakeupPreempt);
+    let views = [
+        view(ThreadState::Running, 100, 50, Some(1), preempt, None, false),
+        view(
+            ThreadState::Sleeping,
+            150,
+            3,
+            None,
+            EndReason::Woken,
+            None,
+            false,
+        ),
+        view(
+            ThreadState::RunnableWakeup,
+            153,
+            7,
+            Some(0),
+            EndReason::SwitchedIn,
+            Some(0),
+            true,
+        ),
+        view(
+            ThreadState::RunnableWakeup,
+            160,
+            2,
+            Some(0),
+            EndReason::SwitchedIn,
+            None,
+            false,
+        ),
+        view(
+            ThreadState::Blocked,
+            162,
+            1,
+            None,
+            EndReason::LostTrack,
+            None,
+            false,
+        ),
+        view(
+            ThreadState::Unknown,
+            u64::MAX - 5,
+            5,
+            None,
+            EndReason::TraceEnd,
+            None,
+            false,
+        ),
+    ];
+    let tasks = [
+        Named {
+            pid: 42,
+            tgid: None,
+            comm: "a,b \"c\"".into(),
+        },
+        Named {
+            pid: 7,
+            tgid: Some(5),
+            comm: "bash".into(),
+        },
+    ];
+    let runs = [
+        (&tasks[0], &views[..2]),
+        (&tasks[1], &views[..]),
+        (&tasks[0], &views[2..]),
+    ];
+    let columns = intervals::columns();
+    let mut rows = Collect(Vec::new());
+    for (task, run) in runs {
+        run.iter()
+            .try_for_each(|v| intervals::row(task, v, &mut rows))
+            .unwrap();
+    }
+    let path = std::env::temp_dir().join(format!(
+        "schedtrace-csv-intervals-{}-{:?}.csv",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    let mut writer = create(Format::Csv, &path, &columns).unwrap();
+    for (task, run) in runs {
+        assert!(
+            writer.intervals(task, run).unwrap(),
+            "the CSV writer takes runs"
+        );
+    }
+    writer.finish().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(rows.0.len(), 12);
+    let want = expected_csv(&columns, &rows.0);
+    assert!(
+        bytes == want,
+        "{}\n!=\n{}",
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(&want)
+    );
+}

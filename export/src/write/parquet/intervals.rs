@@ -17,12 +17,6 @@ use crate::tables::{end_reason, intervals::state};
 use analysis::timeline_store::{IntervalView, ThreadState};
 use std::iter::repeat_n;
 
-/// Whether `names` are the columns of the `intervals` table, in its order.
-pub(super) fn is_intervals(names: &[&str]) -> bool {
-    let columns = crate::tables::intervals::columns();
-    names.len() == columns.len() && names.iter().zip(&columns).all(|(n, c)| *n == c.name)
-}
-
 /// Like [`Cell::int`](crate::cell::Cell::int): null when out of range.
 fn int(n: u64) -> Option<i64> {
     i64::try_from(n).ok()
@@ -154,12 +148,9 @@ mod tests {
 
     #[test]
     fn columns_of_another_table_are_refused() {
-        let defs = crate::tables::slices::columns();
-        let names: Vec<&str> = defs.iter().map(|c| c.name.as_str()).collect();
-        assert!(!is_intervals(&names));
-        let defs = crate::tables::intervals::columns();
-        let names: Vec<&str> = defs.iter().map(|c| c.name.as_str()).collect();
-        assert!(is_intervals(&names));
+        use crate::tables::{intervals, slices};
+        assert!(intervals::are_its_columns(&intervals::columns()));
+        assert!(!intervals::are_its_columns(&slices::columns()));
         let mut slices: Vec<Column> = crate::tables::slices::columns()
             .iter()
             .map(|c| Column::new(c.kind))
