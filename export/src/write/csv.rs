@@ -4,7 +4,7 @@
 //! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
 //! per cell.
 
-use super::cursor::{Chunked, Cursor, RowBound, TextFile, CHUNK};
+use super::cursor::{Chunked, Cursor, RowBound, TextFile};
 use super::lead::Lead;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
@@ -107,14 +107,11 @@ impl RowSink for CsvWriter {
             return Ok(false);
         };
         let lead = crate::tables::task_cells(task);
-        // Room as a row's: its bound and the CHUNK a copy may run past it.
-        let mut prefix = vec![0; 2 * text::INT_BOUND + text_bound(&lead[2]) + 3 + CHUNK];
-        let mut cursor = Cursor::new(&mut prefix);
-        fields(&mut cursor, &lead);
-        cursor.byte(b',');
-        let len = cursor.position();
-        prefix.truncate(len);
-        let prefix = Chunked::new(&prefix);
+        let bound = 2 * text::INT_BOUND + text_bound(&lead[2]) + 3;
+        let prefix = Chunked::formatted(bound, |out| {
+            fields(out, &lead);
+            out.byte(b',');
+        });
         for v in views {
             let cells = crate::tables::intervals::own_cells(v);
             let bound = prefix.len() + tail.of(&cells, text_bound);

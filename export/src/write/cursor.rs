@@ -182,6 +182,16 @@ impl Chunked {
         chunked
     }
 
+    /// The text `write` formats, at most `bound` bytes (a task's cells, kept for its run
+    /// of rows).
+    pub(super) fn formatted(bound: usize, write: impl FnOnce(&mut Cursor)) -> Chunked {
+        // Room as a row's: its bound and the CHUNK a copy may run past it.
+        let mut room = vec![0; bound + CHUNK];
+        let mut cursor = Cursor::new(&mut room);
+        write(&mut cursor);
+        Chunked::new(cursor.written())
+    }
+
     pub(super) fn set(&mut self, text: &[u8]) {
         self.len = text.len();
         match self.chunk.get_mut(..text.len()) {

@@ -16,6 +16,9 @@ pub(super) struct NdjsonWriter {
     keys: Vec<Chunked>,
     bound: RowBound,
     lead: Lead,
+    /// For the `intervals` table: the bound of a row's members after its task's, which are
+    /// formatted once for a task's run ([`RowSink::intervals`]).
+    interval_tail: Option<RowBound>,
 }
 
 impl NdjsonWriter {
@@ -26,11 +29,21 @@ impl NdjsonWriter {
         NdjsonWriter {
             out: TextFile::new(file),
             columns: columns.to_vec(),
-            keys,
-            bound: RowBound::new(columns, frame, |kind| text::most(kind).max(NULL_BOUND)),
+            bound: RowBound::new(columns, frame, most),
             lead: Lead::new(columns),
+            interval_tail: crate::tables::intervals::are_its_columns(columns).then(|| {
+                // The keys, the commas between the seven members, the closing brace, the newline.
+                let frame = keys[3..].iter().map(Chunked::len).sum::<usize>() + 6 + 2;
+                RowBound::new(&columns[3..], frame, most)
+            }),
+            keys,
         }
     }
+}
+
+/// The most bytes a value of a non-text column takes.
+fn most(kind: crate::cell::Kind) -> usize {
+    text::most(kind).max(NULL_BOUND)
 }
 
 /// `name` as a JSON string and a colon.
@@ -88,6 +101,39 @@ impl RowSink for NdjsonWriter {
             members(out, &keys[led..], &cells[led..]);
             out.bytes(b"}\n");
         })
+    }
+
+    /// A task's run of intervals, its `{"pid":…,"tgid":…,"comm":…,` formatted once for the
+    /// run (as the CSV writer does; README, "Export").
+    fn intervals(
+        &mut self,
+        task: &crate::batch::Named,
+        views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        let Some(tail) = &self.interval_tail else {
+            return Ok(false);
+        };
+        let lead = crate::tables::task_cells(task);
+        let keys = &self.keys;
+        let bound = keys[..3].iter().map(Chunked::len).sum::<usize>()
+            + 2 * text::INT_BOUND.max(NULL_BOUND)
+            + text_bound(&lead[2])
+            + 4;
+        let prefix = Chunked::formatted(bound, |out| {
+            out.byte(b'{');
+            members(out, &keys[..3], &lead);
+            out.byte(b',');
+        });
+        for v in views {
+            let cells = crate::tables::intervals::own_cells(v);
+            let bound = prefix.len() + tail.of(&cells, text_bound);
+            self.out.row(bound, |out| {
+                prefix.write(out);
+                members(out, &keys[3..], &cells);
+                out.bytes(b"}\n");
+            })?;
+        }
+        Ok(true)
     }
 }
 

@@ -245,8 +245,8 @@ impl crate::cell::RowSink for Collect {
     }
 }
 
-/// The CSV writer's `intervals` (a task's pid, tgid and name formatted once for its run)
-/// writes the bytes of the same rows written one by one: every state, every kind of null,
+/// The text writers' `intervals` (a task's pid, tgid and name formatted once for its run)
+/// write the bytes of the same rows written one by one: every state, every kind of null,
 /// a name that needs quoting, a time beyond i64, two tasks' runs in turn.
 #[test]
 fn a_task_s_run_of_intervals_is_written_as_its_rows() {
@@ -335,28 +335,34 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
             .try_for_each(|v| intervals::row(task, v, &mut rows))
             .unwrap();
     }
-    let path = std::env::temp_dir().join(format!(
-        "schedtrace-csv-intervals-{}-{:?}.csv",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let _ = std::fs::remove_file(&path);
-    let mut writer = create(Format::Csv, &path, &columns).unwrap();
-    for (task, run) in runs {
+    assert_eq!(rows.0.len(), 12);
+    for format in [Format::Csv, Format::Ndjson] {
+        let path = std::env::temp_dir().join(format!(
+            "schedtrace-text-intervals-{}-{:?}.{}",
+            std::process::id(),
+            std::thread::current().id(),
+            format.extension()
+        ));
+        let _ = std::fs::remove_file(&path);
+        let mut writer = create(format, &path, &columns).unwrap();
+        for (task, run) in runs {
+            assert!(
+                writer.intervals(task, run).unwrap(),
+                "{format:?} takes runs"
+            );
+        }
+        writer.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let want = match format {
+            Format::Csv => expected_csv(&columns, &rows.0),
+            _ => expected_ndjson(&columns, &rows.0),
+        };
         assert!(
-            writer.intervals(task, run).unwrap(),
-            "the CSV writer takes runs"
+            bytes == want,
+            "{format:?}: {}\n!=\n{}",
+            String::from_utf8_lossy(&bytes),
+            String::from_utf8_lossy(&want)
         );
     }
-    writer.finish().unwrap();
-    let bytes = std::fs::read(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    assert_eq!(rows.0.len(), 12);
-    let want = expected_csv(&columns, &rows.0);
-    assert!(
-        bytes == want,
-        "{}\n!=\n{}",
-        String::from_utf8_lossy(&bytes),
-        String::from_utf8_lossy(&want)
-    );
 }
