@@ -112,15 +112,11 @@ impl RowSink for CsvWriter {
             fields(out, &lead);
             out.byte(b',');
         });
-        for v in views {
-            let cells = crate::tables::intervals::own_cells(v);
-            let bound = prefix.len() + tail.of(&cells, text_bound);
-            self.out.row(bound, |out| {
-                prefix.write(out);
-                fields(out, &cells);
+        self.out
+            .interval_rows(&prefix, tail, views, text_bound, |out, cells| {
+                fields(out, cells);
                 out.byte(b'\n');
             })?;
-        }
         Ok(true)
     }
 }

@@ -61,6 +61,29 @@ impl TextFile {
         Ok(())
     }
 
+    /// A task's run of intervals, a row a view: `prefix` (the task's text, made once for
+    /// the run), then the view's own cells ([`crate::tables::intervals::own_cells`]) as
+    /// `write` writes them; a row's bound is the prefix's length and `tail`'s bound of the
+    /// cells, `text` giving a text cell's.
+    pub(super) fn interval_rows(
+        &mut self,
+        prefix: &Chunked,
+        tail: &RowBound,
+        views: &[analysis::timeline_store::IntervalView],
+        text: impl Fn(&Cell) -> usize,
+        write: impl Fn(&mut Cursor, &[Cell]),
+    ) -> std::io::Result<()> {
+        for v in views {
+            let cells = crate::tables::intervals::own_cells(v);
+            let bound = prefix.len() + tail.of(&cells, &text);
+            self.row(bound, |out| {
+                prefix.write(out);
+                write(out, &cells);
+            })?;
+        }
+        Ok(())
+    }
+
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.write_all(&self.bytes[..self.filled])?;
         self.filled = 0;

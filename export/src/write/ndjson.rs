@@ -124,15 +124,11 @@ impl RowSink for NdjsonWriter {
             members(out, &keys[..3], &lead);
             out.byte(b',');
         });
-        for v in views {
-            let cells = crate::tables::intervals::own_cells(v);
-            let bound = prefix.len() + tail.of(&cells, text_bound);
-            self.out.row(bound, |out| {
-                prefix.write(out);
-                members(out, &keys[3..], &cells);
+        self.out
+            .interval_rows(&prefix, tail, views, text_bound, |out, cells| {
+                members(out, &keys[3..], cells);
                 out.bytes(b"}\n");
             })?;
-        }
         Ok(true)
     }
 }
