@@ -4,7 +4,7 @@
 //! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
 //! per cell.
 
-use super::cursor::{Chunked, Cursor, RowBound, TextFile};
+use super::cursor::{Cursor, IntervalBounds, RowBound, TextFile};
 use super::lead::Lead;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
@@ -15,9 +15,9 @@ pub(super) struct CsvWriter {
     columns: Vec<ColumnDef>,
     bound: RowBound,
     lead: Lead,
-    /// For the `intervals` table: the bound of a row's cells after its task's, whose text
-    /// is formatted once for a task's run ([`RowSink::intervals`]).
-    interval_tail: Option<RowBound>,
+    /// For the `intervals` table, whose task's text is formatted once for a task's run
+    /// ([`RowSink::intervals`]).
+    interval_bounds: Option<IntervalBounds>,
 }
 
 impl CsvWriter {
@@ -28,9 +28,9 @@ impl CsvWriter {
             // Commas and the newline.
             bound: RowBound::new(columns, columns.len(), text::most),
             lead: Lead::new(columns),
-            // The commas between the seven cells, the newline.
-            interval_tail: crate::tables::intervals::are_its_columns(columns)
-                .then(|| RowBound::new(&columns[3..], 7, text::most)),
+            // The task's three cells and a comma each; the commas between the seven own
+            // cells, the newline.
+            interval_bounds: IntervalBounds::of(columns, 3, 7, text::most),
         };
         let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
         let bound = columns.len() + header.iter().map(text_bound).sum::<usize>();
@@ -103,17 +103,15 @@ impl RowSink for CsvWriter {
         task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        let Some(tail) = &self.interval_tail else {
+        let Some(bounds) = &self.interval_bounds else {
             return Ok(false);
         };
-        let lead = crate::tables::task_cells(task);
-        let bound = 2 * text::INT_BOUND + text_bound(&lead[2]) + 3;
-        let prefix = Chunked::formatted(bound, |out| {
-            fields(out, &lead);
+        let task_text = |out: &mut Cursor, cells: &[Cell]| {
+            fields(out, cells);
             out.byte(b',');
-        });
+        };
         self.out
-            .interval_rows(&prefix, tail, views, text_bound, |out, cells| {
+            .interval_rows(bounds, task, views, text_bound, task_text, |out, cells| {
                 fields(out, cells);
                 out.byte(b'\n');
             })?;

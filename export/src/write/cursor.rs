@@ -61,24 +61,29 @@ impl TextFile {
         Ok(())
     }
 
-    /// A task's run of intervals, a row a view: `prefix` (the task's text, made once for
-    /// the run), then the view's own cells ([`crate::tables::intervals::own_cells`]) as
-    /// `write` writes them; a row's bound is the prefix's length and `tail`'s bound of the
-    /// cells, `text` giving a text cell's.
+    /// A task's run of intervals, a row a view: the task's cells as `task_text` writes
+    /// them, made once for the run, then the view's own cells
+    /// ([`crate::tables::intervals::own_cells`]) as `own_text` writes them (`text` giving
+    /// a text cell's bound).
     pub(super) fn interval_rows(
         &mut self,
-        prefix: &Chunked,
-        tail: &RowBound,
+        bounds: &IntervalBounds,
+        task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
         text: impl Fn(&Cell) -> usize,
-        write: impl Fn(&mut Cursor, &[Cell]),
+        task_text: impl FnOnce(&mut Cursor, &[Cell]),
+        own_text: impl Fn(&mut Cursor, &[Cell]),
     ) -> std::io::Result<()> {
+        let task_cells = crate::tables::task_cells(task);
+        let prefix = Chunked::formatted(bounds.task.of(&task_cells, &text), |out| {
+            task_text(out, &task_cells)
+        });
         for v in views {
             let cells = crate::tables::intervals::own_cells(v);
-            let bound = prefix.len() + tail.of(&cells, &text);
+            let bound = prefix.len() + bounds.own.of(&cells, &text);
             self.row(bound, |out| {
                 prefix.write(out);
-                write(out, &cells);
+                own_text(out, &cells);
             })?;
         }
         Ok(())
@@ -182,6 +187,30 @@ impl RowBound {
                 .iter()
                 .map(|&i| text(&cells[i]))
                 .sum::<usize>()
+    }
+}
+
+/// The bounds of an `intervals` row in a text format, in the two parts a task's run of
+/// rows is written in ([`TextFile::interval_rows`]): its task's cells (`pid`, `tgid`,
+/// `comm`) and the view's own.
+pub(super) struct IntervalBounds {
+    task: RowBound,
+    own: RowBound,
+}
+
+impl IntervalBounds {
+    /// For `columns` when they are the `intervals` table's (else None), the frames (the
+    /// bytes but the values) of the two parts given, `most` as for [`RowBound::new`].
+    pub(super) fn of(
+        columns: &[ColumnDef],
+        task_frame: usize,
+        own_frame: usize,
+        most: impl Fn(Kind) -> usize,
+    ) -> Option<IntervalBounds> {
+        crate::tables::intervals::are_its_columns(columns).then(|| IntervalBounds {
+            task: RowBound::new(&columns[..3], task_frame, &most),
+            own: RowBound::new(&columns[3..], own_frame, &most),
+        })
     }
 }
 

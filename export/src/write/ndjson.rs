@@ -3,7 +3,7 @@
 //! written out a MiB at a time ([`super::cursor`], [`super::text`]): no allocation per
 //! cell.
 
-use super::cursor::{Chunked, Cursor, RowBound, TextFile};
+use super::cursor::{Chunked, Cursor, IntervalBounds, RowBound, TextFile};
 use super::lead::Lead;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
@@ -16,9 +16,9 @@ pub(super) struct NdjsonWriter {
     keys: Vec<Chunked>,
     bound: RowBound,
     lead: Lead,
-    /// For the `intervals` table: the bound of a row's members after its task's, which are
-    /// formatted once for a task's run ([`RowSink::intervals`]).
-    interval_tail: Option<RowBound>,
+    /// For the `intervals` table, whose task's members are formatted once for a task's
+    /// run ([`RowSink::intervals`]).
+    interval_bounds: Option<IntervalBounds>,
 }
 
 impl NdjsonWriter {
@@ -31,11 +31,14 @@ impl NdjsonWriter {
             columns: columns.to_vec(),
             bound: RowBound::new(columns, frame, most),
             lead: Lead::new(columns),
-            interval_tail: crate::tables::intervals::are_its_columns(columns).then(|| {
-                // The keys, the commas between the seven members, the closing brace, the newline.
-                let frame = keys[3..].iter().map(Chunked::len).sum::<usize>() + 6 + 2;
-                RowBound::new(&columns[3..], frame, most)
-            }),
+            // The task's part: the opening brace, its keys, a comma after each member; the
+            // own part: the keys, the commas between the members, the brace, the newline.
+            interval_bounds: IntervalBounds::of(
+                columns,
+                1 + keys.iter().take(3).map(Chunked::len).sum::<usize>() + 3,
+                keys.iter().skip(3).map(Chunked::len).sum::<usize>() + 6 + 2,
+                most,
+            ),
             keys,
         }
     }
@@ -110,22 +113,17 @@ impl RowSink for NdjsonWriter {
         task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        let Some(tail) = &self.interval_tail else {
+        let Some(bounds) = &self.interval_bounds else {
             return Ok(false);
         };
-        let lead = crate::tables::task_cells(task);
         let keys = &self.keys;
-        let bound = keys[..3].iter().map(Chunked::len).sum::<usize>()
-            + 2 * text::INT_BOUND.max(NULL_BOUND)
-            + text_bound(&lead[2])
-            + 4;
-        let prefix = Chunked::formatted(bound, |out| {
+        let task_text = |out: &mut Cursor, cells: &[Cell]| {
             out.byte(b'{');
-            members(out, &keys[..3], &lead);
+            members(out, &keys[..3], cells);
             out.byte(b',');
-        });
+        };
         self.out
-            .interval_rows(&prefix, tail, views, text_bound, |out, cells| {
+            .interval_rows(bounds, task, views, text_bound, task_text, |out, cells| {
                 members(out, &keys[3..], cells);
                 out.bytes(b"}\n");
             })?;
