@@ -4,15 +4,18 @@
 //!
 //! The schema (and so the Arrow schema stored in the file, which pyarrow and polars read
 //! the column types from) is polars' own for its `Int64`, `Float64`, `String` and
-//! `Boolean` columns; the pages are encoded by polars' Parquet writer (`polars-parquet`),
-//! called here per column rather than through a polars `DataFrame`, so that a text column
-//! goes in as the dictionary gathered for it (see [`column`]) and each column with the
-//! encodings chosen here ([`encodings`]); they are compressed here with one zstd context
-//! per file ([`compress`]) and written by polars' file writer.
+//! `Boolean` columns. An integer column's page is made here ([`ints`], its values
+//! delta-packed by [`delta`]); the other columns' pages are encoded by polars' Parquet
+//! writer (`polars-parquet`), called per column rather than through a polars `DataFrame`,
+//! so that a text column goes in as the dictionary gathered for it (see [`column`]) and
+//! each column with the encodings chosen here ([`encodings`]). The pages are compressed
+//! here with one zstd context per file ([`compress`]) and written by polars' file writer.
 
 mod column;
 mod compress;
+mod delta;
 mod intervals;
+mod ints;
 
 use super::TableWriter;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
@@ -72,7 +75,8 @@ fn options() -> WriteOptions {
 
 /// The page encodings of a column of `kind` (Arrow type `dtype`).
 ///
-/// Integers delta-encoded (`DELTA_BINARY_PACKED`), not as polars chooses for them: it tries
+/// Integers delta-encoded (`DELTA_BINARY_PACKED`, by [`delta`]), not as polars chooses for
+/// them: it tries
 /// a dictionary for every integer column of each row group, and where the values span too
 /// wide a range for its bitmap (every `_ns` column) it estimates their distinct count and
 /// then builds the dictionary through a hash table, which was about a fifth of the
@@ -145,6 +149,14 @@ impl ParquetTableWriter {
         let options = self.options;
         let mut pages = Vec::with_capacity(self.buffers.len());
         for (buffer, (type_, encodings)) in self.buffers.iter_mut().zip(&self.types) {
+            if let (Column::Int(ints), ParquetType::PrimitiveType(primitive)) =
+                (&mut *buffer, type_)
+            {
+                let page = ints.page(primitive).and_then(|p| self.compressor.page(p));
+                let page = page.map_err(io)?;
+                pages.push(Ok(DynStreamingIterator::new(Pages::new(vec![page]))));
+                continue;
+            }
             let array: Box<dyn Array> = buffer.take();
             let column = array_to_columns(array, type_.clone(), options, encodings).map_err(io)?;
             for column_pages in column {

@@ -15,6 +15,7 @@ use polars_arrow::array::{
 use polars_arrow::bitmap::MutableBitmap;
 use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 
+use super::ints::Ints;
 use crate::cell::{Cell, Kind};
 
 /// Values and their validity (a null's slot holds the type's default). The validity
@@ -194,7 +195,7 @@ impl Words {
 
 /// One column's buffer, of its [`Kind`].
 pub(super) enum Column {
-    Int(Values<i64>),
+    Int(Ints),
     Real(Values<f64>),
     Bool(Values<bool>),
     Text(Words),
@@ -203,7 +204,7 @@ pub(super) enum Column {
 impl Column {
     pub(super) fn new(kind: Kind) -> Column {
         match kind {
-            Kind::Int => Column::Int(Values::default()),
+            Kind::Int => Column::Int(Ints::default()),
             Kind::Real => Column::Real(Values::default()),
             Kind::Bool => Column::Bool(Values::default()),
             Kind::Text => Column::Text(Words::default()),
@@ -274,12 +275,7 @@ impl Column {
     /// The gathered rows as an Arrow array, leaving the column empty for the next batch.
     pub(super) fn take(&mut self) -> Box<dyn Array> {
         match self {
-            Column::Int(c) => {
-                let (values, valid) = c.take();
-                PrimitiveArray::from_vec(values)
-                    .with_validity(valid)
-                    .boxed()
-            }
+            Column::Int(c) => c.take(),
             Column::Real(c) => {
                 let (values, valid) = c.take();
                 PrimitiveArray::from_vec(values)

@@ -1,0 +1,123 @@
+//! An integer column of the batch, and its data page.
+//!
+//! The values are kept without their nulls (a null is a bit in the validity bitmap and
+//! no slot), so the page's values are the vector as it is: [`super::delta`] encodes them
+//! in one pass and their smallest and largest (the page's statistics) come from the same
+//! slice. Through polars, the column was an Arrow array of every row whose nulls the
+//! encoder and the statistics each skipped value by value. The page is the one polars'
+//! writer makes for an `Int64` column (the same header, definition levels and statistics),
+//! its values in our encoding of the same format.
+
+use super::delta;
+use polars::prelude::PolarsError;
+use polars_arrow::array::{Array, PrimitiveArray};
+use polars_arrow::bitmap::{Bitmap, MutableBitmap};
+use polars_parquet::parquet::encoding::Encoding;
+use polars_parquet::parquet::metadata::Descriptor;
+use polars_parquet::parquet::page::{DataPage, DataPageHeader, DataPageHeaderV1, Page};
+use polars_parquet::parquet::schema::types::PrimitiveType;
+use polars_parquet::parquet::schema::Repetition;
+use polars_parquet::parquet::statistics::PrimitiveStatistics;
+use polars_parquet::parquet::CowBuffer;
+use polars_parquet::write::{write_def_levels, Version};
+
+/// The rows of an integer column: the values that are not null, in order, and (from the
+/// first null on) which rows are.
+#[derive(Default)]
+pub(super) struct Ints {
+    values: Vec<i64>,
+    valid: Option<MutableBitmap>,
+    rows: usize,
+}
+
+impl Ints {
+    #[inline]
+    pub(super) fn push(&mut self, value: Option<i64>) {
+        match value {
+            Some(v) => {
+                if let Some(valid) = &mut self.valid {
+                    valid.push(true);
+                }
+                self.values.push(v);
+            }
+            None => self.valid_bits().push(false),
+        }
+        self.rows += 1;
+    }
+
+    /// The validity bitmap, made (every row so far valid) at the first null: most
+    /// columns have none.
+    fn valid_bits(&mut self) -> &mut MutableBitmap {
+        let rows = self.rows;
+        self.valid.get_or_insert_with(|| {
+            let mut all = MutableBitmap::with_capacity(rows.max(1024));
+            all.extend_constant(rows, true);
+            all
+        })
+    }
+
+    /// Appends `values` (a slice's, mapped) in one loop.
+    #[inline]
+    pub(super) fn extend(&mut self, values: impl ExactSizeIterator<Item = Option<i64>>) {
+        self.values.reserve(values.len());
+        for value in values {
+            self.push(value);
+        }
+    }
+
+    /// The rows gathered, as one data page of `type_`; the column is left empty, with room
+    /// for as many rows.
+    pub(super) fn page(&mut self, type_: &PrimitiveType) -> Result<Page, PolarsError> {
+        let room = Vec::with_capacity(self.values.len());
+        let values = std::mem::replace(&mut self.values, room);
+        let valid: Option<Bitmap> = self.valid.take().map(Into::into);
+        let rows = std::mem::take(&mut self.rows);
+        let optional = type_.field_info.repetition == Repetition::Optional;
+        // Definition levels, values: bounded by 2 bits a row and 9 bytes and a width
+        // byte's share a value.
+        let mut buffer = Vec::with_capacity(16 + rows / 4 + values.len() * 9);
+        write_def_levels(&mut buffer, optional, valid.as_ref(), rows, Version::V1)?;
+        delta::encode(&values, &mut buffer);
+        let statistics = PrimitiveStatistics::<i64> {
+            primitive_type: type_.clone(),
+            null_count: Some((rows - values.len()) as i64),
+            distinct_count: None,
+            min_value: values.iter().copied().min(),
+            max_value: values.iter().copied().max(),
+        };
+        let header = DataPageHeader::V1(DataPageHeaderV1 {
+            num_values: rows as i32,
+            encoding: Encoding::DeltaBinaryPacked.into(),
+            definition_level_encoding: Encoding::Rle.into(),
+            repetition_level_encoding: Encoding::Rle.into(),
+            statistics: Some(statistics.serialize()),
+        });
+        let descriptor = Descriptor {
+            primitive_type: type_.clone(),
+            max_def_level: 0,
+            max_rep_level: 0,
+        };
+        Ok(Page::Data(DataPage::new(
+            header,
+            CowBuffer::Owned(buffer),
+            descriptor,
+            rows,
+        )))
+    }
+
+    /// The rows gathered as an Arrow array (every row a slot), leaving the column empty:
+    /// what the rows are, as the tests that compare ways of gathering them see them.
+    pub(super) fn take(&mut self) -> Box<dyn Array> {
+        let values = std::mem::take(&mut self.values);
+        let valid: Option<Bitmap> = self.valid.take().map(Into::into);
+        let rows = std::mem::take(&mut self.rows);
+        let mut present = values.into_iter();
+        let all: Vec<i64> = (0..rows)
+            .map(|row| match &valid {
+                Some(v) if !v.get_bit(row) => 0,
+                _ => present.next().expect("a value for each valid row"),
+            })
+            .collect();
+        PrimitiveArray::from_vec(all).with_validity(valid).boxed()
+    }
+}
