@@ -232,9 +232,21 @@ impl Column {
     /// Appends integers (None: null); false (nothing appended) when this is no
     /// integer column.
     #[inline]
-    pub(super) fn ints(&mut self, values: impl ExactSizeIterator<Item = Option<i64>>) -> bool {
+    pub(super) fn ints<I>(&mut self, values: I) -> bool
+    where
+        I: ExactSizeIterator<Item = Option<i64>> + Clone,
+    {
         match self {
             Column::Int(c) => c.extend(values),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends `value` `n` times; false when this is no integer column.
+    pub(super) fn repeated_int(&mut self, value: Option<i64>, n: usize) -> bool {
+        match self {
+            Column::Int(c) => c.extend_repeated(value, n),
             _ => return false,
         }
         true

@@ -101,7 +101,11 @@ mod tests {
         }
         let mut at = 0;
         let unzig = |n: u64| ((n >> 1) as i64) ^ -((n & 1) as i64);
-        let (block, minis, count) = (uleb(bytes, &mut at) as usize, uleb(bytes, &mut at) as usize, uleb(bytes, &mut at) as usize);
+        let (block, minis, count) = (
+            uleb(bytes, &mut at) as usize,
+            uleb(bytes, &mut at) as usize,
+            uleb(bytes, &mut at) as usize,
+        );
         let mut values = vec![unzig(uleb(bytes, &mut at))];
         while values.len() < count {
             let min = unzig(uleb(bytes, &mut at));

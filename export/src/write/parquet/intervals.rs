@@ -15,7 +15,6 @@ use super::column::Column;
 use crate::batch::Named;
 use crate::tables::{end_reason, intervals::state};
 use analysis::timeline_store::{IntervalView, ThreadState};
-use std::iter::repeat_n;
 
 /// Like [`Cell::int`](crate::cell::Cell::int): null when out of range.
 fn int(n: u64) -> Option<i64> {
@@ -30,8 +29,8 @@ pub(super) fn gather(buffers: &mut [Column], task: &Named, views: &[IntervalView
     };
     let n = views.len();
     let wakeup = |v: &IntervalView| v.state == ThreadState::RunnableWakeup;
-    pid.ints(repeat_n(Some(i64::from(task.pid)), n))
-        && tgid.ints(repeat_n(task.tgid.map(i64::from), n))
+    pid.repeated_int(Some(i64::from(task.pid)), n)
+        && tgid.repeated_int(task.tgid.map(i64::from), n)
         && comm.repeated_text(&task.comm, n)
         && state_.words(views.iter().map(|v| state(v.state)))
         && cpu.ints(views.iter().map(|v| v.cpu.map(i64::from)))
