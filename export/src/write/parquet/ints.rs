@@ -184,3 +184,68 @@ fn extend_bits(bits: &mut MutableBitmap, mut flags: impl Iterator<Item = bool>) 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rows(array: &dyn Array) -> Vec<Option<i64>> {
+        let ints = array.as_any().downcast_ref::<PrimitiveArray<i64>>();
+        ints.unwrap().iter().map(|v| v.copied()).collect()
+    }
+
+    proptest! {
+        /// Gathered in runs (bulk, repeated) or row by row, a column holds the same rows.
+        #[test]
+        fn runs_and_rows_gather_the_same(
+            runs in proptest::collection::vec(
+                (proptest::collection::vec(proptest::option::of(any::<i64>()), 0..150), any::<bool>()),
+                0..12,
+            ),
+        ) {
+            let (mut bulk, mut single) = (Ints::default(), Ints::default());
+            let mut want = Vec::new();
+            for (run, repeat) in &runs {
+                if *repeat {
+                    let value = run.first().copied().flatten();
+                    bulk.extend_repeated(value, run.len());
+                    want.extend(std::iter::repeat_n(value, run.len()));
+                } else {
+                    bulk.extend(run.iter().copied());
+                    want.extend(run.iter().copied());
+                }
+            }
+            want.iter().for_each(|&v| single.push(v));
+            prop_assert_eq!(rows(&*bulk.take()), want.clone());
+            prop_assert_eq!(rows(&*single.take()), want);
+        }
+    }
+
+    /// The levels read back as the format defines them: a 4-byte length, then runs of
+    /// the hybrid encoding (here one bit-packed run), a row's level its bit.
+    #[test]
+    fn definition_levels_are_the_rows_validity() {
+        for n in [1usize, 7, 8, 9, 64, 65, 200] {
+            let mut valid = MutableBitmap::new();
+            let want: Vec<bool> = (0..n).map(|i| i % 3 != 1 && i != n - 1).collect();
+            extend_bits(&mut valid, want.iter().copied());
+            let mut out = vec![];
+            definition_levels(&valid, &mut out);
+            let length = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
+            assert_eq!(length, out.len() - 4, "{n} rows");
+            let (header, used) = uleb128::decode(&out[4..]);
+            assert_eq!(header & 1, 1, "bit-packed");
+            let groups = (header >> 1) as usize;
+            assert_eq!(groups, n.div_ceil(8));
+            let bits = &out[4 + used..];
+            assert_eq!(bits.len(), groups);
+            let got: Vec<bool> = (0..n).map(|i| bits[i / 8] >> (i % 8) & 1 == 1).collect();
+            assert_eq!(got, want, "{n} rows");
+            assert!(
+                (n..groups * 8).all(|i| bits[i / 8] >> (i % 8) & 1 == 0),
+                "padding 0"
+            );
+        }
+    }
+}
