@@ -39,6 +39,7 @@ fn zigzag(out: &mut Vec<u8>, n: i64) {
 
 /// Appends `values`, encoded, to `out`. Differences wrap (as the format's readers undo
 /// them), so any two `i64`s follow each other.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl", "x86_64+avx2"))]
 pub(super) fn encode(values: &[i64], out: &mut Vec<u8>) {
     uleb(out, BLOCK as u64);
     uleb(out, MINIBLOCKS as u64);

@@ -105,12 +105,13 @@ impl Ints {
             _ => write_def_levels(&mut buffer, optional, None, rows, Version::V1)?,
         }
         delta::encode(&values, &mut buffer);
+        let bounds = smallest_and_largest(&values);
         let statistics = PrimitiveStatistics::<i64> {
             primitive_type: type_.clone(),
             null_count: Some((rows - values.len()) as i64),
             distinct_count: None,
-            min_value: values.iter().copied().min(),
-            max_value: values.iter().copied().max(),
+            min_value: bounds.map(|b| b.0),
+            max_value: bounds.map(|b| b.1),
         };
         let header = DataPageHeader::V1(DataPageHeaderV1 {
             num_values: rows as i32,
@@ -168,6 +169,17 @@ fn definition_levels(valid: &MutableBitmap, out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes[..groups]);
 }
 
+/// The smallest and the largest of `values` (the page's statistics), in one pass.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl", "x86_64+avx2"))]
+fn smallest_and_largest(values: &[i64]) -> Option<(i64, i64)> {
+    let first = *values.first()?;
+    Some(
+        values
+            .iter()
+            .fold((first, first), |(lo, hi), &v| (lo.min(v), hi.max(v))),
+    )
+}
+
 /// Appends `flags` to `bits`, 64 to a word.
 fn extend_bits(bits: &mut MutableBitmap, mut flags: impl Iterator<Item = bool>) {
     loop {
@@ -188,6 +200,7 @@ fn extend_bits(bits: &mut MutableBitmap, mut flags: impl Iterator<Item = bool>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use polars_arrow::datatypes::ArrowDataType;
     use proptest::prelude::*;
 
     fn rows(array: &dyn Array) -> Vec<Option<i64>> {
@@ -219,6 +232,45 @@ mod tests {
             want.iter().for_each(|&v| single.push(v));
             prop_assert_eq!(rows(&*bulk.take()), want.clone());
             prop_assert_eq!(rows(&*single.take()), want);
+        }
+    }
+
+    /// A page's header: its rows, its encodings and its statistics of the non-null values.
+    #[test]
+    fn a_page_says_its_rows_and_statistics() {
+        let mut ints = Ints::default();
+        let values: Vec<Option<i64>> = (0..1000i64)
+            .map(|i| (i % 7 != 3).then_some((i * 7919) % 2003 - 1000))
+            .collect();
+        ints.extend(values.iter().copied());
+        let present: Vec<i64> = values.iter().flatten().copied().collect();
+        let field = polars_arrow::datatypes::Field::new("n".into(), ArrowDataType::Int64, true);
+        let polars_parquet::write::ParquetType::PrimitiveType(type_) =
+            polars_parquet::write::to_parquet_type(&field).unwrap()
+        else {
+            panic!("an Int64 is a primitive column")
+        };
+        let Page::Data(page) = ints.page(&type_).unwrap() else {
+            panic!("a data page")
+        };
+        assert_eq!(page.num_values(), 1000);
+        assert_eq!(page.encoding(), Encoding::DeltaBinaryPacked);
+        let DataPageHeader::V1(header) = page.header() else {
+            panic!("V1")
+        };
+        let stats = header.statistics.as_ref().unwrap();
+        let stats = PrimitiveStatistics::<i64>::deserialize(stats, type_).unwrap();
+        assert_eq!(stats.min_value, present.iter().copied().min());
+        assert_eq!(stats.max_value, present.iter().copied().max());
+        assert_eq!(stats.null_count, Some(1000 - present.len() as i64));
+        assert!(ints.take().is_empty(), "the page took the rows");
+    }
+
+    proptest! {
+        #[test]
+        fn smallest_and_largest_are_min_and_max(v in proptest::collection::vec(any::<i64>(), 0..300)) {
+            let want = v.iter().copied().min().zip(v.iter().copied().max());
+            prop_assert_eq!(smallest_and_largest(&v), want);
         }
     }
 
