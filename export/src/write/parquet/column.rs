@@ -89,10 +89,34 @@ pub(super) struct Words {
     keys: Values<u32>,
     index: PlHashMap<Box<str>, u32>,
     words: Vec<Box<str>>,
-    /// `(address, length, key)` of each `'static` word seen in this row group.
-    fixed: Vec<(usize, usize, u32)>,
+    /// `'static` words seen in this row group, each in the slot its address picks.
+    fixed: FixedSlots,
     /// The key of the last text pushed.
     last: Option<u32>,
+}
+
+/// `(address, length, key)` of `'static` words, a slot each by a hash of the address:
+/// found in one comparison, where a search among the words seen took some (the text
+/// columns' largest cost once the writers no longer hashed every cell). Address 0 is an
+/// empty slot (no word lies there).
+struct FixedSlots([(usize, usize, u32); FIXED_SLOTS]);
+
+const FIXED_SLOTS: usize = 64;
+
+impl Default for FixedSlots {
+    fn default() -> Self {
+        FixedSlots([(0, 0, 0); FIXED_SLOTS])
+    }
+}
+
+impl FixedSlots {
+    /// The slot of `w`: the top bits of its address times a large odd constant (the
+    /// addresses of a column's words are near each other; the product spreads them).
+    #[inline]
+    fn slot(w: &'static str) -> usize {
+        let spread = (w.as_ptr() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (spread >> (64 - FIXED_SLOTS.trailing_zeros())) as usize
+    }
 }
 
 /// Above this share of distinct values a dictionary does not pay, and the column is
@@ -148,13 +172,17 @@ impl Words {
     }
 
     /// The key of `'static` word `w`, found as [`Words::push_fixed`] finds it.
+    #[inline]
     fn fixed_key(&mut self, w: &'static str) -> u32 {
+        let slot = FixedSlots::slot(w);
         let at = (w.as_ptr() as usize, w.len());
-        match self.fixed.iter().find(|f| (f.0, f.1) == at) {
-            Some(f) => f.2,
-            None => {
+        match self.fixed.0[slot] {
+            (address, len, key) if (address, len) == at => key,
+            _ => {
+                // Two words of one column in one slot take turns in it, each found by
+                // its text when the other holds it.
                 let key = self.key(w);
-                self.fixed.push((at.0, at.1, key));
+                self.fixed.0[slot] = (at.0, at.1, key);
                 key
             }
         }
@@ -164,7 +192,7 @@ impl Words {
         let (keys, valid) = self.keys.take();
         let words = std::mem::take(&mut self.words);
         self.index.clear();
-        self.fixed.clear();
+        self.fixed = FixedSlots::default();
         self.last = None;
         let rows = keys.len();
         if rows > 128 && words.len() as f64 / rows as f64 > PLAIN_ABOVE {
@@ -397,6 +425,24 @@ mod tests {
         assert_eq!(words_in_dictionary(&*second), 1);
         let row = |s: &str| Some(s.to_string());
         assert_eq!(texts(&*second), [row("blocked"), row("blocked")]);
+    }
+
+    /// More words than slots: words that share a slot still get one key per text.
+    #[test]
+    fn words_sharing_a_slot_keep_their_keys() {
+        let words: Vec<&'static str> = (0..3 * FIXED_SLOTS)
+            .map(|i| &*Box::leak(format!("w{}", i % (2 * FIXED_SLOTS)).into_boxed_str()))
+            .collect();
+        let mut column = Column::new(Kind::Text);
+        let cells: Vec<Cell> = words.iter().chain(&words).map(|&w| Cell::word(w)).collect();
+        push_all(&mut column, &cells);
+        let array = column.take();
+        assert_eq!(words_in_dictionary(&*array), 2 * FIXED_SLOTS);
+        let want: Vec<Option<String>> = cells
+            .iter()
+            .map(|c| c.as_text().map(str::to_string))
+            .collect();
+        assert_eq!(texts(&*array), want);
     }
 
     #[test]
