@@ -88,6 +88,19 @@ pub(crate) trait RowSink {
     ) -> std::io::Result<bool> {
         Ok(false)
     }
+
+    /// The `waits` table's rows of `waits`, a row a wait, its task `tasks[i]` (an id of
+    /// `names`), taken at once by a writer with a cheaper way than row by row (Parquet
+    /// gathers them column by column: `write/parquet/waits.rs`); false, and nothing
+    /// written, when this writer takes rows one by one.
+    fn waits(
+        &mut self,
+        _waits: &[analysis::records::WaitRecord],
+        _tasks: &[Option<analysis::drain::NameId>],
+        _names: &[crate::batch::Named],
+    ) -> std::io::Result<bool> {
+        Ok(false)
+    }
 }
 
 impl<'a> Cell<'a> {

@@ -125,6 +125,9 @@ fn wait_rows(
     names: &[Named],
     sink: &mut dyn crate::cell::RowSink,
 ) -> std::io::Result<()> {
+    if sink.waits(waits, tasks, names)? {
+        return Ok(());
+    }
     waits
         .iter()
         .zip(tasks)

@@ -166,4 +166,17 @@ impl RowSink for Counted<'_> {
         }
         Ok(taken)
     }
+
+    fn waits(
+        &mut self,
+        waits: &[analysis::records::WaitRecord],
+        tasks: &[Option<analysis::drain::NameId>],
+        names: &[Named],
+    ) -> std::io::Result<bool> {
+        let taken = self.sink.waits(waits, tasks, names)?;
+        if taken {
+            self.rows += waits.len() as u64;
+        }
+        Ok(taken)
+    }
 }

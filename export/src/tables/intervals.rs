@@ -65,12 +65,7 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
 /// Whether `defs` are this table's columns, in its order (a writer made for them may
 /// take a task's run of intervals at once: [`crate::cell::RowSink::intervals`]).
 pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
-    let ours = columns();
-    defs.len() == ours.len()
-        && defs
-            .iter()
-            .zip(&ours)
-            .all(|(a, b)| a.name == b.name && a.kind == b.kind)
+    super::same_columns(defs, &columns())
 }
 
 /// The row of interval `v` of `task`.

@@ -49,6 +49,12 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
     ]
 }
 
+/// Whether `defs` are this table's columns, in its order (a writer made for them may
+/// take a batch of waits at once: [`crate::cell::RowSink::waits`]).
+pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
+    super::same_columns(defs, &columns())
+}
+
 /// The row of wait `w` of `task` (None: its pid named no task when it was drained).
 pub(crate) fn row(
     w: &WaitRecord,

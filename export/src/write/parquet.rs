@@ -11,11 +11,14 @@
 //! each column with the encodings chosen here ([`encodings`]). The pages are compressed
 //! here with one zstd context per file ([`compress`]) and written by polars' file writer.
 
+#[cfg(test)]
+mod by_row;
 mod column;
 mod compress;
 mod delta;
 mod intervals;
 mod ints;
+mod waits;
 
 use super::TableWriter;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
@@ -93,6 +96,29 @@ fn encodings(kind: Kind, dtype: &ArrowDataType) -> Vec<Encoding> {
     }
 }
 
+/// The tables whose rows a writer takes in bulk ([`RowSink::intervals`], [`RowSink::waits`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gathers {
+    /// A task's run of intervals at once ([`intervals`]).
+    Intervals,
+    /// A batch of waits at once ([`waits`]).
+    Waits,
+    /// Rows one by one.
+    Rows,
+}
+
+impl Gathers {
+    fn of(columns: &[ColumnDef]) -> Gathers {
+        if crate::tables::intervals::are_its_columns(columns) {
+            Gathers::Intervals
+        } else if crate::tables::waits::are_its_columns(columns) {
+            Gathers::Waits
+        } else {
+            Gathers::Rows
+        }
+    }
+}
+
 pub(super) struct ParquetTableWriter {
     writer: FileWriter<BufWriter<File>>,
     options: WriteOptions,
@@ -102,9 +128,9 @@ pub(super) struct ParquetTableWriter {
     buffers: Vec<Column>,
     rows: usize,
     compressor: PageCompressor,
-    /// The columns are the `intervals` table's: its runs are gathered column by column
-    /// ([`intervals`]).
-    is_intervals: bool,
+    /// The table whose rows come in bulk, gathered column by column, if these are its
+    /// columns.
+    gathers: Gathers,
 }
 
 fn io(e: PolarsError) -> std::io::Error {
@@ -137,7 +163,7 @@ impl ParquetTableWriter {
             buffers: columns.iter().map(|c| Column::new(c.kind)).collect(),
             rows: 0,
             compressor: PageCompressor::new(ZSTD_LEVEL)?,
-            is_intervals: crate::tables::intervals::are_its_columns(columns),
+            gathers: Gathers::of(columns),
         })
     }
 
@@ -199,7 +225,7 @@ impl RowSink for ParquetTableWriter {
         task: &crate::batch::Named,
         mut views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        if !self.is_intervals {
+        if self.gathers != Gathers::Intervals {
             return Ok(false);
         }
         while !views.is_empty() {
@@ -215,6 +241,32 @@ impl RowSink for ParquetTableWriter {
                 self.flush_batch()?;
             }
             views = rest;
+        }
+        Ok(true)
+    }
+
+    fn waits(
+        &mut self,
+        mut waits: &[analysis::records::WaitRecord],
+        mut tasks: &[Option<analysis::drain::NameId>],
+        names: &[crate::batch::Named],
+    ) -> std::io::Result<bool> {
+        if self.gathers != Gathers::Waits || waits.len() != tasks.len() {
+            return Ok(false);
+        }
+        while !waits.is_empty() {
+            // Row groups of BATCH_ROWS rows, as row by row.
+            let n = waits.len().min(BATCH_ROWS - self.rows);
+            if !waits::gather(&mut self.buffers, &waits[..n], &tasks[..n], names) {
+                return Err(std::io::Error::other(
+                    "internal error: the waits columns are not of the kinds of its rows",
+                ));
+            }
+            self.rows += n;
+            if self.rows == BATCH_ROWS {
+                self.flush_batch()?;
+            }
+            (waits, tasks) = (&waits[n..], &tasks[n..]);
         }
         Ok(true)
     }

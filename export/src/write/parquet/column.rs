@@ -312,6 +312,41 @@ impl Column {
         true
     }
 
+    /// Appends `'static` words or nulls; false when this is no text column.
+    #[inline]
+    pub(super) fn opt_words(
+        &mut self,
+        words: impl ExactSizeIterator<Item = Option<&'static str>>,
+    ) -> bool {
+        match self {
+            Column::Text(c) => {
+                c.keys.values.reserve(words.len());
+                words.for_each(|w| match w {
+                    Some(w) => c.push_fixed(w),
+                    None => c.push(None),
+                });
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends texts or nulls; false when this is no text column.
+    #[inline]
+    pub(super) fn texts<'t>(
+        &mut self,
+        texts: impl ExactSizeIterator<Item = Option<&'t str>>,
+    ) -> bool {
+        match self {
+            Column::Text(c) => {
+                c.keys.values.reserve(texts.len());
+                texts.for_each(|t| c.push(t));
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// The gathered rows as an Arrow array, leaving the column empty for the next batch.
     pub(super) fn take(&mut self) -> Box<dyn Array> {
         match self {

@@ -43,27 +43,13 @@ pub(super) fn gather(buffers: &mut [Column], task: &Named, views: &[IntervalView
 
 #[cfg(test)]
 mod tests {
+    use super::super::by_row::{self, ByRow};
     use super::*;
-    use crate::cell::{Cell, RowSink};
     use analysis::timeline_store::EndReason;
     use analysis::SwitchReason;
 
-    /// Gathers rows cell by cell, as the Parquet writer's `row` does.
-    struct ByRow(Vec<Column>);
-
-    impl RowSink for ByRow {
-        fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
-            assert_eq!(cells.len(), self.0.len());
-            for (column, cell) in self.0.iter_mut().zip(cells) {
-                assert!(column.push(cell), "{cell:?} fits its column");
-            }
-            Ok(())
-        }
-    }
-
     fn columns() -> Vec<Column> {
-        let defs = crate::tables::intervals::columns();
-        defs.iter().map(|c| Column::new(c.kind)).collect()
+        by_row::columns(&crate::tables::intervals::columns())
     }
 
     fn view(state: ThreadState, start_ns: u64, dur_ns: u64, end: EndReason) -> IntervalView {
@@ -138,11 +124,7 @@ mod tests {
                 crate::tables::intervals::row(task, v, &mut rows).unwrap();
             }
         }
-        for (i, (b, r)) in bulk.iter_mut().zip(&mut rows.0).enumerate() {
-            let (b, r) = (b.take(), r.take());
-            assert_eq!(b.len(), 14, "column {i}");
-            assert!(*b == *r, "column {i}: {b:?} != {r:?}");
-        }
+        by_row::assert_same(&mut bulk, &mut rows, 14);
     }
 
     #[test]
