@@ -16,6 +16,7 @@ mod by_row;
 mod column;
 mod compress;
 mod delta;
+mod dictionary;
 mod intervals;
 mod ints;
 mod waits;
@@ -182,6 +183,19 @@ impl ParquetTableWriter {
                 let page = page.map_err(io)?;
                 pages.push(Ok(DynStreamingIterator::new(Pages::new(vec![page]))));
                 continue;
+            }
+            if let (Column::Text(words), ParquetType::PrimitiveType(primitive)) =
+                (&mut *buffer, type_)
+            {
+                if let Some(both) = words.dictionary_pages(primitive) {
+                    let compressed = both
+                        .map_err(io)?
+                        .into_iter()
+                        .map(|p| self.compressor.page(p));
+                    let compressed = compressed.collect::<Result<Vec<_>, _>>().map_err(io)?;
+                    pages.push(Ok(DynStreamingIterator::new(Pages::new(compressed))));
+                    continue;
+                }
             }
             let array: Box<dyn Array> = buffer.take();
             let column = array_to_columns(array, type_.clone(), options, encodings).map_err(io)?;

@@ -15,8 +15,13 @@ use polars_arrow::array::{
 use polars_arrow::bitmap::MutableBitmap;
 use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 
+use super::dictionary;
 use super::ints::Ints;
 use crate::cell::{Cell, Kind};
+use polars::prelude::PolarsError;
+use polars_arrow::bitmap::Bitmap;
+use polars_parquet::parquet::page::Page;
+use polars_parquet::parquet::schema::types::PrimitiveType;
 
 /// Values and their validity (a null's slot holds the type's default). The validity
 /// bitmap is made at the first null: most columns have none, and a bit pushed for every
@@ -188,14 +193,57 @@ impl Words {
         }
     }
 
-    fn take(&mut self) -> Box<dyn Array> {
+    /// Whether the column's words are few enough for a dictionary ([`PLAIN_ABOVE`]).
+    fn is_dictionary(&self) -> bool {
+        let rows = self.keys.values.len();
+        rows <= 128 || self.words.len() as f64 / rows as f64 <= PLAIN_ABOVE
+    }
+
+    /// The keys, their validity and the words gathered, leaving the column empty for the
+    /// next row group.
+    fn take_parts(&mut self) -> (Vec<u32>, Option<Bitmap>, Vec<Box<str>>) {
         let (keys, valid) = self.keys.take();
         let words = std::mem::take(&mut self.words);
         self.index.clear();
         self.fixed = FixedSlots::default();
         self.last = None;
+        (keys, valid, words)
+    }
+
+    /// The gathered rows as a dictionary page and a data page of `type_`
+    /// ([`dictionary`]), leaving the column empty; None (and the column as it was) when
+    /// they are written plain.
+    pub(super) fn dictionary_pages(
+        &mut self,
+        type_: &PrimitiveType,
+    ) -> Option<Result<[Page; 2], PolarsError>> {
+        if !self.is_dictionary() {
+            return None;
+        }
+        let (keys, valid, words) = self.take_parts();
         let rows = keys.len();
-        if rows > 128 && words.len() as f64 / rows as f64 > PLAIN_ABOVE {
+        let (bits, present) = match &valid {
+            Some(valid) => {
+                let (bytes, offset, _) = valid.as_slice();
+                debug_assert_eq!(offset, 0, "a bitmap of its own");
+                let present: Vec<u32> = keys
+                    .iter()
+                    .zip(valid.iter())
+                    .filter(|v| v.1)
+                    .map(|v| *v.0)
+                    .collect();
+                (Some(bytes), present)
+            }
+            None => (None, keys),
+        };
+        Some(dictionary::pages(&words, &present, bits, rows, type_))
+    }
+
+    fn take(&mut self) -> Box<dyn Array> {
+        let plain = !self.is_dictionary();
+        let (keys, valid, words) = self.take_parts();
+        let rows = keys.len();
+        if plain {
             let mut plain = MutableBinaryViewArray::<str>::with_capacity(rows);
             for (row, &key) in keys.iter().enumerate() {
                 match &valid {

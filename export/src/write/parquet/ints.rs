@@ -156,9 +156,13 @@ impl Ints {
 /// they are (both put a row's bit at the same place, the first row lowest). polars'
 /// writer encodes the bitmap bit by bit into runs; copied whole, it is a memcpy, and
 /// what runs of ones there are, zstd compresses.
-fn definition_levels(valid: &MutableBitmap, out: &mut Vec<u8>) {
-    let bytes = valid.as_slice();
-    let groups = valid.len().div_ceil(8);
+pub(super) fn definition_levels(valid: &MutableBitmap, out: &mut Vec<u8>) {
+    levels_of_bits(valid.as_slice(), valid.len(), out)
+}
+
+/// [`definition_levels`] of the first `rows` bits of `bytes` (the first row lowest).
+pub(super) fn levels_of_bits(bytes: &[u8], rows: usize, out: &mut Vec<u8>) {
+    let groups = rows.div_ceil(8);
     let mut header = [0u8; 10];
     let n = uleb128::encode(((groups as u64) << 1) | 1, &mut header);
     let length = (n + groups) as u32;
@@ -169,15 +173,14 @@ fn definition_levels(valid: &MutableBitmap, out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes[..groups]);
 }
 
-/// The smallest and the largest of `values` (the page's statistics), in one pass.
+/// The smallest and the largest of `values` (the page's statistics): two plain
+/// reductions, which the compiler makes vector minima and maxima (of one fold of both it
+/// made a loop a value at a time).
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl", "x86_64+avx2"))]
 fn smallest_and_largest(values: &[i64]) -> Option<(i64, i64)> {
-    let first = *values.first()?;
-    Some(
-        values
-            .iter()
-            .fold((first, first), |(lo, hi), &v| (lo.min(v), hi.max(v))),
-    )
+    let smallest = values.iter().copied().min()?;
+    let largest = values.iter().copied().max()?;
+    Some((smallest, largest))
 }
 
 /// Appends `flags` to `bits`, 64 to a word.
