@@ -11,6 +11,7 @@
 //! each column with the encodings chosen here ([`encodings`]). The pages are compressed
 //! here with one zstd context per file ([`compress`]) and written by polars' file writer.
 
+mod bools;
 #[cfg(test)]
 mod by_row;
 mod column;
@@ -28,6 +29,7 @@ use compress::{PageCompressor, Pages};
 use polars::prelude::{CompatLevel, DataType, Field, PlSmallStr, PolarsError};
 use polars_arrow::array::Array;
 use polars_arrow::datatypes::{ArrowDataType, ArrowSchema};
+use polars_parquet::parquet::page::Page;
 use polars_parquet::write::{
     array_to_columns, get_dtype_encoding, to_parquet_type, CompressionOptions, DynIter,
     DynStreamingIterator, Encoding, FileWriter, ParquetType, StatisticsOptions, Version,
@@ -176,26 +178,14 @@ impl ParquetTableWriter {
         let options = self.options;
         let mut pages = Vec::with_capacity(self.buffers.len());
         for (buffer, (type_, encodings)) in self.buffers.iter_mut().zip(&self.types) {
-            if let (Column::Int(ints), ParquetType::PrimitiveType(primitive)) =
-                (&mut *buffer, type_)
-            {
-                let page = ints.page(primitive).and_then(|p| self.compressor.page(p));
-                let page = page.map_err(io)?;
-                pages.push(Ok(DynStreamingIterator::new(Pages::new(vec![page]))));
+            if let Some(own) = own_pages(buffer, type_) {
+                let compressed = own
+                    .map_err(io)?
+                    .into_iter()
+                    .map(|p| self.compressor.page(p));
+                let compressed = compressed.collect::<Result<Vec<_>, _>>().map_err(io)?;
+                pages.push(Ok(DynStreamingIterator::new(Pages::new(compressed))));
                 continue;
-            }
-            if let (Column::Text(words), ParquetType::PrimitiveType(primitive)) =
-                (&mut *buffer, type_)
-            {
-                if let Some(both) = words.dictionary_pages(primitive) {
-                    let compressed = both
-                        .map_err(io)?
-                        .into_iter()
-                        .map(|p| self.compressor.page(p));
-                    let compressed = compressed.collect::<Result<Vec<_>, _>>().map_err(io)?;
-                    pages.push(Ok(DynStreamingIterator::new(Pages::new(compressed))));
-                    continue;
-                }
             }
             let array: Box<dyn Array> = buffer.take();
             let column = array_to_columns(array, type_.clone(), options, encodings).map_err(io)?;
@@ -213,6 +203,21 @@ impl ParquetTableWriter {
         self.writer
             .write(rows, DynIter::new(pages.into_iter()))
             .map_err(io)
+    }
+}
+
+/// The pages of `column` (of `type_`) where they are made here, leaving it empty:
+/// integers ([`ints`]), booleans ([`bools`]) and text as a dictionary ([`dictionary`]);
+/// None for the others (reals, text written plain), which polars encodes.
+fn own_pages(column: &mut Column, type_: &ParquetType) -> Option<Result<Vec<Page>, PolarsError>> {
+    let ParquetType::PrimitiveType(primitive) = type_ else {
+        return None;
+    };
+    match column {
+        Column::Int(c) => Some(c.page(primitive).map(|p| vec![p])),
+        Column::Bool(c) => Some(c.page(primitive).map(|p| vec![p])),
+        Column::Text(c) => c.dictionary_pages(primitive).map(|r| r.map(Vec::from)),
+        Column::Real(_) => None,
     }
 }
 

@@ -9,12 +9,11 @@
 //! pages for a fraction of that.
 
 use polars::prelude::PlHashMap;
-use polars_arrow::array::{
-    Array, BooleanArray, DictionaryArray, MutableBinaryViewArray, PrimitiveArray,
-};
+use polars_arrow::array::{Array, DictionaryArray, MutableBinaryViewArray, PrimitiveArray};
 use polars_arrow::bitmap::MutableBitmap;
 use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 
+use super::bools::Bools;
 use super::dictionary;
 use super::ints::Ints;
 use crate::cell::{Cell, Kind};
@@ -273,7 +272,7 @@ impl Words {
 pub(super) enum Column {
     Int(Ints),
     Real(Values<f64>),
-    Bool(Values<bool>),
+    Bool(Bools),
     Text(Words),
 }
 
@@ -282,7 +281,7 @@ impl Column {
         match kind {
             Kind::Int => Column::Int(Ints::default()),
             Kind::Real => Column::Real(Values::default()),
-            Kind::Bool => Column::Bool(Values::default()),
+            Kind::Bool => Column::Bool(Bools::default()),
             Kind::Text => Column::Text(Words::default()),
         }
     }
@@ -330,7 +329,10 @@ impl Column {
 
     /// Appends booleans (None: null); false when this is no boolean column.
     #[inline]
-    pub(super) fn bools(&mut self, values: impl ExactSizeIterator<Item = Option<bool>>) -> bool {
+    pub(super) fn bools<I>(&mut self, values: I) -> bool
+    where
+        I: ExactSizeIterator<Item = Option<bool>> + Clone,
+    {
         match self {
             Column::Bool(c) => c.extend(values),
             _ => return false,
@@ -405,11 +407,7 @@ impl Column {
                     .with_validity(valid)
                     .boxed()
             }
-            Column::Bool(c) => {
-                let (values, valid) = c.take();
-                let bits: MutableBitmap = values.into_iter().collect();
-                BooleanArray::new(ArrowDataType::Boolean, bits.into(), valid).boxed()
-            }
+            Column::Bool(c) => c.take(),
             Column::Text(c) => c.take(),
         }
     }
@@ -418,7 +416,7 @@ impl Column {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use polars_arrow::array::Utf8ViewArray;
+    use polars_arrow::array::{BooleanArray, Utf8ViewArray};
 
     /// The text of a text column's array, dictionary or plain, row by row.
     fn texts(array: &dyn Array) -> Vec<Option<String>> {

@@ -184,7 +184,7 @@ fn smallest_and_largest(values: &[i64]) -> Option<(i64, i64)> {
 }
 
 /// Appends `flags` to `bits`, 64 to a word.
-fn extend_bits(bits: &mut MutableBitmap, mut flags: impl Iterator<Item = bool>) {
+pub(super) fn extend_bits(bits: &mut MutableBitmap, mut flags: impl Iterator<Item = bool>) {
     loop {
         let (mut word, mut k) = (0u64, 0);
         for flag in flags.by_ref().take(64) {

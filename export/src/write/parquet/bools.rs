@@ -1,0 +1,206 @@
+//! A boolean column of the batch, and its data page: as [`super::ints`] does for
+//! integers, the values kept without their nulls (here as bits), so the page's values are
+//! the bitmap's bytes as they are (the format's `PLAIN` booleans are bits, the first value
+//! lowest, as a bitmap's). Through polars, the column was an Arrow array of every row,
+//! its values and nulls pushed a bit at a time and the non-null ones walked again.
+
+use super::ints::{definition_levels, extend_bits};
+use polars::prelude::PolarsError;
+use polars_arrow::array::{Array, BooleanArray};
+use polars_arrow::bitmap::{Bitmap, MutableBitmap};
+use polars_arrow::datatypes::ArrowDataType;
+use polars_parquet::parquet::encoding::Encoding;
+use polars_parquet::parquet::metadata::Descriptor;
+use polars_parquet::parquet::page::{DataPage, DataPageHeader, DataPageHeaderV1, Page};
+use polars_parquet::parquet::schema::types::PrimitiveType;
+use polars_parquet::parquet::schema::Repetition;
+use polars_parquet::parquet::statistics::BooleanStatistics;
+use polars_parquet::parquet::CowBuffer;
+use polars_parquet::write::{write_def_levels, Version};
+
+/// The rows of a boolean column: the values that are not null, in order, and (from the
+/// first null on) which rows are.
+#[derive(Default)]
+pub(super) struct Bools {
+    values: MutableBitmap,
+    valid: Option<MutableBitmap>,
+    rows: usize,
+    /// How many of `values` are true.
+    trues: usize,
+}
+
+impl Bools {
+    #[inline]
+    pub(super) fn push(&mut self, value: Option<bool>) {
+        match value {
+            Some(v) => {
+                if let Some(valid) = &mut self.valid {
+                    valid.push(true);
+                }
+                self.values.push(v);
+                self.trues += usize::from(v);
+            }
+            None => self.valid_bits().push(false),
+        }
+        self.rows += 1;
+    }
+
+    fn valid_bits(&mut self) -> &mut MutableBitmap {
+        let rows = self.rows;
+        self.valid.get_or_insert_with(|| {
+            let mut all = MutableBitmap::with_capacity(rows.max(1024));
+            all.extend_constant(rows, true);
+            all
+        })
+    }
+
+    /// Appends `values` (a slice's, mapped): the values and the validity each in a loop,
+    /// 64 to a word.
+    #[inline]
+    pub(super) fn extend<I>(&mut self, values: I)
+    where
+        I: ExactSizeIterator<Item = Option<bool>> + Clone,
+    {
+        let (n, before) = (values.len(), self.values.len());
+        extend_bits(&mut self.values, values.clone().flatten());
+        self.trues += values.clone().filter(|v| *v == Some(true)).count();
+        let nulls = n - (self.values.len() - before);
+        if nulls > 0 || self.valid.is_some() {
+            extend_bits(self.valid_bits(), values.map(|v| v.is_some()));
+        }
+        self.rows += n;
+    }
+
+    /// The rows gathered, as one data page of `type_`; the column is left empty.
+    pub(super) fn page(&mut self, type_: &PrimitiveType) -> Result<Page, PolarsError> {
+        let values = std::mem::take(&mut self.values);
+        let valid = self.valid.take();
+        let rows = std::mem::take(&mut self.rows);
+        let trues = std::mem::take(&mut self.trues);
+        let optional = type_.field_info.repetition == Repetition::Optional;
+        let mut buffer = Vec::with_capacity(16 + rows / 4);
+        match (&valid, optional) {
+            (Some(valid), true) => definition_levels(valid, &mut buffer),
+            _ => write_def_levels(&mut buffer, optional, None, rows, Version::V1)?,
+        }
+        buffer.extend_from_slice(values.as_slice());
+        let present = values.len();
+        let statistics = BooleanStatistics {
+            null_count: Some((rows - present) as i64),
+            distinct_count: None,
+            max_value: (present > 0).then_some(trues > 0),
+            min_value: (present > 0).then_some(trues == present),
+        };
+        let header = DataPageHeader::V1(DataPageHeaderV1 {
+            num_values: rows as i32,
+            encoding: Encoding::Plain.into(),
+            definition_level_encoding: Encoding::Rle.into(),
+            repetition_level_encoding: Encoding::Rle.into(),
+            statistics: Some(statistics.serialize()),
+        });
+        let descriptor = Descriptor {
+            primitive_type: type_.clone(),
+            max_def_level: 0,
+            max_rep_level: 0,
+        };
+        Ok(Page::Data(DataPage::new(
+            header,
+            CowBuffer::Owned(buffer),
+            descriptor,
+            rows,
+        )))
+    }
+
+    /// The rows gathered as an Arrow array (every row a slot), leaving the column empty:
+    /// what the rows are, as the tests that compare ways of gathering them see them.
+    pub(super) fn take(&mut self) -> Box<dyn Array> {
+        let values: Bitmap = std::mem::take(&mut self.values).into();
+        let valid: Option<Bitmap> = self.valid.take().map(Into::into);
+        let rows = std::mem::take(&mut self.rows);
+        self.trues = 0;
+        let mut present = values.iter();
+        let all: MutableBitmap = (0..rows)
+            .map(|row| match &valid {
+                Some(v) if !v.get_bit(row) => false,
+                _ => present.next().expect("a value for each valid row"),
+            })
+            .collect();
+        BooleanArray::new(ArrowDataType::Boolean, all.into(), valid).boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rows(array: &dyn Array) -> Vec<Option<bool>> {
+        let bools = array.as_any().downcast_ref::<BooleanArray>();
+        bools.unwrap().iter().collect()
+    }
+
+    fn bool_type() -> PrimitiveType {
+        let field = polars_arrow::datatypes::Field::new("b".into(), ArrowDataType::Boolean, true);
+        match polars_parquet::write::to_parquet_type(&field).unwrap() {
+            polars_parquet::write::ParquetType::PrimitiveType(t) => t,
+            _ => panic!("a boolean is a primitive column"),
+        }
+    }
+
+    proptest! {
+        /// Gathered in runs or row by row, a column holds the same rows.
+        #[test]
+        fn runs_and_rows_gather_the_same(
+            runs in proptest::collection::vec(
+                proptest::collection::vec(proptest::option::of(any::<bool>()), 0..150),
+                0..10,
+            ),
+        ) {
+            let (mut bulk, mut single) = (Bools::default(), Bools::default());
+            let want: Vec<Option<bool>> = runs.iter().flatten().copied().collect();
+            for run in &runs {
+                bulk.extend(run.iter().copied());
+            }
+            want.iter().for_each(|&v| single.push(v));
+            prop_assert_eq!(rows(&*bulk.take()), want.clone());
+            prop_assert_eq!(rows(&*single.take()), want);
+        }
+    }
+
+    /// The page: the levels, then the values that are not null as bits; the statistics.
+    #[test]
+    fn a_page_is_levels_then_bits() {
+        let mut bools = Bools::default();
+        // Rows: true, null, false, true, null.
+        bools.extend([Some(true), None, Some(false), Some(true), None].into_iter());
+        let Page::Data(page) = bools.page(&bool_type()).unwrap() else {
+            panic!("a data page")
+        };
+        assert_eq!(page.num_values(), 5);
+        assert_eq!(page.encoding(), Encoding::Plain);
+        // Levels: length 2, one packed group (uleb 3), bits 01101; values: 1, 0, 1.
+        assert_eq!(page.buffer(), &[2, 0, 0, 0, 3, 0b01101, 0b101]);
+        let DataPageHeader::V1(header) = page.header() else {
+            panic!("V1")
+        };
+        let stats = BooleanStatistics::deserialize(header.statistics.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            (stats.min_value, stats.max_value),
+            (Some(false), Some(true))
+        );
+        assert_eq!(stats.null_count, Some(2));
+
+        bools.extend([Some(true), Some(true)].into_iter());
+        let Page::Data(page) = bools.page(&bool_type()).unwrap() else {
+            panic!("a data page")
+        };
+        let DataPageHeader::V1(header) = page.header() else {
+            panic!("V1")
+        };
+        let stats = BooleanStatistics::deserialize(header.statistics.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            (stats.min_value, stats.max_value, stats.null_count),
+            (Some(true), Some(true), Some(0))
+        );
+    }
+}
