@@ -1,13 +1,15 @@
 //! The per-event tables written as the trace is read: the analysis hands its closed
 //! intervals and records over in chunks ([`analysis::drain`]); [`Feeder`] makes each
 //! chunk an owned batch ([`crate::batch`]; records and intervals are moved, not copied)
-//! and sends it to the `slices`, `intervals`, `waits` and `preemptions` writers, each on
-//! its own thread ([`crate::lane`]), so memory holds a few chunks, not the trace's
+//! and sends it to the writers of `intervals` and `slices` (one thread: a task's run of
+//! intervals is read once for both), `waits` and `preemptions`, each lane on its own
+//! thread ([`crate::lane`]), so memory holds a few chunks, not the trace's
 //! millions of rows, and the rows are formatted beside the analysis rather than on its
 //! thread.
 
 use crate::batch::{self, Batch, IntervalRows, Named, PreemptionRows, Segment, WaitRows};
-use crate::lane::{self, Feed, Writing};
+use crate::cell::RowSink;
+use crate::lane::{self, Feed, Sinks, Writing};
 use crate::tables::{self, Table};
 use crate::write::{self, Format};
 use analysis::drain::{Drain, NameId, TaskInfo};
@@ -25,8 +27,8 @@ const BATCH_VIEWS: usize = 1 << 16;
 pub(crate) struct Feeder {
     /// Every name the analysis gave, in id order.
     names: Vec<Named>,
+    /// The lane of the `intervals` and `slices` tables (either or both).
     intervals: Option<Feed<IntervalRows>>,
-    slices: Option<Feed<IntervalRows>>,
     waits: Option<Feed<WaitRows>>,
     preemptions: Option<Feed<PreemptionRows>>,
     /// Intervals not sent yet (the tasks of one drain come one call each).
@@ -44,32 +46,31 @@ pub(crate) fn start(
 ) -> Result<(Feeder, Vec<Writing>), String> {
     let mut feeder = Feeder::default();
     let mut writing = Vec::new();
+    // `intervals` and `slices` on one thread: each task's run of intervals is read once
+    // for both, while it is in the cache.
+    let mut interval_tables = Vec::new();
     for &table in tables.iter().filter(|t| t.drained()) {
         let path = staged(table);
         let writer =
             write::create(format, &path, &table.columns()).map_err(lane::shown(table, &path))?;
         match table {
-            Table::Slices => {
-                let (feed, w) = lane::spawn(table, path, writer, slice_rows)?;
-                feeder.slices = Some(feed);
-                writing.push(w);
-            }
-            Table::Intervals => {
-                let (feed, w) = lane::spawn(table, path, writer, interval_rows)?;
-                feeder.intervals = Some(feed);
-                writing.push(w);
-            }
+            Table::Slices | Table::Intervals => interval_tables.push((table, path, writer)),
             Table::Waits => {
-                let (feed, w) = lane::spawn(table, path, writer, wait_rows)?;
+                let (feed, w) = lane::spawn(vec![(table, path, writer)], wait_lane)?;
                 feeder.waits = Some(feed);
                 writing.push(w);
             }
             _ => {
-                let (feed, w) = lane::spawn(table, path, writer, preemption_rows)?;
+                let (feed, w) = lane::spawn(vec![(table, path, writer)], preemption_lane)?;
                 feeder.preemptions = Some(feed);
                 writing.push(w);
             }
         }
+    }
+    if !interval_tables.is_empty() {
+        let (feed, w) = lane::spawn(interval_tables, interval_lane)?;
+        feeder.intervals = Some(feed);
+        writing.push(w);
     }
     Ok((feeder, writing))
 }
@@ -87,37 +88,54 @@ pub(crate) fn finish(writing: Vec<Writing>) -> Result<u64, String> {
     failed.map_or(Ok(rows), Err)
 }
 
-fn interval_rows(
-    rows: &IntervalRows,
-    names: &[Named],
-    sink: &mut dyn crate::cell::RowSink,
-) -> std::io::Result<()> {
-    rows.iter().try_for_each(|segment| {
+type LaneResult = Result<(), (usize, std::io::Error)>;
+
+/// The `intervals` and `slices` rows (those of the two the lane writes) of each task's
+/// runs of intervals, a run given to one table and then the other.
+fn interval_lane(rows: &IntervalRows, names: &[Named], sinks: &mut Sinks<'_>) -> LaneResult {
+    for segment in rows {
         let task = batch::named(names, segment.task);
         for views in segment.runs_of_rows() {
-            if !sink.intervals(task, views)? {
-                views
-                    .iter()
-                    .try_for_each(|v| tables::intervals::row(task, v, sink))?;
+            for (i, (table, sink)) in sinks.iter_mut().enumerate() {
+                let written = match table {
+                    Table::Intervals => interval_rows(task, views, sink),
+                    _ => slice_rows(task, views, sink),
+                };
+                written.map_err(|e| (i, e))?;
             }
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
-fn slice_rows(
-    rows: &IntervalRows,
-    names: &[Named],
-    sink: &mut dyn crate::cell::RowSink,
+/// The `intervals` rows of `views` (a run of `task`'s).
+fn interval_rows(
+    task: &Named,
+    views: &[IntervalView],
+    sink: &mut dyn RowSink,
 ) -> std::io::Result<()> {
-    rows.iter().try_for_each(|segment| {
-        let task = batch::named(names, segment.task);
-        segment
-            .runs_of_rows()
-            .flatten()
-            .filter(|v| v.state == ThreadState::Running)
-            .try_for_each(|v| tables::slices::row(task, v, sink))
-    })
+    if !sink.intervals(task, views)? {
+        views
+            .iter()
+            .try_for_each(|v| tables::intervals::row(task, v, sink))?;
+    }
+    Ok(())
+}
+
+/// The `slices` rows of `views` (a run of `task`'s): its running intervals.
+fn slice_rows(task: &Named, views: &[IntervalView], sink: &mut dyn RowSink) -> std::io::Result<()> {
+    views
+        .iter()
+        .filter(|v| v.state == ThreadState::Running)
+        .try_for_each(|v| tables::slices::row(task, v, sink))
+}
+
+fn wait_lane(rows: &WaitRows, names: &[Named], sinks: &mut Sinks<'_>) -> LaneResult {
+    lane::each(sinks, |sink| wait_rows(rows, names, sink))
+}
+
+fn preemption_lane(rows: &PreemptionRows, names: &[Named], sinks: &mut Sinks<'_>) -> LaneResult {
+    lane::each(sinks, |sink| preemption_rows(rows, names, sink))
 }
 
 fn wait_rows(
@@ -158,28 +176,24 @@ fn preemption_rows(
 }
 
 impl Feeder {
-    /// Sends the gathered intervals to the `intervals` and `slices` writers (one batch,
-    /// shared by both: they are sent the same batches, so the same names).
+    /// Sends the gathered intervals to the lane of the `intervals` and `slices` tables.
     fn flush_intervals(&mut self) {
         if self.pending.is_empty() {
             return;
         }
-        let mut feeds = [&mut self.intervals, &mut self.slices];
-        let Some(first) = feeds.iter().find_map(|f| f.as_ref()) else {
+        let Some(feed) = &mut self.intervals else {
             self.pending.clear();
             self.pending_views = 0;
             return;
         };
         let batch = Arc::new(Batch {
-            names: first.unsent(&self.names),
+            names: feed.unsent(&self.names),
             // Segments only (a task's views stay in its own vector): growing the next
             // batch's list from nothing copies a few hundred small entries, not the views.
             rows: std::mem::take(&mut self.pending),
         });
         self.pending_views = 0;
-        for feed in feeds.iter_mut().filter_map(|f| f.as_mut()) {
-            feed.send(batch.clone(), self.names.len());
-        }
+        feed.send(batch, self.names.len());
     }
 }
 
@@ -214,7 +228,7 @@ impl Drain for Shared {
 
     fn intervals(&mut self, task: NameId, views: Vec<IntervalView>, window: Window) {
         let f = &mut *self.feeder();
-        if f.intervals.is_none() && f.slices.is_none() {
+        if f.intervals.is_none() {
             return;
         }
         // Filtered to the window by the writers, off this thread.

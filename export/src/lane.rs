@@ -1,4 +1,5 @@
-//! A table file written on its own thread: the analysing thread sends it batches over a
+//! Table files written on their own thread (a lane: one table, or `intervals` and
+//! `slices`, which are written from the same batches): the analysing thread sends it batches over a
 //! bounded channel ([`DEPTH`] batches in flight, so memory stays bounded when the writer
 //! is slower than the analysis) and goes on reading the trace while the rows are
 //! formatted and written — before, formatting on the analysing thread made an export
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Batches queued to one writer at most (each about a drain's chunk of 65,536 events: for
-/// `intervals`, some 3 MiB of views, which `slices` shares). On the large trace of `bench/`
+/// `intervals` and `slices`, some 3 MiB of views). On the large trace of `bench/`
 /// (CSV export, paired runs, median of 7), 32 at [`WRITER_NICE`] against 4 at the analysis'
 /// priority as before: 0.90 times the wall time for 1.01 times the CPU, peak RSS 266 MiB
 /// (was 152: 22 % of the 1.22 GB file).
@@ -89,32 +90,62 @@ pub(crate) fn shown(table: Table, path: &Path) -> impl Fn(std::io::Error) -> Str
     }
 }
 
-/// Starts the thread that writes `table` at `path` with `writer`, each batch's rows given
-/// by `rows` (with the names sent so far, in id order).
+/// A table a lane writes: the table, its staged file, its writer.
+pub(crate) type LaneTable = (Table, PathBuf, Box<dyn TableWriter>);
+
+/// The sinks of a lane's tables, each with its table, in the order given to [`spawn`].
+pub(crate) type Sinks<'a> = [(Table, Counted<'a>)];
+
+/// A lane's way of writing a batch's rows to its tables' sinks (with the names sent so far,
+/// in id order); an error names the table (its index in the sinks) it came from.
+pub(crate) type LaneRows<T> =
+    fn(&T, &[Named], &mut Sinks<'_>) -> Result<(), (usize, std::io::Error)>;
+
+/// Starts the thread that writes `tables` (one, or more fed the same batches), each
+/// batch's rows given by `rows`.
 pub(crate) fn spawn<T: Send + Sync + 'static>(
-    table: Table,
-    path: PathBuf,
-    mut writer: Box<dyn TableWriter>,
-    rows: fn(&T, &[Named], &mut dyn RowSink) -> std::io::Result<()>,
+    tables: Vec<LaneTable>,
+    rows: LaneRows<T>,
 ) -> Result<(Feed<T>, Writing), String> {
     let (tx, rx) = sync_channel::<Arc<Batch<T>>>(DEPTH);
-    let file = path.clone();
+    let (table, path) = match tables.first() {
+        Some((t, p, _)) => (*t, p.clone()),
+        None => return Err("internal error: a lane of no table".to_string()),
+    };
     let thread = std::thread::Builder::new()
         .name(format!("export-{}", table.name()))
         .spawn(move || {
             lower_priority();
-            let mut counted = Counted {
-                sink: &mut *writer,
-                rows: 0,
+            let (names_of, mut writers): (Vec<(Table, PathBuf)>, Vec<Box<dyn TableWriter>>) =
+                tables.into_iter().map(|(t, p, w)| ((t, p), w)).unzip();
+            let mut sinks: Vec<(Table, Counted)> = writers
+                .iter_mut()
+                .zip(&names_of)
+                .map(|(w, (t, _))| {
+                    (
+                        *t,
+                        Counted {
+                            sink: &mut **w,
+                            rows: 0,
+                        },
+                    )
+                })
+                .collect();
+            let failed = |(i, e): (usize, std::io::Error)| {
+                let (t, p) = &names_of[i];
+                shown(*t, p)(e)
             };
             let mut names = Vec::new();
             for batch in rx {
                 names.extend_from_slice(&batch.names);
-                rows(&batch.rows, &names, &mut counted).map_err(shown(table, &file))?;
+                rows(&batch.rows, &names, &mut sinks).map_err(failed)?;
             }
-            let rows = counted.rows;
-            writer.finish().map_err(shown(table, &file))?;
-            Ok(rows)
+            let written: u64 = sinks.iter().map(|(_, c)| c.rows).sum();
+            drop(sinks);
+            for (i, w) in writers.into_iter().enumerate() {
+                w.finish().map_err(|e| failed((i, e)))?;
+            }
+            Ok(written)
         })
         .map_err(shown(table, &path))?;
     Ok((
@@ -128,6 +159,18 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
             thread,
         },
     ))
+}
+
+/// Applies `rows` to each of `sinks` (a lane's tables written alike), an error naming
+/// its table.
+pub(crate) fn each(
+    sinks: &mut Sinks<'_>,
+    mut rows: impl FnMut(&mut Counted<'_>) -> std::io::Result<()>,
+) -> Result<(), (usize, std::io::Error)> {
+    for (i, (_, sink)) in sinks.iter_mut().enumerate() {
+        rows(sink).map_err(|e| (i, e))?;
+    }
+    Ok(())
 }
 
 impl Writing {
