@@ -51,7 +51,6 @@ pub(crate) fn task_cells(task: &Named) -> [Cell<'_>; 3] {
     ]
 }
 
-/// The (tgid, comm) cells of a task, null when the pid names none.
 /// Whether `defs` are `ours`, names and kinds in order.
 fn same_columns(defs: &[ColumnDef], ours: &[ColumnDef]) -> bool {
     defs.len() == ours.len()
@@ -61,6 +60,7 @@ fn same_columns(defs: &[ColumnDef], ours: &[ColumnDef]) -> bool {
             .all(|(a, b)| a.name == b.name && a.kind == b.kind)
 }
 
+/// The (tgid, comm) cells of a task, null when the pid names none.
 fn who(task: Option<&Named>) -> [Cell<'_>; 2] {
     match task {
         Some(t) => [Cell::opt_int(t.tgid), Cell::text(&*t.comm)],

@@ -50,7 +50,8 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
 }
 
 /// Whether `defs` are this table's columns, in its order (a writer made for them may
-/// take a batch of waits at once: [`crate::cell::RowSink::waits`]).
+/// take a batch of waits at once: [`crate::cell::RowSink::waits`]; only Parquet's does).
+#[cfg(feature = "parquet")]
 pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
     super::same_columns(defs, &columns())
 }
