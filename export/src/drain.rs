@@ -68,6 +68,8 @@ pub(crate) fn start(
         }
     }
     if !interval_tables.is_empty() {
+        // The thread is named after its first table: `intervals`, the larger.
+        interval_tables.sort_by_key(|(t, _, _)| *t != Table::Intervals);
         let (feed, w) = lane::spawn(interval_tables, interval_lane)?;
         feeder.intervals = Some(feed);
         writing.push(w);
