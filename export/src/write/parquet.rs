@@ -20,6 +20,7 @@ mod delta;
 mod dictionary;
 mod intervals;
 mod ints;
+mod page;
 mod waits;
 
 use super::TableWriter;

@@ -4,26 +4,22 @@
 //! lowest, as a bitmap's). Through polars, the column was an Arrow array of every row,
 //! its values and nulls pushed a bit at a time and the non-null ones walked again.
 
-use super::ints::{definition_levels, extend_bits};
+use super::page::{data_page, extend_bits, Validity};
 use polars::prelude::PolarsError;
 use polars_arrow::array::{Array, BooleanArray};
 use polars_arrow::bitmap::{Bitmap, MutableBitmap};
 use polars_arrow::datatypes::ArrowDataType;
 use polars_parquet::parquet::encoding::Encoding;
-use polars_parquet::parquet::metadata::Descriptor;
-use polars_parquet::parquet::page::{DataPage, DataPageHeader, DataPageHeaderV1, Page};
+use polars_parquet::parquet::page::Page;
 use polars_parquet::parquet::schema::types::PrimitiveType;
-use polars_parquet::parquet::schema::Repetition;
 use polars_parquet::parquet::statistics::BooleanStatistics;
-use polars_parquet::parquet::CowBuffer;
-use polars_parquet::write::{write_def_levels, Version};
 
 /// The rows of a boolean column: the values that are not null, in order, and (from the
 /// first null on) which rows are.
 #[derive(Default)]
 pub(super) struct Bools {
     values: MutableBitmap,
-    valid: Option<MutableBitmap>,
+    valid: Validity,
     rows: usize,
     /// How many of `values` are true.
     trues: usize,
@@ -32,26 +28,12 @@ pub(super) struct Bools {
 impl Bools {
     #[inline]
     pub(super) fn push(&mut self, value: Option<bool>) {
-        match value {
-            Some(v) => {
-                if let Some(valid) = &mut self.valid {
-                    valid.push(true);
-                }
-                self.values.push(v);
-                self.trues += usize::from(v);
-            }
-            None => self.valid_bits().push(false),
+        self.valid.push(self.rows, value.is_some());
+        if let Some(v) = value {
+            self.values.push(v);
+            self.trues += usize::from(v);
         }
         self.rows += 1;
-    }
-
-    fn valid_bits(&mut self) -> &mut MutableBitmap {
-        let rows = self.rows;
-        self.valid.get_or_insert_with(|| {
-            let mut all = MutableBitmap::with_capacity(rows.max(1024));
-            all.extend_constant(rows, true);
-            all
-        })
     }
 
     /// Appends `values` (a slice's, mapped): the values and the validity each in a loop,
@@ -65,9 +47,8 @@ impl Bools {
         extend_bits(&mut self.values, values.clone().flatten());
         self.trues += values.clone().filter(|v| *v == Some(true)).count();
         let nulls = n - (self.values.len() - before);
-        if nulls > 0 || self.valid.is_some() {
-            extend_bits(self.valid_bits(), values.map(|v| v.is_some()));
-        }
+        self.valid
+            .extend(self.rows, nulls, values.map(|v| v.is_some()));
         self.rows += n;
     }
 
@@ -77,13 +58,6 @@ impl Bools {
         let valid = self.valid.take();
         let rows = std::mem::take(&mut self.rows);
         let trues = std::mem::take(&mut self.trues);
-        let optional = type_.field_info.repetition == Repetition::Optional;
-        let mut buffer = Vec::with_capacity(16 + rows / 4);
-        match (&valid, optional) {
-            (Some(valid), true) => definition_levels(valid, &mut buffer),
-            _ => write_def_levels(&mut buffer, optional, None, rows, Version::V1)?,
-        }
-        buffer.extend_from_slice(values.as_slice());
         let present = values.len();
         let statistics = BooleanStatistics {
             null_count: Some((rows - present) as i64),
@@ -91,24 +65,16 @@ impl Bools {
             max_value: (present > 0).then_some(trues > 0),
             min_value: (present > 0).then_some(trues == present),
         };
-        let header = DataPageHeader::V1(DataPageHeaderV1 {
-            num_values: rows as i32,
-            encoding: Encoding::Plain.into(),
-            definition_level_encoding: Encoding::Rle.into(),
-            repetition_level_encoding: Encoding::Rle.into(),
-            statistics: Some(statistics.serialize()),
-        });
-        let descriptor = Descriptor {
-            primitive_type: type_.clone(),
-            max_def_level: 0,
-            max_rep_level: 0,
-        };
-        Ok(Page::Data(DataPage::new(
-            header,
-            CowBuffer::Owned(buffer),
-            descriptor,
+        let page = data_page(
             rows,
-        )))
+            valid.as_ref().map(|v| v.as_slice()),
+            type_,
+            Encoding::Plain,
+            statistics.serialize(),
+            present.div_ceil(8),
+            |out| out.extend_from_slice(values.as_slice()),
+        )?;
+        Ok(Page::Data(page))
     }
 
     /// The rows gathered as an Arrow array (every row a slot), leaving the column empty:
@@ -132,6 +98,7 @@ impl Bools {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use polars_parquet::parquet::page::DataPageHeader;
     use proptest::prelude::*;
 
     fn rows(array: &dyn Array) -> Vec<Option<bool>> {

@@ -93,8 +93,9 @@ pub(super) struct Words {
     keys: Values<u32>,
     index: PlHashMap<Box<str>, u32>,
     words: Vec<Box<str>>,
-    /// `'static` words seen in this row group, each in the slot its address picks.
-    fixed: FixedSlots,
+    /// `'static` words seen in this row group, each in the slot its address picks (boxed:
+    /// some KiB, which would make every column that large).
+    fixed: Box<FixedSlots>,
     /// The key of the last text pushed.
     last: Option<u32>,
 }
@@ -204,7 +205,7 @@ impl Words {
         let (keys, valid) = self.keys.take();
         let words = std::mem::take(&mut self.words);
         self.index.clear();
-        self.fixed = FixedSlots::default();
+        *self.fixed = FixedSlots::default();
         self.last = None;
         (keys, valid, words)
     }

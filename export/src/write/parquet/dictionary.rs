@@ -10,17 +10,13 @@
 //! statistics the smallest and largest word (byte-wise, as the format orders text) with
 //! the column's null count.
 
-use super::ints::levels_of_bits;
+use super::page::data_page;
 use polars::prelude::PolarsError;
-use polars_parquet::parquet::encoding::bitpacked;
-use polars_parquet::parquet::encoding::{uleb128, Encoding};
-use polars_parquet::parquet::metadata::Descriptor;
-use polars_parquet::parquet::page::{DataPage, DataPageHeader, DataPageHeaderV1, DictPage, Page};
+use polars_parquet::parquet::encoding::{bitpacked, uleb128, Encoding};
+use polars_parquet::parquet::page::{DictPage, Page};
 use polars_parquet::parquet::schema::types::PrimitiveType;
-use polars_parquet::parquet::schema::Repetition;
 use polars_parquet::parquet::statistics::BinaryStatistics;
 use polars_parquet::parquet::CowBuffer;
-use polars_parquet::write::{write_def_levels, Version};
 
 /// A run of equal keys this long or longer is written as one run, not packed.
 const REPEAT_RUN: usize = 8;
@@ -44,16 +40,7 @@ pub(super) fn pages(
     }
     let dictionary = DictPage::new(CowBuffer::Owned(plain), words.len(), false);
 
-    let optional = type_.field_info.repetition == Repetition::Optional;
-    let mut buffer = Vec::with_capacity(16 + rows / 4 + keys.len() * 2);
-    match (valid, optional) {
-        (Some(bits), true) => levels_of_bits(bits, rows, &mut buffer),
-        _ => write_def_levels(&mut buffer, optional, None, rows, Version::V1)?,
-    }
     let width = 32 - (words.len().saturating_sub(1) as u32).leading_zeros();
-    buffer.push(width as u8);
-    hybrid(keys, width as usize, &mut buffer);
-
     let statistics = BinaryStatistics {
         primitive_type: type_.clone(),
         null_count: Some((rows - keys.len()) as i64),
@@ -67,19 +54,19 @@ pub(super) fn pages(
             .min_by(|a, b| a.as_bytes().cmp(b.as_bytes()))
             .map(|w| w.as_bytes().to_vec()),
     };
-    let header = DataPageHeader::V1(DataPageHeaderV1 {
-        num_values: rows as i32,
-        encoding: Encoding::RleDictionary.into(),
-        definition_level_encoding: Encoding::Rle.into(),
-        repetition_level_encoding: Encoding::Rle.into(),
-        statistics: Some(statistics.serialize()),
-    });
-    let descriptor = Descriptor {
-        primitive_type: type_.clone(),
-        max_def_level: 0,
-        max_rep_level: 0,
-    };
-    let data = DataPage::new(header, CowBuffer::Owned(buffer), descriptor, rows);
+    let encoding = Encoding::RleDictionary;
+    let data = data_page(
+        rows,
+        valid,
+        type_,
+        encoding,
+        statistics.serialize(),
+        keys.len() * 2,
+        |out| {
+            out.push(width as u8);
+            hybrid(keys, width as usize, out);
+        },
+    )?;
     Ok([Page::Dict(dictionary), Page::Data(data)])
 }
 
@@ -133,6 +120,7 @@ fn packed(keys: &[u32], width: usize, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use polars_parquet::parquet::page::DataPageHeader;
     use proptest::prelude::*;
 
     /// Reads `count` values of `width` bits of the hybrid encoding, as the format defines

@@ -9,52 +9,32 @@
 //! its values in our encoding of the same format.
 
 use super::delta;
+use super::page::{data_page, Validity};
 use polars::prelude::PolarsError;
 use polars_arrow::array::{Array, PrimitiveArray};
-use polars_arrow::bitmap::{Bitmap, MutableBitmap};
-use polars_parquet::parquet::encoding::uleb128;
+use polars_arrow::bitmap::Bitmap;
 use polars_parquet::parquet::encoding::Encoding;
-use polars_parquet::parquet::metadata::Descriptor;
-use polars_parquet::parquet::page::{DataPage, DataPageHeader, DataPageHeaderV1, Page};
+use polars_parquet::parquet::page::Page;
 use polars_parquet::parquet::schema::types::PrimitiveType;
-use polars_parquet::parquet::schema::Repetition;
 use polars_parquet::parquet::statistics::PrimitiveStatistics;
-use polars_parquet::parquet::CowBuffer;
-use polars_parquet::write::{write_def_levels, Version};
 
 /// The rows of an integer column: the values that are not null, in order, and (from the
 /// first null on) which rows are.
 #[derive(Default)]
 pub(super) struct Ints {
     values: Vec<i64>,
-    valid: Option<MutableBitmap>,
+    valid: Validity,
     rows: usize,
 }
 
 impl Ints {
     #[inline]
     pub(super) fn push(&mut self, value: Option<i64>) {
-        match value {
-            Some(v) => {
-                if let Some(valid) = &mut self.valid {
-                    valid.push(true);
-                }
-                self.values.push(v);
-            }
-            None => self.valid_bits().push(false),
+        self.valid.push(self.rows, value.is_some());
+        if let Some(v) = value {
+            self.values.push(v);
         }
         self.rows += 1;
-    }
-
-    /// The validity bitmap, made (every row so far valid) at the first null: most
-    /// columns have none.
-    fn valid_bits(&mut self) -> &mut MutableBitmap {
-        let rows = self.rows;
-        self.valid.get_or_insert_with(|| {
-            let mut all = MutableBitmap::with_capacity(rows.max(1024));
-            all.extend_constant(rows, true);
-            all
-        })
     }
 
     /// Appends `values` (a slice's, mapped): the values in one loop, and the validity
@@ -69,22 +49,16 @@ impl Ints {
         self.values.reserve(n);
         self.values.extend(values.clone().flatten());
         let nulls = n - (self.values.len() - before);
-        if nulls > 0 || self.valid.is_some() {
-            extend_bits(self.valid_bits(), values.map(|v| v.is_some()));
-        }
+        self.valid
+            .extend(self.rows, nulls, values.map(|v| v.is_some()));
         self.rows += n;
     }
 
     /// Appends `value` `n` times (a task's pid on each of its rows).
     pub(super) fn extend_repeated(&mut self, value: Option<i64>, n: usize) {
-        match value {
-            Some(v) => {
-                self.values.extend(std::iter::repeat_n(v, n));
-                if let Some(valid) = &mut self.valid {
-                    valid.extend_constant(n, true);
-                }
-            }
-            None => self.valid_bits().extend_constant(n, false),
+        self.valid.repeat(self.rows, n, value.is_some());
+        if let Some(v) = value {
+            self.values.extend(std::iter::repeat_n(v, n));
         }
         self.rows += n;
     }
@@ -96,15 +70,6 @@ impl Ints {
         let values = std::mem::replace(&mut self.values, room);
         let valid = self.valid.take();
         let rows = std::mem::take(&mut self.rows);
-        let optional = type_.field_info.repetition == Repetition::Optional;
-        // Definition levels, values: bounded by 2 bits a row and 9 bytes and a width
-        // byte's share a value.
-        let mut buffer = Vec::with_capacity(16 + rows / 4 + values.len() * 9);
-        match (&valid, optional) {
-            (Some(valid), true) => definition_levels(valid, &mut buffer),
-            _ => write_def_levels(&mut buffer, optional, None, rows, Version::V1)?,
-        }
-        delta::encode(&values, &mut buffer);
         let bounds = smallest_and_largest(&values);
         let statistics = PrimitiveStatistics::<i64> {
             primitive_type: type_.clone(),
@@ -113,24 +78,18 @@ impl Ints {
             min_value: bounds.map(|b| b.0),
             max_value: bounds.map(|b| b.1),
         };
-        let header = DataPageHeader::V1(DataPageHeaderV1 {
-            num_values: rows as i32,
-            encoding: Encoding::DeltaBinaryPacked.into(),
-            definition_level_encoding: Encoding::Rle.into(),
-            repetition_level_encoding: Encoding::Rle.into(),
-            statistics: Some(statistics.serialize()),
-        });
-        let descriptor = Descriptor {
-            primitive_type: type_.clone(),
-            max_def_level: 0,
-            max_rep_level: 0,
-        };
-        Ok(Page::Data(DataPage::new(
-            header,
-            CowBuffer::Owned(buffer),
-            descriptor,
+        // Bounded by 9 bytes and a width byte's share a value.
+        let capacity = values.len() * 9;
+        let page = data_page(
             rows,
-        )))
+            valid.as_ref().map(|v| v.as_slice()),
+            type_,
+            Encoding::DeltaBinaryPacked,
+            statistics.serialize(),
+            capacity,
+            |out| delta::encode(&values, out),
+        )?;
+        Ok(Page::Data(page))
     }
 
     /// The rows gathered as an Arrow array (every row a slot), leaving the column empty:
@@ -150,29 +109,6 @@ impl Ints {
     }
 }
 
-/// The definition levels of a page of optional values (1: a value, 0: a null) as the
-/// format's V1 pages hold them: their length in 4 bytes, then one run of the RLE /
-/// bit-packed hybrid encoding, bit-packed, whose bits are the validity bitmap's bytes as
-/// they are (both put a row's bit at the same place, the first row lowest). polars'
-/// writer encodes the bitmap bit by bit into runs; copied whole, it is a memcpy, and
-/// what runs of ones there are, zstd compresses.
-pub(super) fn definition_levels(valid: &MutableBitmap, out: &mut Vec<u8>) {
-    levels_of_bits(valid.as_slice(), valid.len(), out)
-}
-
-/// [`definition_levels`] of the first `rows` bits of `bytes` (the first row lowest).
-pub(super) fn levels_of_bits(bytes: &[u8], rows: usize, out: &mut Vec<u8>) {
-    let groups = rows.div_ceil(8);
-    let mut header = [0u8; 10];
-    let n = uleb128::encode(((groups as u64) << 1) | 1, &mut header);
-    let length = (n + groups) as u32;
-    out.extend_from_slice(&length.to_le_bytes());
-    out.extend_from_slice(&header[..n]);
-    // The last byte's bits past the rows are 0 (a new bitmap's), and readers stop at
-    // the page's row count anyway.
-    out.extend_from_slice(&bytes[..groups]);
-}
-
 /// The smallest and the largest of `values` (the page's statistics): two plain
 /// reductions, which the compiler makes vector minima and maxima (of one fold of both it
 /// made a loop a value at a time).
@@ -183,27 +119,11 @@ fn smallest_and_largest(values: &[i64]) -> Option<(i64, i64)> {
     Some((smallest, largest))
 }
 
-/// Appends `flags` to `bits`, 64 to a word.
-pub(super) fn extend_bits(bits: &mut MutableBitmap, mut flags: impl Iterator<Item = bool>) {
-    loop {
-        let (mut word, mut k) = (0u64, 0);
-        for flag in flags.by_ref().take(64) {
-            word |= u64::from(flag) << k;
-            k += 1;
-        }
-        if k > 0 {
-            bits.extend_from_slice(&word.to_le_bytes(), 0, k);
-        }
-        if k < 64 {
-            return;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use polars_arrow::datatypes::ArrowDataType;
+    use polars_parquet::parquet::page::DataPageHeader;
     use proptest::prelude::*;
 
     fn rows(array: &dyn Array) -> Vec<Option<i64>> {
@@ -274,33 +194,6 @@ mod tests {
         fn smallest_and_largest_are_min_and_max(v in proptest::collection::vec(any::<i64>(), 0..300)) {
             let want = v.iter().copied().min().zip(v.iter().copied().max());
             prop_assert_eq!(smallest_and_largest(&v), want);
-        }
-    }
-
-    /// The levels read back as the format defines them: a 4-byte length, then runs of
-    /// the hybrid encoding (here one bit-packed run), a row's level its bit.
-    #[test]
-    fn definition_levels_are_the_rows_validity() {
-        for n in [1usize, 7, 8, 9, 64, 65, 200] {
-            let mut valid = MutableBitmap::new();
-            let want: Vec<bool> = (0..n).map(|i| i % 3 != 1 && i != n - 1).collect();
-            extend_bits(&mut valid, want.iter().copied());
-            let mut out = vec![];
-            definition_levels(&valid, &mut out);
-            let length = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
-            assert_eq!(length, out.len() - 4, "{n} rows");
-            let (header, used) = uleb128::decode(&out[4..]);
-            assert_eq!(header & 1, 1, "bit-packed");
-            let groups = (header >> 1) as usize;
-            assert_eq!(groups, n.div_ceil(8));
-            let bits = &out[4 + used..];
-            assert_eq!(bits.len(), groups);
-            let got: Vec<bool> = (0..n).map(|i| bits[i / 8] >> (i % 8) & 1 == 1).collect();
-            assert_eq!(got, want, "{n} rows");
-            assert!(
-                (n..groups * 8).all(|i| bits[i / 8] >> (i % 8) & 1 == 0),
-                "padding 0"
-            );
         }
     }
 }
