@@ -101,7 +101,11 @@ fn interval_lane(rows: &IntervalRows, names: &[Named], sinks: &mut Sinks<'_>) ->
             for (i, (table, sink)) in sinks.iter_mut().enumerate() {
                 let written = match table {
                     Table::Intervals => interval_rows(task, views, sink),
-                    _ => slice_rows(task, views, sink),
+                    Table::Slices => slice_rows(task, views, sink),
+                    other => Err(std::io::Error::other(format!(
+                        "internal error: the {} table in the intervals' lane",
+                        other.name()
+                    ))),
                 };
                 written.map_err(|e| (i, e))?;
             }

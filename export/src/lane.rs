@@ -116,12 +116,13 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
         .name(format!("export-{}", table.name()))
         .spawn(move || {
             lower_priority();
-            let (names_of, mut writers): (Vec<(Table, PathBuf)>, Vec<Box<dyn TableWriter>>) =
-                tables.into_iter().map(|(t, p, w)| ((t, p), w)).unzip();
-            let mut sinks: Vec<(Table, Counted)> = writers
+            let mut tables = tables;
+            // Each table and its file, for the error messages.
+            let names_of: Vec<(Table, PathBuf)> =
+                tables.iter().map(|(t, p, _)| (*t, p.clone())).collect();
+            let mut sinks: Vec<(Table, Counted)> = tables
                 .iter_mut()
-                .zip(&names_of)
-                .map(|(w, (t, _))| {
+                .map(|(t, _, w)| {
                     (
                         *t,
                         Counted {
@@ -142,7 +143,7 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
             }
             let written: u64 = sinks.iter().map(|(_, c)| c.rows).sum();
             drop(sinks);
-            for (i, w) in writers.into_iter().enumerate() {
+            for (i, (_, _, w)) in tables.into_iter().enumerate() {
                 w.finish().map_err(|e| failed((i, e)))?;
             }
             Ok(written)

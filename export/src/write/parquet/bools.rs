@@ -21,8 +21,6 @@ pub(super) struct Bools {
     values: MutableBitmap,
     valid: Validity,
     rows: usize,
-    /// How many of `values` are true.
-    trues: usize,
 }
 
 impl Bools {
@@ -31,7 +29,6 @@ impl Bools {
         self.valid.push(self.rows, value.is_some());
         if let Some(v) = value {
             self.values.push(v);
-            self.trues += usize::from(v);
         }
         self.rows += 1;
     }
@@ -45,7 +42,6 @@ impl Bools {
     {
         let (n, before) = (values.len(), self.values.len());
         extend_bits(&mut self.values, values.clone().flatten());
-        self.trues += values.clone().filter(|v| *v == Some(true)).count();
         let nulls = n - (self.values.len() - before);
         self.valid
             .extend(self.rows, nulls, values.map(|v| v.is_some()));
@@ -57,8 +53,7 @@ impl Bools {
         let values = std::mem::take(&mut self.values);
         let valid = self.valid.take();
         let rows = std::mem::take(&mut self.rows);
-        let trues = std::mem::take(&mut self.trues);
-        let present = values.len();
+        let (present, trues) = (values.len(), values.set_bits());
         let statistics = BooleanStatistics {
             null_count: Some((rows - present) as i64),
             distinct_count: None,
@@ -83,7 +78,6 @@ impl Bools {
         let values: Bitmap = std::mem::take(&mut self.values).into();
         let valid: Option<Bitmap> = self.valid.take().map(Into::into);
         let rows = std::mem::take(&mut self.rows);
-        self.trues = 0;
         let mut present = values.iter();
         let all: MutableBitmap = (0..rows)
             .map(|row| match &valid {
@@ -107,11 +101,7 @@ mod tests {
     }
 
     fn bool_type() -> PrimitiveType {
-        let field = polars_arrow::datatypes::Field::new("b".into(), ArrowDataType::Boolean, true);
-        match polars_parquet::write::to_parquet_type(&field).unwrap() {
-            polars_parquet::write::ParquetType::PrimitiveType(t) => t,
-            _ => panic!("a boolean is a primitive column"),
-        }
+        super::super::page::column_type(ArrowDataType::Boolean)
     }
 
     proptest! {

@@ -10,31 +10,30 @@
 
 use polars::prelude::PlHashMap;
 use polars_arrow::array::{Array, DictionaryArray, MutableBinaryViewArray, PrimitiveArray};
-use polars_arrow::bitmap::MutableBitmap;
 use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 
 use super::bools::Bools;
 use super::dictionary;
 use super::ints::Ints;
+use super::page::Validity;
 use crate::cell::{Cell, Kind};
 use polars::prelude::PolarsError;
 use polars_arrow::bitmap::Bitmap;
 use polars_parquet::parquet::page::Page;
 use polars_parquet::parquet::schema::types::PrimitiveType;
 
-/// Values and their validity (a null's slot holds the type's default). The validity
-/// bitmap is made at the first null: most columns have none, and a bit pushed for every
-/// cell was a tenth of gathering a row.
+/// Values and their validity (a null's slot holds the type's default; the bitmap is made
+/// at the first null, [`Validity`]): the real columns, and a text column's keys.
 pub(super) struct Values<T> {
     values: Vec<T>,
-    valid: Option<MutableBitmap>,
+    valid: Validity,
 }
 
 impl<T> Default for Values<T> {
     fn default() -> Self {
         Values {
             values: Vec::new(),
-            valid: None,
+            valid: Validity::default(),
         }
     }
 }
@@ -42,24 +41,8 @@ impl<T> Default for Values<T> {
 impl<T: Default> Values<T> {
     #[inline]
     fn push(&mut self, value: Option<T>) {
-        match value {
-            Some(v) => {
-                if let Some(valid) = &mut self.valid {
-                    valid.push(true);
-                }
-                self.values.push(v);
-            }
-            None => {
-                let rows = self.values.len();
-                let valid = self.valid.get_or_insert_with(|| {
-                    let mut all = MutableBitmap::with_capacity(rows.max(1024));
-                    all.extend_constant(rows, true);
-                    all
-                });
-                valid.push(false);
-                self.values.push(T::default());
-            }
-        }
+        self.valid.push(self.values.len(), value.is_some());
+        self.values.push(value.unwrap_or_default());
     }
 
     /// Appends `values` (a slice's, mapped), in one loop without a
@@ -75,7 +58,7 @@ impl<T: Default> Values<T> {
     /// The values gathered, leaving room for as many in the next batch: a vector grown
     /// from nothing again is reallocated at each doubling, every batch (paired runs on the
     /// large trace of `bench/`: 0.98 × the export's CPU, within the runs' noise).
-    fn take(&mut self) -> (Vec<T>, Option<polars_arrow::bitmap::Bitmap>) {
+    fn take(&mut self) -> (Vec<T>, Option<Bitmap>) {
         let valid = self.valid.take().map(Into::into);
         let room = Vec::with_capacity(self.values.len());
         (std::mem::replace(&mut self.values, room), valid)
@@ -350,22 +333,10 @@ impl Column {
         true
     }
 
-    /// Appends `'static` words, as [`Cell::Word`]s; false when this is no text column.
+    /// Appends `'static` words (as [`Cell::Word`]s) or nulls; false when this is no text
+    /// column.
     #[inline]
-    pub(super) fn words(&mut self, words: impl ExactSizeIterator<Item = &'static str>) -> bool {
-        match self {
-            Column::Text(c) => {
-                c.keys.values.reserve(words.len());
-                words.for_each(|w| c.push_fixed(w));
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    /// Appends `'static` words or nulls; false when this is no text column.
-    #[inline]
-    pub(super) fn opt_words(
+    pub(super) fn words(
         &mut self,
         words: impl ExactSizeIterator<Item = Option<&'static str>>,
     ) -> bool {

@@ -208,16 +208,8 @@ mod tests {
     /// statistics of the words and the nulls.
     #[test]
     fn a_column_is_its_words_and_its_keys() {
-        let field = polars_arrow::datatypes::Field::new(
-            "comm".into(),
-            polars_arrow::datatypes::ArrowDataType::Utf8View,
-            true,
-        );
-        let polars_parquet::write::ParquetType::PrimitiveType(type_) =
-            polars_parquet::write::to_parquet_type(&field).unwrap()
-        else {
-            panic!("a string is a primitive column")
-        };
+        let type_ =
+            super::super::page::column_type(polars_arrow::datatypes::ArrowDataType::Utf8View);
         let words: Vec<Box<str>> = ["sh", "bash", "zsh"].map(Box::from).to_vec();
         // Rows: bash, null, sh, zsh, zsh.
         let keys = [1, 0, 2, 2];

@@ -32,11 +32,11 @@ pub(super) fn gather(buffers: &mut [Column], task: &Named, views: &[IntervalView
     pid.repeated_int(Some(i64::from(task.pid)), n)
         && tgid.repeated_int(task.tgid.map(i64::from), n)
         && comm.repeated_text(&task.comm, n)
-        && state_.words(views.iter().map(|v| state(v.state)))
+        && state_.words(views.iter().map(|v| Some(state(v.state))))
         && cpu.ints(views.iter().map(|v| v.cpu.map(i64::from)))
         && start.ints(views.iter().map(|v| int(v.start_ns)))
         && dur.ints(views.iter().map(|v| int(v.dur_ns)))
-        && end.words(views.iter().map(|v| end_reason(v.end)))
+        && end.words(views.iter().map(|v| Some(end_reason(v.end))))
         && waker.ints(views.iter().map(|v| v.waker_pid.map(i64::from)))
         && timed.bools(views.iter().map(|v| wakeup(v).then_some(v.latency_timed)))
 }

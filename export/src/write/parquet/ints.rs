@@ -167,12 +167,7 @@ mod tests {
             .collect();
         ints.extend(values.iter().copied());
         let present: Vec<i64> = values.iter().flatten().copied().collect();
-        let field = polars_arrow::datatypes::Field::new("n".into(), ArrowDataType::Int64, true);
-        let polars_parquet::write::ParquetType::PrimitiveType(type_) =
-            polars_parquet::write::to_parquet_type(&field).unwrap()
-        else {
-            panic!("an Int64 is a primitive column")
-        };
+        let type_ = super::super::page::column_type(ArrowDataType::Int64);
         let Page::Data(page) = ints.page(&type_).unwrap() else {
             panic!("a data page")
         };

@@ -136,6 +136,17 @@ pub(super) fn definition_levels(bytes: &[u8], rows: usize, out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes[..groups]);
 }
 
+/// The Parquet type polars gives a nullable column of Arrow type `dtype` (for the pages'
+/// tests).
+#[cfg(test)]
+pub(super) fn column_type(dtype: polars_arrow::datatypes::ArrowDataType) -> PrimitiveType {
+    let field = polars_arrow::datatypes::Field::new("c".into(), dtype, true);
+    match polars_parquet::write::to_parquet_type(&field) {
+        Ok(polars_parquet::write::ParquetType::PrimitiveType(t)) => t,
+        other => panic!("not a primitive column: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

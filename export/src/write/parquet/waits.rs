@@ -40,7 +40,7 @@ pub(super) fn gather(
                 .map(|i| task(i).and_then(|t| t.tgid).map(i64::from)),
         )
         && comm.texts(rows.map(|i| task(i).map(|t| &*t.comm)))
-        && kind.words(waits.iter().map(|w| w.kind.name()))
+        && kind.words(waits.iter().map(|w| Some(w.kind.name())))
         && start.ints(waits.iter().map(|w| int(w.start_ns)))
         && end.ints(waits.iter().map(|w| int(w.end_ns)))
         && dur.ints(waits.iter().map(|w| int(w.end_ns - w.start_ns)))
@@ -48,8 +48,8 @@ pub(super) fn gather(
         && waker.ints(waits.iter().map(|w| w.waker_pid.map(i64::from)))
         && waker_cpu.ints(waits.iter().map(|w| w.waker_cpu.map(i64::from)))
         && prev_cpu.ints(waits.iter().map(|w| w.prev_cpu.map(i64::from)))
-        && placement.opt_words(waits.iter().map(|w| w.placement.map(|p| p.name())))
-        && waker_placement.opt_words(waits.iter().map(|w| w.waker_placement.map(|p| p.name())))
+        && placement.words(waits.iter().map(|w| w.placement.map(|p| p.name())))
+        && waker_placement.words(waits.iter().map(|w| w.waker_placement.map(|p| p.name())))
 }
 
 #[cfg(test)]
