@@ -163,6 +163,35 @@ pub(crate) fn read_marked(
     Ok(ingested)
 }
 
+/// For tests that compare two reads: the events with each marker's number taken out, and the
+/// markers' texts in event order. A marker's number belongs to its read (chunks parsed in
+/// parallel meet the texts in any order), so two reads agree on the texts, not the numbers.
+#[cfg(test)]
+pub(crate) fn texts_apart(
+    events: Vec<crate::Event>,
+    marks: &Marks,
+) -> (Vec<crate::Event>, Vec<String>) {
+    use crate::EventKind;
+    let texts = events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Print { text } => Some(marks.text_lossy(text)),
+            _ => None,
+        })
+        .collect();
+    let events = events
+        .into_iter()
+        .map(|e| match e.kind {
+            EventKind::Print { .. } => crate::Event {
+                kind: EventKind::Other,
+                ..e
+            },
+            _ => e,
+        })
+        .collect();
+    (events, texts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

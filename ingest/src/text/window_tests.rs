@@ -8,7 +8,12 @@ use crate::input::KeepAll;
 use crate::progress::{Progress, Tracker};
 use crate::Ingested;
 
-fn read_with(bytes: &[u8], window: usize) -> (String, Vec<Event>) {
+/// What was read, its events (markers' numbers taken out) and its markers' texts: the
+/// windows' chunks are parsed in parallel, so a marker's number depends on the order they met
+/// it (see `mark::texts_apart`).
+type Read = (String, Vec<Event>, Vec<String>);
+
+fn read_with(bytes: &[u8], window: usize) -> Read {
     let mut events = Vec::new();
     let progress = Progress::new();
     let tracker = Tracker::new(&progress);
@@ -19,14 +24,16 @@ fn read_with(bytes: &[u8], window: usize) -> (String, Vec<Event>) {
         &mut |e: &Event| events.push(*e),
         &tracker,
     );
-    (format!("{got:?}"), events)
+    let (events, texts) = crate::mark::texts_apart(events, tracker.marks());
+    (format!("{got:?}"), events, texts)
 }
 
 fn assert_window_independent(bytes: &[u8], windows: &[usize], what: &str) -> Vec<Event> {
-    let (whole, whole_events) = read_with(bytes, usize::MAX);
+    let (whole, whole_events, whole_texts) = read_with(bytes, usize::MAX);
     for &w in windows {
-        let (got, events) = read_with(bytes, w);
+        let (got, events, texts) = read_with(bytes, w);
         assert_eq!(got, whole, "{what}: metadata and counts, window {w}");
+        assert_eq!(texts, whole_texts, "{what}: markers' texts, window {w}");
         assert!(events == whole_events, "{what}: events, window {w}");
     }
     whole_events
@@ -146,10 +153,10 @@ fn late_events_are_sorted_within_their_window() {
         switch(6, "S")
     );
     let times = |events: Vec<Event>| events.iter().map(|e| e.ts % 1_000_000).collect::<Vec<_>>();
-    let (whole, events) = read_with(text.as_bytes(), usize::MAX);
+    let (whole, events, _) = read_with(text.as_bytes(), usize::MAX);
     assert!(whole.contains("out_of_order: 1"), "{whole}");
     assert_eq!(times(events), [5000, 6000, 7000]);
-    let (windowed, events) = read_with(text.as_bytes(), 1);
+    let (windowed, events, _) = read_with(text.as_bytes(), 1);
     assert!(windowed.contains("out_of_order: 1"), "{windowed}");
     assert_eq!(times(events), [5000, 7000, 6000]);
 }

@@ -10,23 +10,7 @@ type Read = (String, Vec<Event>, Vec<String>);
 
 fn events_of(result: crate::Result<crate::Ingested>, events: Vec<Event>) -> Read {
     let marks = result.as_ref().map(|i| i.marks.clone()).unwrap_or_default();
-    let texts = events
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Print { text } => Some(marks.text_lossy(text)),
-            _ => None,
-        })
-        .collect();
-    let events = events
-        .into_iter()
-        .map(|e| match e.kind {
-            EventKind::Print { .. } => Event {
-                kind: EventKind::Other,
-                ..e
-            },
-            _ => e,
-        })
-        .collect();
+    let (events, texts) = crate::mark::texts_apart(events, &marks);
     (format!("{result:?}"), events, texts)
 }
 
