@@ -12,6 +12,17 @@ use analysis::timeline_store::{IntervalView, ThreadState};
 pub(crate) const DOC: &str =
     "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
 
+/// Every state, each at the index `state as usize` gives (a text writer's pieces of the
+/// table's rows are looked up so: `write/interval_text.rs`).
+pub(crate) const STATES: [ThreadState; 6] = [
+    ThreadState::Running,
+    ThreadState::RunnableWakeup,
+    ThreadState::RunnablePreempted,
+    ThreadState::Sleeping,
+    ThreadState::Blocked,
+    ThreadState::Unknown,
+];
+
 pub(crate) fn state(s: ThreadState) -> &'static str {
     match s {
         ThreadState::Running => "running",
@@ -92,4 +103,20 @@ pub(crate) fn own_cells(v: &IntervalView) -> [Cell<'static>; 7] {
             Cell::Null
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_state_is_at_its_index() {
+        for (i, &s) in STATES.iter().enumerate() {
+            assert_eq!(s as usize, i, "{s:?}");
+        }
+        let mut names: Vec<_> = STATES.iter().map(|&s| state(s)).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), STATES.len());
+    }
 }

@@ -4,7 +4,8 @@
 //! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
 //! per cell.
 
-use super::cursor::{Cursor, IntervalBounds, RowBound, TextFile};
+use super::cursor::{Cursor, RowBound, TextFile};
+use super::interval_text::{IntervalPieces, Syntax};
 use super::lead::Lead;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
@@ -15,9 +16,9 @@ pub(super) struct CsvWriter {
     columns: Vec<ColumnDef>,
     bound: RowBound,
     lead: Lead,
-    /// For the `intervals` table, whose task's text is formatted once for a task's run
+    /// For the `intervals` table, whose rows are written from the views of a task's run
     /// ([`RowSink::intervals`]).
-    interval_bounds: Option<IntervalBounds>,
+    interval_pieces: Option<IntervalPieces>,
 }
 
 impl CsvWriter {
@@ -28,9 +29,8 @@ impl CsvWriter {
             // Commas and the newline.
             bound: RowBound::new(columns, columns.len(), text::most),
             lead: Lead::new(columns),
-            // The task's three cells and a comma each; the commas between the seven own
-            // cells, the newline.
-            interval_bounds: IntervalBounds::of(columns, 3, 7, text::most),
+            // The task's three cells and a comma each.
+            interval_pieces: IntervalPieces::new(columns, 3, text::most, &INTERVAL_SYNTAX),
         };
         let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
         let bound = columns.len() + header.iter().map(text_bound).sum::<usize>();
@@ -53,6 +53,15 @@ impl CsvWriter {
         })
     }
 }
+
+/// An `intervals` row after its task's part: words as they are (they need no quotes), null
+/// the empty field.
+const INTERVAL_SYNTAX: Syntax = Syntax {
+    before: [b"", b",", b",", b",", b",", b",", b","],
+    end: b"\n",
+    word: |w| w.as_bytes().to_vec(),
+    null: b"",
+};
 
 /// Writes `cells` as fields, separated by commas.
 #[inline]
@@ -95,26 +104,20 @@ impl RowSink for CsvWriter {
         self.line(bound, cells)
     }
 
-    /// A task's run of intervals, its `pid,tgid,comm,` formatted once for the run: row by
-    /// row, the three cells were made and compared with the last row's ([`Lead`]) for
-    /// each of the table's 21 M rows on the large trace of `bench/` (README, "Export").
+    /// A task's run of intervals, its `pid,tgid,comm,` formatted once for the run and the
+    /// rest written from the views ([`super::interval_text`]; README, "Export").
     fn intervals(
         &mut self,
         task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        let Some(bounds) = &self.interval_bounds else {
+        let Some(pieces) = &self.interval_pieces else {
             return Ok(false);
         };
-        let task_text = |out: &mut Cursor, cells: &[Cell]| {
+        pieces.write_run(&mut self.out, task, views, text_bound, |out, cells| {
             fields(out, cells);
             out.byte(b',');
-        };
-        self.out
-            .interval_rows(bounds, task, views, text_bound, task_text, |out, cells| {
-                fields(out, cells);
-                out.byte(b'\n');
-            })?;
+        })?;
         Ok(true)
     }
 }

@@ -3,6 +3,7 @@
 
 mod csv;
 mod cursor;
+mod interval_text;
 mod lead;
 mod ndjson;
 #[cfg(feature = "parquet")]

@@ -3,7 +3,8 @@
 //! written out a MiB at a time ([`super::cursor`], [`super::text`]): no allocation per
 //! cell.
 
-use super::cursor::{Chunked, Cursor, IntervalBounds, RowBound, TextFile};
+use super::cursor::{Chunked, Cursor, RowBound, TextFile};
+use super::interval_text::{IntervalPieces, Syntax};
 use super::lead::Lead;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
@@ -16,9 +17,9 @@ pub(super) struct NdjsonWriter {
     keys: Vec<Chunked>,
     bound: RowBound,
     lead: Lead,
-    /// For the `intervals` table, whose task's members are formatted once for a task's
-    /// run ([`RowSink::intervals`]).
-    interval_bounds: Option<IntervalBounds>,
+    /// For the `intervals` table, whose rows are written from the views of a task's run
+    /// ([`RowSink::intervals`]).
+    interval_pieces: Option<IntervalPieces>,
 }
 
 impl NdjsonWriter {
@@ -31,17 +32,31 @@ impl NdjsonWriter {
             columns: columns.to_vec(),
             bound: RowBound::new(columns, frame, most),
             lead: Lead::new(columns),
-            // The task's part: the opening brace, its keys, a comma after each member; the
-            // own part: the keys, the commas between the members, the brace, the newline.
-            interval_bounds: IntervalBounds::of(
-                columns,
-                1 + keys.iter().take(3).map(Chunked::len).sum::<usize>() + 3,
-                keys.iter().skip(3).map(Chunked::len).sum::<usize>() + 6 + 2,
-                most,
-            ),
+            // The task's part: the opening brace, its keys, a comma after each member.
+            interval_pieces: interval_pieces(columns, &keys),
             keys,
         }
     }
+}
+
+/// The pieces of an `intervals` row after its task's part: each member's key, after a comma
+/// but the first's; words as JSON strings (as a word cell is written: they need no escapes).
+fn interval_pieces(columns: &[ColumnDef], keys: &[Chunked]) -> Option<IntervalPieces> {
+    let keys: Vec<Vec<u8>> = keys.iter().map(Chunked::text).collect();
+    let task_frame = 1 + keys.iter().take(3).map(Vec::len).sum::<usize>() + 3;
+    let own = keys.get(3..10)?;
+    let before: Vec<Vec<u8>> = own
+        .iter()
+        .enumerate()
+        .map(|(i, key)| [&b","[..usize::from(i > 0)], key].concat())
+        .collect();
+    let syntax = Syntax {
+        before: std::array::from_fn(|i| &before[i][..]),
+        end: b"}\n",
+        word: |w| format!("\"{w}\"").into_bytes(),
+        null: b"null",
+    };
+    IntervalPieces::new(columns, task_frame, most, &syntax)
 }
 
 /// The most bytes a value of a non-text column takes.
@@ -107,26 +122,21 @@ impl RowSink for NdjsonWriter {
     }
 
     /// A task's run of intervals, its `{"pid":…,"tgid":…,"comm":…,` formatted once for the
-    /// run (as the CSV writer does; README, "Export").
+    /// run and the rest written from the views (as the CSV writer does; README, "Export").
     fn intervals(
         &mut self,
         task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        let Some(bounds) = &self.interval_bounds else {
+        let Some(pieces) = &self.interval_pieces else {
             return Ok(false);
         };
         let keys = &self.keys;
-        let task_text = |out: &mut Cursor, cells: &[Cell]| {
+        pieces.write_run(&mut self.out, task, views, text_bound, |out, cells| {
             out.byte(b'{');
             members(out, &keys[..3], cells);
             out.byte(b',');
-        };
-        self.out
-            .interval_rows(bounds, task, views, text_bound, task_text, |out, cells| {
-                members(out, &keys[3..], cells);
-                out.bytes(b"}\n");
-            })?;
+        })?;
         Ok(true)
     }
 }

@@ -245,9 +245,10 @@ impl crate::cell::RowSink for Collect {
     }
 }
 
-/// The text writers' `intervals` (a task's pid, tgid and name formatted once for its run)
-/// write the bytes of the same rows written one by one: every state, every kind of null,
-/// a name that needs quoting, a time beyond i64, two tasks' runs in turn.
+/// The text writers' `intervals` (a task's pid, tgid and name formatted once for its run,
+/// the rest from pieces: `interval_text.rs`) write the bytes of the same rows written one
+/// by one: every state with every end reason, every kind of null, a name that needs
+/// quoting, a time and a length beyond i64, two tasks' runs in turn.
 #[test]
 fn a_task_s_run_of_intervals_is_written_as_its_rows() {
     use crate::batch::Named;
@@ -263,7 +264,7 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
         latency_timed,
     };
     let preempt = EndReason::SwitchedOut(analysis::SwitchReason::WakeupPreempt);
-    let views = [
+    let mut views = vec![
         view(ThreadState::Running, 100, 50, Some(1), preempt, None, false),
         view(
             ThreadState::Sleeping,
@@ -311,6 +312,23 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
             false,
         ),
     ];
+    for (i, &state) in intervals::STATES.iter().enumerate() {
+        for (j, &end) in crate::tables::END_REASONS.iter().enumerate() {
+            let n = (i * 8 + j) as u64;
+            let dur = if n == 7 { u64::MAX } else { n * 1_000_003 };
+            let cpu = (n % 3 != 0).then_some(n as u32 * 37);
+            let waker = (n % 2 == 0).then_some(-(n as i32) * 1001);
+            views.push(view(
+                state,
+                10u64.pow((n % 20) as u32),
+                dur,
+                cpu,
+                end,
+                waker,
+                n % 4 < 2,
+            ));
+        }
+    }
     let tasks = [
         Named {
             pid: 42,
@@ -335,7 +353,7 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
             .try_for_each(|v| intervals::row(task, v, &mut rows))
             .unwrap();
     }
-    assert_eq!(rows.0.len(), 12);
+    assert_eq!(rows.0.len(), 2 + views.len() + views.len() - 2);
     for format in [Format::Csv, Format::Ndjson] {
         let path = std::env::temp_dir().join(format!(
             "schedtrace-text-intervals-{}-{:?}.{}",
