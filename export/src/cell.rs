@@ -79,9 +79,21 @@ pub(crate) trait RowSink {
 
     /// The `intervals` table's rows of `task`'s `views`, a row a view, taken at once by a
     /// writer with a cheaper way for a task's run than row by row (Parquet gathers it column
-    /// by column: `write/parquet/intervals.rs`; CSV formats the task's cells once); false,
-    /// and nothing written, when this writer takes rows one by one.
+    /// by column: `write/parquet/intervals.rs`; the text writers format them from the
+    /// views: `write/interval_text.rs`); false, and nothing written, when this writer takes
+    /// rows one by one.
     fn intervals(
+        &mut self,
+        _task: &crate::batch::Named,
+        _views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        Ok(false)
+    }
+
+    /// The `slices` table's rows of `task`'s `views`, a row a running one, taken at once
+    /// by a writer with a cheaper way (the text writers: `write/interval_text.rs`); false,
+    /// and nothing written, when this writer takes rows one by one.
+    fn slices(
         &mut self,
         _task: &crate::batch::Named,
         _views: &[analysis::timeline_store::IntervalView],
@@ -91,8 +103,9 @@ pub(crate) trait RowSink {
 
     /// The `waits` table's rows of `waits`, a row a wait, its task `tasks[i]` (an id of
     /// `names`), taken at once by a writer with a cheaper way than row by row (Parquet
-    /// gathers them column by column: `write/parquet/waits.rs`); false, and nothing
-    /// written, when this writer takes rows one by one.
+    /// gathers them column by column: `write/parquet/waits.rs`; the text writers format
+    /// them from the records: `write/wait_text.rs`); false, and nothing written, when this
+    /// writer takes rows one by one.
     fn waits(
         &mut self,
         _waits: &[analysis::records::WaitRecord],

@@ -130,6 +130,9 @@ fn interval_rows(
 
 /// The `slices` rows of `views` (a run of `task`'s): its running intervals.
 fn slice_rows(task: &Named, views: &[IntervalView], sink: &mut dyn RowSink) -> std::io::Result<()> {
+    if sink.slices(task, views)? {
+        return Ok(());
+    }
     views
         .iter()
         .filter(|v| v.state == ThreadState::Running)

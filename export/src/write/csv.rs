@@ -5,8 +5,8 @@
 //! per cell.
 
 use super::cursor::{Cursor, RowBound, TextFile};
-use super::interval_text::{IntervalPieces, Syntax};
-use super::lead::Lead;
+use super::pieces::Syntax;
+use super::table_pieces::TablePieces;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
 use std::fs::File;
@@ -15,10 +15,9 @@ pub(super) struct CsvWriter {
     out: TextFile,
     columns: Vec<ColumnDef>,
     bound: RowBound,
-    lead: Lead,
-    /// For the `intervals` table, whose rows are written from the views of a task's run
-    /// ([`RowSink::intervals`]).
-    interval_pieces: Option<IntervalPieces>,
+    /// For the tables whose rows are written from their records (`intervals`, `slices`,
+    /// `waits`: [`super::pieces`]).
+    pieces: TablePieces,
 }
 
 impl CsvWriter {
@@ -28,9 +27,7 @@ impl CsvWriter {
             columns: columns.to_vec(),
             // Commas and the newline.
             bound: RowBound::new(columns, columns.len(), text::most),
-            lead: Lead::new(columns),
-            // The task's three cells and a comma each.
-            interval_pieces: IntervalPieces::new(columns, 3, text::most, &INTERVAL_SYNTAX),
+            pieces: TablePieces::of(columns, || Syntax::csv(columns.len())),
         };
         let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
         let bound = columns.len() + header.iter().map(text_bound).sum::<usize>();
@@ -38,30 +35,14 @@ impl CsvWriter {
         Ok(writer)
     }
 
-    /// Writes `cells` as one line of at most `bound` bytes (its task cells as the line
-    /// before wrote them, when they are the same: [`Lead`]).
+    /// Writes `cells` as one line of at most `bound` bytes.
     fn line(&mut self, bound: usize, cells: &[Cell]) -> std::io::Result<()> {
-        let lead = &mut self.lead;
         self.out.row(bound, |out| {
-            lead.write(out, cells, fields);
-            let led = lead.cells();
-            if led > 0 {
-                out.byte(b',');
-            }
-            fields(out, &cells[led..]);
+            fields(out, cells);
             out.byte(b'\n');
         })
     }
 }
-
-/// An `intervals` row after its task's part: words as they are (they need no quotes), null
-/// the empty field.
-const INTERVAL_SYNTAX: Syntax = Syntax {
-    before: [b"", b",", b",", b",", b",", b",", b","],
-    end: b"\n",
-    word: |w| w.as_bytes().to_vec(),
-    null: b"",
-};
 
 /// Writes `cells` as fields, separated by commas.
 #[inline]
@@ -104,21 +85,29 @@ impl RowSink for CsvWriter {
         self.line(bound, cells)
     }
 
-    /// A task's run of intervals, its `pid,tgid,comm,` formatted once for the run and the
-    /// rest written from the views ([`super::interval_text`]; README, "Export").
     fn intervals(
         &mut self,
         task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        let Some(pieces) = &self.interval_pieces else {
-            return Ok(false);
-        };
-        pieces.write_run(&mut self.out, task, views, text_bound, |out, cells| {
-            fields(out, cells);
-            out.byte(b',');
-        })?;
-        Ok(true)
+        self.pieces.intervals(&mut self.out, task, views)
+    }
+
+    fn slices(
+        &mut self,
+        task: &crate::batch::Named,
+        views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        self.pieces.slices(&mut self.out, task, views)
+    }
+
+    fn waits(
+        &mut self,
+        waits: &[analysis::records::WaitRecord],
+        tasks: &[Option<analysis::drain::NameId>],
+        names: &[crate::batch::Named],
+    ) -> std::io::Result<bool> {
+        self.pieces.waits(&mut self.out, waits, tasks, names)
     }
 }
 

@@ -91,18 +91,6 @@ impl<'b> Cursor<'b> {
         &self.room[..self.at]
     }
 
-    /// Where the next byte goes, for [`Cursor::since`].
-    #[inline]
-    pub(super) fn position(&self) -> usize {
-        self.at
-    }
-
-    /// The bytes written since `position`.
-    #[inline]
-    pub(super) fn since(&self, position: usize) -> &[u8] {
-        &self.room[position..self.at]
-    }
-
     #[inline]
     pub(super) fn byte(&mut self, b: u8) {
         self.room[self.at] = b;
@@ -182,16 +170,6 @@ impl Chunked {
         chunked
     }
 
-    /// The text `write` formats, at most `bound` bytes (a task's cells, kept for its run
-    /// of rows).
-    pub(super) fn formatted(bound: usize, write: impl FnOnce(&mut Cursor)) -> Chunked {
-        // Room as a row's: its bound and the CHUNK a copy may run past it.
-        let mut room = vec![0; bound + CHUNK];
-        let mut cursor = Cursor::new(&mut room);
-        write(&mut cursor);
-        Chunked::new(cursor.written())
-    }
-
     pub(super) fn set(&mut self, text: &[u8]) {
         self.len = text.len();
         match self.chunk.get_mut(..text.len()) {
@@ -218,18 +196,18 @@ impl Chunked {
     #[inline(always)]
     pub(super) fn write(&self, out: &mut Cursor) {
         if self.len <= CHUNK {
-            // The text in 16-byte blocks, the last run on past it (the room has CHUNK bytes
-            // to spare), then on by the text: each block is one vector move of the baseline
-            // x86-64, and most texts (a CSV separator, an NDJSON key) are one block, where
-            // the whole chunk each time was four. Sizes known when compiling, so no
-            // `memcpy` call and one bounds check.
+            // The first 16 bytes, and the rest of the chunk when the text is longer, each
+            // copy running on past the text (the room has CHUNK bytes to spare), then on by
+            // the text: most texts (a CSV separator, a word, an NDJSON key) are one 16-byte
+            // vector move of the baseline x86-64, where the whole chunk was four. Two copies
+            // of sizes known when compiling: a copy of the text's own length, or one picked
+            // from several sizes, became a `memmove` call (a tenth of the `intervals`
+            // writer thread).
             let start = out.at;
             let room = &mut out.room[start..start + CHUNK];
-            match self.len {
-                0..=16 => room[..16].copy_from_slice(&self.chunk[..16]),
-                17..=32 => room[..32].copy_from_slice(&self.chunk[..32]),
-                33..=48 => room[..48].copy_from_slice(&self.chunk[..48]),
-                _ => room.copy_from_slice(&self.chunk),
+            room[..16].copy_from_slice(&self.chunk[..16]);
+            if self.len > 16 {
+                room[16..].copy_from_slice(&self.chunk[16..]);
             }
             out.at += self.len;
         } else {

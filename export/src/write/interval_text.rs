@@ -1,120 +1,103 @@
-//! An `intervals` row in a text format, written straight from its [`IntervalView`]: the
-//! task's part made once for the task's run, then the view's values with the text between
-//! them copied from pieces each format makes once per table.
-//!
-//! Why not as [`Cell`]s, as every other row: the table is most of an export's rows (21 M of
-//! the 32 M on the large trace of `bench/`), and a row as cells was seven cells made,
-//! matched one by one, their bound summed from the text cells and then dropped; in the
-//! profile of a CSV export the field loop was a third of the writer thread's time. What
-//! lies between the values is the same in every row but for two words, the state and the
-//! end reason, which have few values: so the word and the separators or keys around it are
-//! one piece, picked by the value, and a row has one bound, made with the pieces.
-//!
-//! The bytes are those of the rows written cell by cell (`write/tests.rs` holds every
-//! state, every end reason and every kind of null to that).
+//! The `intervals` and `slices` rows in a text format, written straight from a task's run of
+//! [`IntervalView`]s: the task's text made once for the run, the text between the values
+//! copied from pieces made once per table ([`super::pieces`], which says why).
 
-use super::cursor::{Chunked, Cursor, RowBound, TextFile};
+use super::cursor::{Chunked, Cursor, TextFile};
+use super::pieces::{int_or, longest, Syntax};
 use super::text;
 use crate::batch::Named;
-use crate::cell::{Cell, ColumnDef, Kind};
+use crate::cell::ColumnDef;
 use crate::tables::intervals::{self, STATES};
-use crate::tables::{end_index, end_reason, END_REASONS};
-use analysis::timeline_store::IntervalView;
+use crate::tables::{end_index, end_reason, slices, END_REASONS};
+use analysis::timeline_store::{IntervalView, ThreadState};
 
-/// How a format writes an `intervals` row after its task's part, for [`IntervalPieces::new`].
-pub(super) struct Syntax<'a> {
-    /// The text before each of the seven own values (`state` to `latency_timed`).
-    pub(super) before: [&'a [u8]; 7],
-    /// The text after the last value (the line's end).
-    pub(super) end: &'a [u8],
-    /// A word value (`state`, `end_reason`) as written.
-    pub(super) word: fn(&str) -> Vec<u8>,
-    /// Null as written.
-    pub(super) null: &'a [u8],
+/// The end-reason pieces of column `column`: before it, each word (in the order of
+/// [`END_REASONS`]), and the text before the next column (or the row's end).
+fn end_pieces(syntax: &Syntax, column: usize) -> Vec<Chunked> {
+    END_REASONS
+        .iter()
+        .map(|&e| syntax.word_piece(column, Some(end_reason(e)), Some(column + 1)))
+        .collect()
 }
 
-/// A format's pieces of the `intervals` rows.
+/// A task's pid, tgid and comm, and the text before `then` when given.
+fn task_text(syntax: &Syntax, task: &Named, then: Option<usize>) -> Chunked {
+    let ints = [Some(i64::from(task.pid)), task.tgid.map(i64::from)];
+    syntax.task_text(0, &ints, Some(&task.comm), then)
+}
+
+/// As a Cell takes it: a value beyond i64 is null.
+#[inline(always)]
+fn ns(n: u64) -> Option<i64> {
+    i64::try_from(n).ok()
+}
+
+/// A format's pieces of the `intervals` rows:
+/// task · state · cpu · start_ns · dur_ns · end_reason · waker_pid · latency_timed.
 pub(super) struct IntervalPieces {
-    /// The bound of the task's part, without the text the format puts around it.
-    task: RowBound,
-    /// Per state (in the order of [`STATES`]): its word and what comes before it and
-    /// after it until the `cpu` value.
+    syntax: Syntax,
+    /// Per state (in the order of [`STATES`]): the text before it, its word, the text
+    /// before `cpu`.
     states: Vec<Chunked>,
     before_start: Chunked,
     before_dur: Chunked,
-    /// Per end reason (in the order of [`END_REASONS`]): what comes after `dur`, the word,
-    /// and what comes before `waker_pid`.
+    /// Per end reason: the text after `dur_ns` to before `waker_pid`, with its word.
     ends: Vec<Chunked>,
     before_timed: Chunked,
     end: Chunked,
     null: Chunked,
-    /// The most bytes of a row after its task's part.
+    /// The most bytes of a row after its task's text.
     own_bound: usize,
 }
 
 impl IntervalPieces {
-    /// For `columns` when they are the `intervals` table's (else None): `task_frame` is
-    /// the bytes of the task's part but its values, `most` as for [`RowBound::new`].
-    pub(super) fn new(
-        columns: &[ColumnDef],
-        task_frame: usize,
-        most: impl Fn(Kind) -> usize,
-        syntax: &Syntax,
-    ) -> Option<IntervalPieces> {
+    /// For `columns` when they are the `intervals` table's (else None), in `syntax` (of
+    /// those columns).
+    pub(super) fn new(columns: &[ColumnDef], syntax: Syntax) -> Option<IntervalPieces> {
         if !intervals::are_its_columns(columns) {
             return None;
         }
-        let [before_state, before_cpu, before_start, before_dur, before_end, before_waker, before_timed] =
-            syntax.before;
-        let joined = |word: &str, before: &[u8], after: &[u8]| {
-            Chunked::new(&[before, &(syntax.word)(word), after].concat())
-        };
         let states: Vec<Chunked> = STATES
             .iter()
-            .map(|&s| joined(intervals::state(s), before_state, before_cpu))
+            .map(|&s| syntax.word_piece(3, Some(intervals::state(s)), Some(4)))
             .collect();
-        let ends: Vec<Chunked> = END_REASONS
-            .iter()
-            .map(|&e| joined(end_reason(e), before_end, before_waker))
-            .collect();
-        let longest = |pieces: &[Chunked]| pieces.iter().map(Chunked::len).max().unwrap_or(0);
-        let value = text::INT_BOUND.max(syntax.null.len());
+        let ends = end_pieces(&syntax, 7);
+        let (before_start, before_dur, before_timed, end) = (
+            syntax.piece(5),
+            syntax.piece(6),
+            syntax.piece(9),
+            syntax.piece(10),
+        );
         let own_bound = longest(&states)
             + longest(&ends)
             + before_start.len()
             + before_dur.len()
             + before_timed.len()
-            + syntax.end.len()
+            + end.len()
             // cpu, start_ns, dur_ns, waker_pid; latency_timed.
-            + 4 * value
-            + text::BOOL_BOUND.max(syntax.null.len());
+            + 4 * syntax.int_bound()
+            + syntax.bool_bound();
         Some(IntervalPieces {
-            task: RowBound::new(&columns[..3], task_frame, most),
             states,
-            before_start: Chunked::new(before_start),
-            before_dur: Chunked::new(before_dur),
+            before_start,
+            before_dur,
             ends,
-            before_timed: Chunked::new(before_timed),
-            end: Chunked::new(syntax.end),
-            null: Chunked::new(syntax.null),
+            before_timed,
+            end,
+            null: syntax.null(),
             own_bound,
+            syntax,
         })
     }
 
-    /// Writes `task`'s run of `views` to `file`: its task's part as `task_text` writes its
-    /// three cells (`text` giving a text cell's bound), made once, then each view's row.
+    /// Writes `task`'s run of `views` to `file`, a row a view.
     pub(super) fn write_run(
         &self,
         file: &mut TextFile,
         task: &Named,
         views: &[IntervalView],
-        text: impl Fn(&Cell) -> usize,
-        task_text: impl FnOnce(&mut Cursor, &[Cell]),
     ) -> std::io::Result<()> {
-        let task_cells = crate::tables::task_cells(task);
-        let prefix = Chunked::formatted(self.task.of(&task_cells, &text), |out| {
-            task_text(out, &task_cells)
-        });
+        let prefix = task_text(&self.syntax, task, None);
         let bound = prefix.len() + self.own_bound;
         for v in views {
             file.row(bound, |out| {
@@ -125,27 +108,80 @@ impl IntervalPieces {
         Ok(())
     }
 
-    /// The row of `v` after its task's part, as `own_cells` would be written.
+    /// The row of `v` after its task's text, as `intervals::own_cells` would be written.
     #[inline]
     fn own(&self, out: &mut Cursor, v: &IntervalView) {
-        // As a Cell would take them: a value beyond i64 is null.
-        let int = |out: &mut Cursor, n: Option<i64>| match n {
-            Some(n) => text::int(out, n),
-            None => self.null.write(out),
-        };
+        let null = &self.null;
         self.states[v.state as usize].write(out);
-        int(out, v.cpu.map(i64::from));
+        int_or(out, v.cpu.map(i64::from), null);
         self.before_start.write(out);
-        int(out, i64::try_from(v.start_ns).ok());
+        int_or(out, ns(v.start_ns), null);
         self.before_dur.write(out);
-        int(out, i64::try_from(v.dur_ns).ok());
+        int_or(out, ns(v.dur_ns), null);
         self.ends[end_index(v.end)].write(out);
-        int(out, v.waker_pid.map(i64::from));
+        int_or(out, v.waker_pid.map(i64::from), null);
         self.before_timed.write(out);
-        match v.state == analysis::timeline_store::ThreadState::RunnableWakeup {
+        match v.state == ThreadState::RunnableWakeup {
             true => text::bool(out, v.latency_timed),
-            false => self.null.write(out),
+            false => null.write(out),
         }
         self.end.write(out);
+    }
+}
+
+/// A format's pieces of the `slices` rows: task · cpu · start_ns · dur_ns · end_reason.
+pub(super) struct SlicePieces {
+    syntax: Syntax,
+    before_start: Chunked,
+    before_dur: Chunked,
+    /// Per end reason: the text after `dur_ns` to the row's end, with its word.
+    ends: Vec<Chunked>,
+    null: Chunked,
+    /// The most bytes of a row after its task's text (and the text before `cpu`).
+    own_bound: usize,
+}
+
+impl SlicePieces {
+    /// For `columns` when they are the `slices` table's (else None), in `syntax`.
+    pub(super) fn new(columns: &[ColumnDef], syntax: Syntax) -> Option<SlicePieces> {
+        if !slices::are_its_columns(columns) {
+            return None;
+        }
+        let ends = end_pieces(&syntax, 6);
+        let (before_start, before_dur) = (syntax.piece(4), syntax.piece(5));
+        let own_bound =
+            longest(&ends) + before_start.len() + before_dur.len() + 3 * syntax.int_bound();
+        Some(SlicePieces {
+            before_start,
+            before_dur,
+            ends,
+            null: syntax.null(),
+            own_bound,
+            syntax,
+        })
+    }
+
+    /// Writes the slices of `task`'s run of `views` (its running ones) to `file`.
+    pub(super) fn write_run(
+        &self,
+        file: &mut TextFile,
+        task: &Named,
+        views: &[IntervalView],
+    ) -> std::io::Result<()> {
+        let prefix = task_text(&self.syntax, task, Some(3));
+        let bound = prefix.len() + self.own_bound;
+        let null = &self.null;
+        for v in views.iter().filter(|v| v.state == ThreadState::Running) {
+            file.row(bound, |out| {
+                prefix.write(out);
+                int_or(out, v.cpu.map(i64::from), null);
+                self.before_start.write(out);
+                int_or(out, ns(v.start_ns), null);
+                self.before_dur.write(out);
+                int_or(out, ns(v.dur_ns), null);
+                self.ends[end_index(v.end)].write(out);
+            })?;
+        }
+        Ok(())
     }
 }

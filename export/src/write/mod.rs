@@ -4,13 +4,17 @@
 mod csv;
 mod cursor;
 mod interval_text;
-mod lead;
 mod ndjson;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod pieces;
+#[cfg(test)]
+mod record_tests;
+mod table_pieces;
 #[cfg(test)]
 mod tests;
 mod text;
+mod wait_text;
 
 use crate::cell::{ColumnDef, RowSink};
 use std::path::Path;

@@ -4,8 +4,8 @@
 //! cell.
 
 use super::cursor::{Chunked, Cursor, RowBound, TextFile};
-use super::interval_text::{IntervalPieces, Syntax};
-use super::lead::Lead;
+use super::pieces::Syntax;
+use super::table_pieces::TablePieces;
 use super::{check_row, text, TableWriter};
 use crate::cell::{Cell, ColumnDef, RowSink};
 use std::fs::File;
@@ -16,10 +16,9 @@ pub(super) struct NdjsonWriter {
     /// Each column's name as a JSON string and a colon, made once.
     keys: Vec<Chunked>,
     bound: RowBound,
-    lead: Lead,
-    /// For the `intervals` table, whose rows are written from the views of a task's run
-    /// ([`RowSink::intervals`]).
-    interval_pieces: Option<IntervalPieces>,
+    /// For the tables whose rows are written from their records (`intervals`, `slices`,
+    /// `waits`: [`super::pieces`]).
+    pieces: TablePieces,
 }
 
 impl NdjsonWriter {
@@ -31,32 +30,13 @@ impl NdjsonWriter {
             out: TextFile::new(file),
             columns: columns.to_vec(),
             bound: RowBound::new(columns, frame, most),
-            lead: Lead::new(columns),
-            // The task's part: the opening brace, its keys, a comma after each member.
-            interval_pieces: interval_pieces(columns, &keys),
+            pieces: {
+                let keys: Vec<Vec<u8>> = keys.iter().map(Chunked::text).collect();
+                TablePieces::of(columns, || Syntax::ndjson(&keys))
+            },
             keys,
         }
     }
-}
-
-/// The pieces of an `intervals` row after its task's part: each member's key, after a comma
-/// but the first's; words as JSON strings (as a word cell is written: they need no escapes).
-fn interval_pieces(columns: &[ColumnDef], keys: &[Chunked]) -> Option<IntervalPieces> {
-    let keys: Vec<Vec<u8>> = keys.iter().map(Chunked::text).collect();
-    let task_frame = 1 + keys.iter().take(3).map(Vec::len).sum::<usize>() + 3;
-    let own = keys.get(3..10)?;
-    let before: Vec<Vec<u8>> = own
-        .iter()
-        .enumerate()
-        .map(|(i, key)| [&b","[..usize::from(i > 0)], key].concat())
-        .collect();
-    let syntax = Syntax {
-        before: std::array::from_fn(|i| &before[i][..]),
-        end: b"}\n",
-        word: |w| format!("\"{w}\"").into_bytes(),
-        null: b"null",
-    };
-    IntervalPieces::new(columns, task_frame, most, &syntax)
 }
 
 /// The most bytes a value of a non-text column takes.
@@ -107,37 +87,37 @@ impl RowSink for NdjsonWriter {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         check_row(&self.columns, cells)?;
         let bound = self.bound.of(cells, text_bound);
-        let (keys, lead) = (&self.keys, &mut self.lead);
+        let keys = &self.keys;
         self.out.row(bound, |out| {
             out.byte(b'{');
-            // The task cells as the row before wrote them, when they are the same.
-            lead.write(out, cells, |out, cells| members(out, keys, cells));
-            let led = lead.cells();
-            if led > 0 {
-                out.byte(b',');
-            }
-            members(out, &keys[led..], &cells[led..]);
+            members(out, keys, cells);
             out.bytes(b"}\n");
         })
     }
 
-    /// A task's run of intervals, its `{"pid":…,"tgid":…,"comm":…,` formatted once for the
-    /// run and the rest written from the views (as the CSV writer does; README, "Export").
     fn intervals(
         &mut self,
         task: &crate::batch::Named,
         views: &[analysis::timeline_store::IntervalView],
     ) -> std::io::Result<bool> {
-        let Some(pieces) = &self.interval_pieces else {
-            return Ok(false);
-        };
-        let keys = &self.keys;
-        pieces.write_run(&mut self.out, task, views, text_bound, |out, cells| {
-            out.byte(b'{');
-            members(out, &keys[..3], cells);
-            out.byte(b',');
-        })?;
-        Ok(true)
+        self.pieces.intervals(&mut self.out, task, views)
+    }
+
+    fn slices(
+        &mut self,
+        task: &crate::batch::Named,
+        views: &[analysis::timeline_store::IntervalView],
+    ) -> std::io::Result<bool> {
+        self.pieces.slices(&mut self.out, task, views)
+    }
+
+    fn waits(
+        &mut self,
+        waits: &[analysis::records::WaitRecord],
+        tasks: &[Option<analysis::drain::NameId>],
+        names: &[crate::batch::Named],
+    ) -> std::io::Result<bool> {
+        self.pieces.waits(&mut self.out, waits, tasks, names)
     }
 }
 

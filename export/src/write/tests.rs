@@ -1,7 +1,7 @@
 //! The text writers end to end: the bytes of whole files against the `csv` crate's and
 //! serde_json's forms of the same rows, made here cell by cell from `to_string`, so the
-//! writers' own paths (a row's room, a task's text kept for the next row, words, the
-//! flush and a row longer than the buffer) are held to what they replace.
+//! writers' own paths (a row's room, words, the flush and a row longer than the buffer)
+//! are held to what they replace.
 
 use super::{create, Format};
 use crate::cell::{Cell, ColumnDef, Kind};
@@ -47,7 +47,7 @@ fn json_value(cell: &Cell) -> serde_json::Value {
     }
 }
 
-fn expected_csv(columns: &[ColumnDef], rows: &[Vec<Cell>]) -> Vec<u8> {
+pub(super) fn expected_csv(columns: &[ColumnDef], rows: &[Vec<Cell>]) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(columns.iter().map(|c| &c.name)).unwrap();
     for row in rows {
@@ -56,7 +56,7 @@ fn expected_csv(columns: &[ColumnDef], rows: &[Vec<Cell>]) -> Vec<u8> {
     w.into_inner().unwrap()
 }
 
-fn expected_ndjson(columns: &[ColumnDef], rows: &[Vec<Cell>]) -> Vec<u8> {
+pub(super) fn expected_ndjson(columns: &[ColumnDef], rows: &[Vec<Cell>]) -> Vec<u8> {
     let mut out = String::new();
     for row in rows {
         let members: Vec<String> = columns
@@ -113,11 +113,11 @@ fn row<'a>(pid: i64, tgid: Option<i64>, comm: Option<&'a str>, x: f64, n: i64) -
     ]
 }
 
-/// Task names that need quoting or escaping, repeated (the task's text kept) and
-/// alternating (formatted again), with the integer and real extremes and nulls.
+/// Task names that need quoting or escaping, repeated and alternating, with the integer
+/// and real extremes and nulls.
 #[test]
 fn rows_are_the_bytes_the_csv_crate_and_serde_json_give() {
-    // Longer than the chunk a task's text is copied in (`lead::CHUNK`).
+    // Longer than a chunk (`cursor::CHUNK`).
     let long = "a long, \"quoted\" name ".repeat(4);
     let names = [
         long.as_str(),
@@ -224,163 +224,5 @@ fn a_row_that_does_not_fit_the_columns_is_refused() {
         assert!(e.contains("a row of 3 cells for 7 columns"), "{e}");
         drop(writer);
         std::fs::remove_file(&path).unwrap();
-    }
-}
-
-/// Rows as owned cells, as a table's `row` gives them.
-struct Collect(Vec<Vec<Cell<'static>>>);
-
-impl crate::cell::RowSink for Collect {
-    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
-        let owned = cells.iter().map(|c| match c {
-            Cell::Text(s) => Cell::Text(std::borrow::Cow::Owned(s.to_string())),
-            Cell::Int(n) => Cell::Int(*n),
-            Cell::Real(x) => Cell::Real(*x),
-            Cell::Word(w) => Cell::Word(w),
-            Cell::Bool(b) => Cell::Bool(*b),
-            Cell::Null => Cell::Null,
-        });
-        self.0.push(owned.collect());
-        Ok(())
-    }
-}
-
-/// The text writers' `intervals` (a task's pid, tgid and name formatted once for its run,
-/// the rest from pieces: `interval_text.rs`) write the bytes of the same rows written one
-/// by one: every state with every end reason, every kind of null, a name that needs
-/// quoting, a time and a length beyond i64, two tasks' runs in turn.
-#[test]
-fn a_task_s_run_of_intervals_is_written_as_its_rows() {
-    use crate::batch::Named;
-    use crate::tables::intervals;
-    use analysis::timeline_store::{EndReason, IntervalView, ThreadState};
-    let view = |state, start_ns, dur_ns, cpu, end, waker_pid, latency_timed| IntervalView {
-        start_ns,
-        dur_ns,
-        state,
-        cpu,
-        end,
-        waker_pid,
-        latency_timed,
-    };
-    let preempt = EndReason::SwitchedOut(analysis::SwitchReason::WakeupPreempt);
-    let mut views = vec![
-        view(ThreadState::Running, 100, 50, Some(1), preempt, None, false),
-        view(
-            ThreadState::Sleeping,
-            150,
-            3,
-            None,
-            EndReason::Woken,
-            None,
-            false,
-        ),
-        view(
-            ThreadState::RunnableWakeup,
-            153,
-            7,
-            Some(0),
-            EndReason::SwitchedIn,
-            Some(0),
-            true,
-        ),
-        view(
-            ThreadState::RunnableWakeup,
-            160,
-            2,
-            Some(0),
-            EndReason::SwitchedIn,
-            None,
-            false,
-        ),
-        view(
-            ThreadState::Blocked,
-            162,
-            1,
-            None,
-            EndReason::LostTrack,
-            None,
-            false,
-        ),
-        view(
-            ThreadState::Unknown,
-            u64::MAX - 5,
-            5,
-            None,
-            EndReason::TraceEnd,
-            None,
-            false,
-        ),
-    ];
-    for (i, &state) in intervals::STATES.iter().enumerate() {
-        for (j, &end) in crate::tables::END_REASONS.iter().enumerate() {
-            let n = (i * 8 + j) as u64;
-            let dur = if n == 7 { u64::MAX } else { n * 1_000_003 };
-            let cpu = (n % 3 != 0).then_some(n as u32 * 37);
-            let waker = (n % 2 == 0).then_some(-(n as i32) * 1001);
-            views.push(view(
-                state,
-                10u64.pow((n % 20) as u32),
-                dur,
-                cpu,
-                end,
-                waker,
-                n % 4 < 2,
-            ));
-        }
-    }
-    let tasks = [
-        Named {
-            pid: 42,
-            tgid: None,
-            comm: "a,b \"c\"".into(),
-        },
-        Named {
-            pid: 7,
-            tgid: Some(5),
-            comm: "bash".into(),
-        },
-    ];
-    let runs = [
-        (&tasks[0], &views[..2]),
-        (&tasks[1], &views[..]),
-        (&tasks[0], &views[2..]),
-    ];
-    let columns = intervals::columns();
-    let mut rows = Collect(Vec::new());
-    for (task, run) in runs {
-        run.iter()
-            .try_for_each(|v| intervals::row(task, v, &mut rows))
-            .unwrap();
-    }
-    assert_eq!(rows.0.len(), 2 + views.len() + views.len() - 2);
-    for format in [Format::Csv, Format::Ndjson] {
-        let path = std::env::temp_dir().join(format!(
-            "schedtrace-text-intervals-{}-{:?}.{}",
-            std::process::id(),
-            std::thread::current().id(),
-            format.extension()
-        ));
-        let _ = std::fs::remove_file(&path);
-        let mut writer = create(format, &path, &columns).unwrap();
-        for (task, run) in runs {
-            assert!(
-                writer.intervals(task, run).unwrap(),
-                "{format:?} takes runs"
-            );
-        }
-        writer.finish().unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        let want = match format {
-            Format::Csv => expected_csv(&columns, &rows.0),
-            _ => expected_ndjson(&columns, &rows.0),
-        };
-        assert!(
-            bytes == want,
-            "{format:?}: {}\n!=\n{}",
-            String::from_utf8_lossy(&bytes),
-            String::from_utf8_lossy(&want)
-        );
     }
 }
