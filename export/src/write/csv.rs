@@ -4,43 +4,48 @@
 //! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
 //! per cell.
 
-use super::cursor::{Cursor, RowBound, TextFile};
+use super::cursor::{Cursor, RowBound};
 use super::pieces::Syntax;
-use super::table_pieces::TablePieces;
-use super::{check_row, text, TableWriter};
-use crate::cell::{Cell, ColumnDef, RowSink};
+use super::text;
+use super::text_table::{RowText, TextTable};
+use crate::cell::{Cell, ColumnDef};
 use std::fs::File;
 
-pub(super) struct CsvWriter {
-    out: TextFile,
-    columns: Vec<ColumnDef>,
+/// CSV's text of a row.
+pub(super) struct Csv {
     bound: RowBound,
-    /// For the tables whose rows are written from their records (`intervals`, `slices`,
-    /// `waits`: [`super::pieces`]).
-    pieces: TablePieces,
 }
 
-impl CsvWriter {
-    pub(super) fn new(file: File, columns: &[ColumnDef]) -> std::io::Result<CsvWriter> {
-        let mut writer = CsvWriter {
-            out: TextFile::new(file),
-            columns: columns.to_vec(),
-            // Commas and the newline.
-            bound: RowBound::new(columns, columns.len(), text::most),
-            pieces: TablePieces::of(columns, || Syntax::csv(columns.len())),
-        };
-        let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
-        let bound = columns.len() + header.iter().map(text_bound).sum::<usize>();
-        writer.line(bound, &header)?;
-        Ok(writer)
+/// A CSV table of `columns` in `file`, its header written.
+pub(super) fn create(file: File, columns: &[ColumnDef]) -> std::io::Result<TextTable<Csv>> {
+    let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
+    let mut room = vec![0; columns.len() + header.iter().map(text_bound).sum::<usize>()];
+    let mut out = Cursor::new(&mut room);
+    Csv::line(&mut out, &header);
+    let csv = Csv {
+        // Commas and the newline.
+        bound: RowBound::new(columns, columns.len(), text::most),
+    };
+    let syntax = || Syntax::csv(columns.len());
+    TextTable::new(file, columns, csv, syntax, out.written())
+}
+
+impl Csv {
+    fn line(out: &mut Cursor, cells: &[Cell]) {
+        fields(out, cells);
+        out.byte(b'\n');
+    }
+}
+
+impl RowText for Csv {
+    #[inline]
+    fn bound(&self, cells: &[Cell]) -> usize {
+        self.bound.of(cells, text_bound)
     }
 
-    /// Writes `cells` as one line of at most `bound` bytes.
-    fn line(&mut self, bound: usize, cells: &[Cell]) -> std::io::Result<()> {
-        self.out.row(bound, |out| {
-            fields(out, cells);
-            out.byte(b'\n');
-        })
+    #[inline]
+    fn write(&self, out: &mut Cursor, cells: &[Cell]) {
+        Csv::line(out, cells)
     }
 }
 
@@ -75,44 +80,5 @@ fn field(out: &mut Cursor, cell: &Cell) {
         Cell::Word(w) => out.bytes(w.as_bytes()),
         Cell::Bool(b) => text::bool(out, *b),
         Cell::Null => {}
-    }
-}
-
-impl RowSink for CsvWriter {
-    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
-        check_row(&self.columns, cells)?;
-        let bound = self.bound.of(cells, text_bound);
-        self.line(bound, cells)
-    }
-
-    fn intervals(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        self.pieces.intervals(&mut self.out, task, views)
-    }
-
-    fn slices(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        self.pieces.slices(&mut self.out, task, views)
-    }
-
-    fn waits(
-        &mut self,
-        waits: &[analysis::records::WaitRecord],
-        tasks: &[Option<analysis::drain::NameId>],
-        names: &[crate::batch::Named],
-    ) -> std::io::Result<bool> {
-        self.pieces.waits(&mut self.out, waits, tasks, names)
-    }
-}
-
-impl TableWriter for CsvWriter {
-    fn finish(self: Box<Self>) -> std::io::Result<()> {
-        self.out.finish()
     }
 }

@@ -26,6 +26,25 @@ fn task_text(syntax: &Syntax, task: &Named, then: Option<usize>) -> Chunked {
     syntax.task_text(0, &ints, Some(&task.comm), then)
 }
 
+/// Writes a row of each of `views` to `file`: `task`'s text, then what `own` writes, at
+/// most `own_bound` bytes.
+fn write_rows(
+    file: &mut TextFile,
+    task: Chunked,
+    own_bound: usize,
+    views: impl Iterator<Item = IntervalView>,
+    own: impl Fn(&mut Cursor, &IntervalView),
+) -> std::io::Result<()> {
+    let bound = task.len() + own_bound;
+    for v in views {
+        file.row(bound, |out| {
+            task.write(out);
+            own(out, &v);
+        })?;
+    }
+    Ok(())
+}
+
 /// As a Cell takes it: a value beyond i64 is null.
 #[inline(always)]
 fn ns(n: u64) -> Option<i64> {
@@ -97,15 +116,14 @@ impl IntervalPieces {
         task: &Named,
         views: &[IntervalView],
     ) -> std::io::Result<()> {
-        let prefix = task_text(&self.syntax, task, None);
-        let bound = prefix.len() + self.own_bound;
-        for v in views {
-            file.row(bound, |out| {
-                prefix.write(out);
-                self.own(out, v);
-            })?;
-        }
-        Ok(())
+        let text = task_text(&self.syntax, task, None);
+        write_rows(
+            file,
+            text,
+            self.own_bound,
+            views.iter().copied(),
+            |out, v| self.own(out, v),
+        )
     }
 
     /// The row of `v` after its task's text, as `intervals::own_cells` would be written.
@@ -168,20 +186,16 @@ impl SlicePieces {
         task: &Named,
         views: &[IntervalView],
     ) -> std::io::Result<()> {
-        let prefix = task_text(&self.syntax, task, Some(3));
-        let bound = prefix.len() + self.own_bound;
+        let text = task_text(&self.syntax, task, Some(3));
         let null = &self.null;
-        for v in views.iter().filter(|v| v.state == ThreadState::Running) {
-            file.row(bound, |out| {
-                prefix.write(out);
-                int_or(out, v.cpu.map(i64::from), null);
-                self.before_start.write(out);
-                int_or(out, ns(v.start_ns), null);
-                self.before_dur.write(out);
-                int_or(out, ns(v.dur_ns), null);
-                self.ends[end_index(v.end)].write(out);
-            })?;
-        }
-        Ok(())
+        let running = views.iter().filter(|v| v.state == ThreadState::Running);
+        write_rows(file, text, self.own_bound, running.copied(), |out, v| {
+            int_or(out, v.cpu.map(i64::from), null);
+            self.before_start.write(out);
+            int_or(out, ns(v.start_ns), null);
+            self.before_dur.write(out);
+            int_or(out, ns(v.dur_ns), null);
+            self.ends[end_index(v.end)].write(out);
+        })
     }
 }

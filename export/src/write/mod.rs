@@ -10,10 +10,10 @@ mod parquet;
 mod pieces;
 #[cfg(test)]
 mod record_tests;
-mod table_pieces;
 #[cfg(test)]
 mod tests;
 mod text;
+mod text_table;
 mod wait_text;
 
 use crate::cell::{ColumnDef, RowSink};
@@ -92,8 +92,8 @@ pub(crate) fn create(
         .create_new(true)
         .open(path)?;
     Ok(match format {
-        Format::Csv => Box::new(csv::CsvWriter::new(file, columns)?),
-        Format::Ndjson => Box::new(ndjson::NdjsonWriter::new(file, columns)),
+        Format::Csv => Box::new(csv::create(file, columns)?),
+        Format::Ndjson => Box::new(ndjson::create(file, columns)?),
         #[cfg(feature = "parquet")]
         Format::Parquet => Box::new(parquet::ParquetTableWriter::new(file, columns)?),
         #[cfg(not(feature = "parquet"))]

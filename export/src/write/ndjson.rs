@@ -3,40 +3,31 @@
 //! written out a MiB at a time ([`super::cursor`], [`super::text`]): no allocation per
 //! cell.
 
-use super::cursor::{Chunked, Cursor, RowBound, TextFile};
+use super::cursor::{Chunked, Cursor, RowBound};
 use super::pieces::Syntax;
-use super::table_pieces::TablePieces;
-use super::{check_row, text, TableWriter};
-use crate::cell::{Cell, ColumnDef, RowSink};
+use super::text;
+use super::text_table::{RowText, TextTable};
+use crate::cell::{Cell, ColumnDef};
 use std::fs::File;
 
-pub(super) struct NdjsonWriter {
-    out: TextFile,
-    columns: Vec<ColumnDef>,
+/// NDJSON's text of a row.
+pub(super) struct Ndjson {
     /// Each column's name as a JSON string and a colon, made once.
     keys: Vec<Chunked>,
     bound: RowBound,
-    /// For the tables whose rows are written from their records (`intervals`, `slices`,
-    /// `waits`: [`super::pieces`]).
-    pieces: TablePieces,
 }
 
-impl NdjsonWriter {
-    pub(super) fn new(file: File, columns: &[ColumnDef]) -> NdjsonWriter {
-        let keys: Vec<Chunked> = columns.iter().map(|c| key(&c.name)).collect();
-        // Braces, keys, commas, newline.
-        let frame = keys.iter().map(Chunked::len).sum::<usize>() + columns.len() + 2;
-        NdjsonWriter {
-            out: TextFile::new(file),
-            columns: columns.to_vec(),
-            bound: RowBound::new(columns, frame, most),
-            pieces: {
-                let keys: Vec<Vec<u8>> = keys.iter().map(Chunked::text).collect();
-                TablePieces::of(columns, || Syntax::ndjson(&keys))
-            },
-            keys,
-        }
-    }
+/// An NDJSON table of `columns` in `file`.
+pub(super) fn create(file: File, columns: &[ColumnDef]) -> std::io::Result<TextTable<Ndjson>> {
+    let keys: Vec<Chunked> = columns.iter().map(|c| key(&c.name)).collect();
+    // Braces, keys, commas, newline.
+    let frame = keys.iter().map(Chunked::len).sum::<usize>() + columns.len() + 2;
+    let texts: Vec<Vec<u8>> = keys.iter().map(Chunked::text).collect();
+    let ndjson = Ndjson {
+        keys,
+        bound: RowBound::new(columns, frame, most),
+    };
+    TextTable::new(file, columns, ndjson, || Syntax::ndjson(&texts), b"")
 }
 
 /// The most bytes a value of a non-text column takes.
@@ -83,41 +74,17 @@ fn value(out: &mut Cursor, cell: &Cell) {
     }
 }
 
-impl RowSink for NdjsonWriter {
-    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
-        check_row(&self.columns, cells)?;
-        let bound = self.bound.of(cells, text_bound);
-        let keys = &self.keys;
-        self.out.row(bound, |out| {
-            out.byte(b'{');
-            members(out, keys, cells);
-            out.bytes(b"}\n");
-        })
+impl RowText for Ndjson {
+    #[inline]
+    fn bound(&self, cells: &[Cell]) -> usize {
+        self.bound.of(cells, text_bound)
     }
 
-    fn intervals(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        self.pieces.intervals(&mut self.out, task, views)
-    }
-
-    fn slices(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        self.pieces.slices(&mut self.out, task, views)
-    }
-
-    fn waits(
-        &mut self,
-        waits: &[analysis::records::WaitRecord],
-        tasks: &[Option<analysis::drain::NameId>],
-        names: &[crate::batch::Named],
-    ) -> std::io::Result<bool> {
-        self.pieces.waits(&mut self.out, waits, tasks, names)
+    #[inline]
+    fn write(&self, out: &mut Cursor, cells: &[Cell]) {
+        out.byte(b'{');
+        members(out, &self.keys, cells);
+        out.bytes(b"}\n");
     }
 }
 
@@ -130,11 +97,5 @@ fn members(out: &mut Cursor, keys: &[Chunked], cells: &[Cell]) {
         }
         key.write(out);
         value(out, cell);
-    }
-}
-
-impl TableWriter for NdjsonWriter {
-    fn finish(self: Box<Self>) -> std::io::Result<()> {
-        self.out.finish()
     }
 }

@@ -4,7 +4,6 @@
 
 use super::tests::{expected_csv, expected_ndjson};
 use super::{create, Format, TableWriter};
-use crate::batch::Named;
 use crate::cell::{Cell, ColumnDef};
 
 /// Rows as owned cells, as a table's `row` gives them.
@@ -144,18 +143,7 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
             ));
         }
     }
-    let tasks = [
-        Named {
-            pid: 42,
-            tgid: None,
-            comm: "a,b \"c\"".into(),
-        },
-        Named {
-            pid: 7,
-            tgid: Some(5),
-            comm: "bash".into(),
-        },
-    ];
+    let tasks = crate::batch::test_tasks();
     let runs = [
         (&tasks[0], &views[..2]),
         (&tasks[1], &views[..]),
@@ -202,23 +190,7 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
 fn waits_are_written_as_their_rows() {
     use crate::tables::waits::{self, KINDS, PLACEMENTS};
     use analysis::records::WaitRecord;
-    let names = [
-        Named {
-            pid: 42,
-            tgid: None,
-            comm: "a,b \"c\"".into(),
-        },
-        Named {
-            pid: 7,
-            tgid: Some(5),
-            comm: "tab\there\u{e9}".into(),
-        },
-        Named {
-            pid: 9,
-            tgid: Some(9),
-            comm: "kworker/0:1".into(),
-        },
-    ];
+    let names = crate::batch::test_tasks();
     let mut records = Vec::new();
     let mut tasks = Vec::new();
     let classes: Vec<_> = PLACEMENTS.iter().map(|&c| Some(c)).chain([None]).collect();

@@ -106,18 +106,7 @@ mod tests {
             },
             WaitRecord { pid: 9, ..wakeup },
         ];
-        let names = [
-            Named {
-                pid: 42,
-                tgid: None,
-                comm: "a,b \"c\"".into(),
-            },
-            Named {
-                pid: 7,
-                tgid: Some(5),
-                comm: "bash".into(),
-            },
-        ];
+        let names = crate::batch::test_tasks();
         let tasks = [Some(0), Some(0), Some(1), Some(0), None];
         let (mut bulk, mut rows) = (columns(), ByRow(columns()));
         for (from, to) in [(0, 3), (3, 5), (0, 5)] {
