@@ -130,8 +130,8 @@ fn a_task_s_run_of_intervals_is_written_as_its_rows() {
         for (j, &end) in crate::tables::END_REASONS.iter().enumerate() {
             let n = (i * 8 + j) as u64;
             let dur = if n == 7 { u64::MAX } else { n * 1_000_003 };
-            let cpu = (n % 3 != 0).then_some(n as u32 * 37);
-            let waker = (n % 2 == 0).then_some(-(n as i32) * 1001);
+            let cpu = (!n.is_multiple_of(3)).then_some(n as u32 * 37);
+            let waker = n.is_multiple_of(2).then_some(-(n as i32) * 1001);
             views.push(view(
                 state,
                 10u64.pow((n % 20) as u32),
@@ -204,8 +204,8 @@ fn waits_are_written_as_their_rows() {
                 end_ns: start_ns + n,
                 cpu: n as u32 % 4,
                 kind,
-                waker_pid: (n % 2 == 0).then_some(n as i32 - 3),
-                waker_cpu: (n % 3 != 0).then_some(n as u32),
+                waker_pid: n.is_multiple_of(2).then_some(n as i32 - 3),
+                waker_cpu: (!n.is_multiple_of(3)).then_some(n as u32),
                 prev_cpu: (n % 4 != 1).then_some(n as u32 * 2),
                 placement,
                 waker_placement: classes[(j + i) % classes.len()],

@@ -32,8 +32,8 @@ pub(super) struct TextTable<F> {
 /// The pieces of a table whose rows are written from their records ([`super::pieces`]
 /// says why), or none: its rows come as cells.
 enum TablePieces {
-    Intervals(IntervalPieces),
-    Slices(SlicePieces),
+    Intervals(Box<IntervalPieces>),
+    Slices(Box<SlicePieces>),
     Waits(Box<WaitPieces>),
     None,
 }
@@ -49,9 +49,9 @@ impl<F: RowText> TextTable<F> {
         header: &[u8],
     ) -> std::io::Result<TextTable<F>> {
         let pieces = if let Some(p) = IntervalPieces::new(columns, syntax()) {
-            TablePieces::Intervals(p)
+            TablePieces::Intervals(Box::new(p))
         } else if let Some(p) = SlicePieces::new(columns, syntax()) {
-            TablePieces::Slices(p)
+            TablePieces::Slices(Box::new(p))
         } else if let Some(p) = WaitPieces::new(columns, syntax()) {
             TablePieces::Waits(Box::new(p))
         } else {
