@@ -17,6 +17,7 @@ mod by_row;
 mod column;
 mod compress;
 mod delta;
+mod dense;
 mod dictionary;
 mod intervals;
 mod ints;

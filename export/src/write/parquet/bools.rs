@@ -4,7 +4,8 @@
 //! lowest, as a bitmap's). Through polars, the column was an Arrow array of every row,
 //! its values and nulls pushed a bit at a time and the non-null ones walked again.
 
-use super::page::{data_page, extend_bits, Validity};
+use super::dense::Dense;
+use super::page::data_page;
 use polars::prelude::PolarsError;
 use polars_arrow::array::{Array, BooleanArray};
 use polars_arrow::bitmap::{Bitmap, MutableBitmap};
@@ -14,45 +15,13 @@ use polars_parquet::parquet::page::Page;
 use polars_parquet::parquet::schema::types::PrimitiveType;
 use polars_parquet::parquet::statistics::BooleanStatistics;
 
-/// The rows of a boolean column: the values that are not null, in order, and (from the
-/// first null on) which rows are.
-#[derive(Default)]
-pub(super) struct Bools {
-    values: MutableBitmap,
-    valid: Validity,
-    rows: usize,
-}
+/// The rows of a boolean column ([`Dense`]: its values without their nulls, as bits).
+pub(super) type Bools = Dense<MutableBitmap>;
 
 impl Bools {
-    #[inline]
-    pub(super) fn push(&mut self, value: Option<bool>) {
-        self.valid.push(self.rows, value.is_some());
-        if let Some(v) = value {
-            self.values.push(v);
-        }
-        self.rows += 1;
-    }
-
-    /// Appends `values` (a slice's, mapped): the values and the validity each in a loop,
-    /// 64 to a word.
-    #[inline]
-    pub(super) fn extend<I>(&mut self, values: I)
-    where
-        I: ExactSizeIterator<Item = Option<bool>> + Clone,
-    {
-        let (n, before) = (values.len(), self.values.len());
-        extend_bits(&mut self.values, values.clone().flatten());
-        let nulls = n - (self.values.len() - before);
-        self.valid
-            .extend(self.rows, nulls, values.map(|v| v.is_some()));
-        self.rows += n;
-    }
-
     /// The rows gathered, as one data page of `type_`; the column is left empty.
     pub(super) fn page(&mut self, type_: &PrimitiveType) -> Result<Page, PolarsError> {
-        let values = std::mem::take(&mut self.values);
-        let valid = self.valid.take();
-        let rows = std::mem::take(&mut self.rows);
+        let (values, valid, rows) = self.take_parts(MutableBitmap::new());
         let (present, trues) = (values.len(), values.set_bits());
         let statistics = BooleanStatistics {
             null_count: Some((rows - present) as i64),
@@ -75,16 +44,8 @@ impl Bools {
     /// The rows gathered as an Arrow array (every row a slot), leaving the column empty:
     /// what the rows are, as the tests that compare ways of gathering them see them.
     pub(super) fn take(&mut self) -> Box<dyn Array> {
-        let values: Bitmap = std::mem::take(&mut self.values).into();
-        let valid: Option<Bitmap> = self.valid.take().map(Into::into);
-        let rows = std::mem::take(&mut self.rows);
-        let mut present = values.iter();
-        let all: MutableBitmap = (0..rows)
-            .map(|row| match &valid {
-                Some(v) if !v.get_bit(row) => false,
-                _ => present.next().expect("a value for each valid row"),
-            })
-            .collect();
+        let (all, valid) = self.take_slots(|values| Bitmap::from(values).iter().collect(), false);
+        let all: MutableBitmap = all.into_iter().collect();
         BooleanArray::new(ArrowDataType::Boolean, all.into(), valid).boxed()
     }
 }

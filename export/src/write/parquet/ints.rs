@@ -9,67 +9,25 @@
 //! its values in our encoding of the same format.
 
 use super::delta;
-use super::page::{data_page, Validity};
+use super::dense::Dense;
+use super::page::data_page;
 use polars::prelude::PolarsError;
 use polars_arrow::array::{Array, PrimitiveArray};
-use polars_arrow::bitmap::Bitmap;
 use polars_parquet::parquet::encoding::Encoding;
 use polars_parquet::parquet::page::Page;
 use polars_parquet::parquet::schema::types::PrimitiveType;
 use polars_parquet::parquet::statistics::PrimitiveStatistics;
 
-/// The rows of an integer column: the values that are not null, in order, and (from the
-/// first null on) which rows are.
-#[derive(Default)]
-pub(super) struct Ints {
-    values: Vec<i64>,
-    valid: Validity,
-    rows: usize,
-}
+/// The rows of an integer column ([`Dense`]: its values without their nulls).
+pub(super) type Ints = Dense<Vec<i64>>;
 
 impl Ints {
-    #[inline]
-    pub(super) fn push(&mut self, value: Option<i64>) {
-        self.valid.push(self.rows, value.is_some());
-        if let Some(v) = value {
-            self.values.push(v);
-        }
-        self.rows += 1;
-    }
-
-    /// Appends `values` (a slice's, mapped): the values in one loop, and the validity
-    /// (once there is a null) in another, 64 rows to a word. Pushed one by one, a branch
-    /// and a bit for each, they were a seventh of the `intervals` writer's CPU.
-    #[inline]
-    pub(super) fn extend<I>(&mut self, values: I)
-    where
-        I: ExactSizeIterator<Item = Option<i64>> + Clone,
-    {
-        let (n, before) = (values.len(), self.values.len());
-        self.values.reserve(n);
-        self.values.extend(values.clone().flatten());
-        let nulls = n - (self.values.len() - before);
-        self.valid
-            .extend(self.rows, nulls, values.map(|v| v.is_some()));
-        self.rows += n;
-    }
-
-    /// Appends `value` `n` times (a task's pid on each of its rows).
-    pub(super) fn extend_repeated(&mut self, value: Option<i64>, n: usize) {
-        self.valid.repeat(self.rows, n, value.is_some());
-        if let Some(v) = value {
-            self.values.extend(std::iter::repeat_n(v, n));
-        }
-        self.rows += n;
-    }
-
     /// The rows gathered, as one data page of `type_`; the column is left empty, with room
     /// for as many rows.
     pub(super) fn page(&mut self, type_: &PrimitiveType) -> Result<Page, PolarsError> {
-        let room = Vec::with_capacity(self.values.len());
-        let values = std::mem::replace(&mut self.values, room);
-        let valid = self.valid.take();
-        let rows = std::mem::take(&mut self.rows);
+        // Room for as many values in the next batch.
+        let room = Vec::with_capacity(self.present());
+        let (values, valid, rows) = self.take_parts(room);
         let bounds = smallest_and_largest(&values);
         let statistics = PrimitiveStatistics::<i64> {
             primitive_type: type_.clone(),
@@ -95,16 +53,7 @@ impl Ints {
     /// The rows gathered as an Arrow array (every row a slot), leaving the column empty:
     /// what the rows are, as the tests that compare ways of gathering them see them.
     pub(super) fn take(&mut self) -> Box<dyn Array> {
-        let values = std::mem::take(&mut self.values);
-        let valid: Option<Bitmap> = self.valid.take().map(Into::into);
-        let rows = std::mem::take(&mut self.rows);
-        let mut present = values.into_iter();
-        let all: Vec<i64> = (0..rows)
-            .map(|row| match &valid {
-                Some(v) if !v.get_bit(row) => 0,
-                _ => present.next().expect("a value for each valid row"),
-            })
-            .collect();
+        let (all, valid) = self.take_slots(|values| values, 0);
         PrimitiveArray::from_vec(all).with_validity(valid).boxed()
     }
 }
