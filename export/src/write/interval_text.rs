@@ -3,7 +3,7 @@
 //! copied from pieces made once per table ([`super::pieces`], which says why).
 
 use super::cursor::{Chunked, Cursor, TextFile};
-use super::pieces::{int_or, longest, Syntax};
+use super::pieces::{int_or, longest, ns, Syntax};
 use super::text;
 use crate::batch::Named;
 use crate::cell::ColumnDef;
@@ -43,12 +43,6 @@ fn write_rows(
         })?;
     }
     Ok(())
-}
-
-/// As a Cell takes it: a value beyond i64 is null.
-#[inline(always)]
-fn ns(n: u64) -> Option<i64> {
-    i64::try_from(n).ok()
 }
 
 /// A format's pieces of the `intervals` rows:

@@ -152,3 +152,9 @@ pub(super) fn int_or(out: &mut Cursor, n: Option<i64>, null: &Chunked) {
         None => null.write(out),
     }
 }
+
+/// As a Cell takes it: a value beyond i64 is null.
+#[inline(always)]
+pub(super) fn ns(n: u64) -> Option<i64> {
+    i64::try_from(n).ok()
+}

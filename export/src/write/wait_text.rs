@@ -4,7 +4,7 @@
 //! are in time order, so tasks take turns: the text is kept per name, not per run).
 
 use super::cursor::{Chunked, TextFile};
-use super::pieces::{int_or, longest, Syntax};
+use super::pieces::{int_or, longest, ns, Syntax};
 use crate::batch::Named;
 use crate::cell::ColumnDef;
 use crate::tables::waits::{self, KINDS, PLACEMENTS};
@@ -101,8 +101,6 @@ impl WaitPieces {
             };
             let (null, before) = (&self.null, &self.before);
             let class = |c: Option<PlacementClass>| c.map_or(PLACEMENTS.len(), |c| c as usize);
-            // As a Cell takes them: a value beyond i64 is null.
-            let ns = |n: u64| i64::try_from(n).ok();
             file.row(self.bound + task_text.len(), |out| {
                 self.before_pid.write(out);
                 int_or(out, Some(i64::from(w.pid)), null);
