@@ -14,6 +14,7 @@ use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
 use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
+use crate::metrics::wait_causes::WaitTracker;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
 use crate::timeline::{State, Task, WakeKind, WakeStart};
@@ -69,6 +70,8 @@ pub struct Analyzer {
     pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
     /// Where intervals and records go as they come ([`Analyzer::drain_into`]).
     pub(crate) drain: Option<Box<Draining>>,
+    /// Every wait's pieces by what its runqueue's CPU ran (`metrics::wait_causes`).
+    pub(crate) waits: WaitTracker,
 }
 
 impl Analyzer {
@@ -109,6 +112,7 @@ impl Analyzer {
             time_jumps: Vec::new(),
             records: config_records.map(|limit| Box::new(Recorder::new(limit))),
             drain: None,
+            waits: WaitTracker::default(),
         }
         .with_topology()
     }
@@ -223,6 +227,7 @@ impl Analyzer {
         self.tasks[slot].lose_track(at, cpu, c.epoch(), &self.scope);
         if c.occupant == Occupant::Task(pid) {
             c.lose_track(at, &self.scope);
+            self.cpu_changed(cpu);
         }
         self.observe(slot);
         self.observe_cpu(cpu);
@@ -258,6 +263,7 @@ impl Analyzer {
                 }
             }
             self.cpus[ci].lose_track(from, &self.scope);
+            self.cpu_changed(cpu);
             if let Some(p) = prev_slot {
                 match self.tasks[p].state {
                     State::Running { cpu: other } if other != cpu => self.detach(p, other),
@@ -290,10 +296,13 @@ impl Analyzer {
         if wakeup_preempt && self.scope.counts(ts, cpu) {
             self.count_wakeup_preemption(cpu, prev_slot.unwrap(), next_slot.unwrap());
         }
+        let mut prev_reason = None;
         if let Some(p) = prev_slot {
             let reason =
                 self.tasks[p].switch_out(ts, cpu, epoch, state, wakeup_preempt, &self.scope);
             debug_assert!(SwitchReason::ALL.contains(&reason));
+            prev_reason = Some(reason);
+            self.wait_began(p, ts);
             self.observe(p);
         }
         if let Some(n) = next_slot {
@@ -305,10 +314,12 @@ impl Analyzer {
             if self.records.is_some() {
                 self.record_wait(n, ts, cpu);
             }
+            self.wait_ended(n, ts, cpu, prev.pid, prev_reason);
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);
         }
         self.cpus[ci].set(Occupant::of_pid(next.pid), ts, &self.scope);
+        self.cpu_changed(cpu);
         self.observe_cpu(cpu);
     }
 
@@ -336,6 +347,7 @@ impl Analyzer {
             }
         };
         let epoch = self.epoch(cpu);
+        let was_woken = self.tasks[slot].woken();
         let started = self.tasks[slot].wake(
             kind,
             ts,
@@ -347,7 +359,13 @@ impl Analyzer {
             &self.scope,
         );
         self.note_target(slot);
+        if started != WakeStart::None {
+            self.wait_began(slot, ts);
+        }
         self.observe(slot);
+        if was_woken && kind == WakeKind::Wakeup {
+            self.waits.enqueued(slot, ts);
+        }
         if self.scope.contains(ts) {
             match started {
                 WakeStart::Timed(WakeKind::Waking) => self.started_by[0] += 1,
@@ -369,6 +387,7 @@ impl Analyzer {
         let c = &mut self.cpus[cpu as usize];
         if c.occupant != Occupant::Unknown {
             c.lose_track(from, &self.scope);
+            self.cpu_changed(cpu);
         }
         self.observe_cpu(cpu);
     }

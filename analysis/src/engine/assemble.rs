@@ -9,7 +9,7 @@ use super::analyzer::Analyzer;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
-use crate::metrics::{latency, quality};
+use crate::metrics::{latency, quality, wait_causes};
 use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
     TopologyInfo, Window, SCHEMA_VERSION,
@@ -81,15 +81,26 @@ impl Analyzer {
             .fairness
             .summary(all_tasks.iter().map(|t| &t.fair), competing);
         let mut affinity_rows = Vec::new();
+        let names: wait_causes::Names = all_tasks
+            .iter()
+            .map(|t| (t.pid, t.comm.to_string_lossy()))
+            .collect();
+        let mut waited = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()
-            .filter(|t| self.active(t))
-            .map(|t| {
+            .enumerate()
+            .filter(|(_, t)| self.active(t))
+            .map(|(slot, t)| {
                 let (affinity, migrations) = placement::task_row(&t.affinity, map.as_ref());
                 affinity_rows.push((affinity.clone(), migrations));
-                task_row(t, affinity)
+                let totals = self.waits.totals(slot);
+                waited.extend(totals);
+                let mut row = task_row(t, affinity);
+                row.wait_causes = wait_causes::section(totals, &names);
+                row
             })
             .collect();
+        let system_waits = wait_causes::section(waited, &names);
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
         let unknown_ns = saturating_sum(tasks.iter().map(|t| t.unknown_ns));
         let meta = &ingested.meta;
@@ -110,6 +121,7 @@ impl Analyzer {
             .runqueues
             .work_conservation(window.len_ns() as f64 * cpu_count as f64, llcs);
         system.worst_wait = crate::worst_wait::worst_wait(&tasks, window);
+        system.wait_causes = system_waits;
         let report = Report {
             schema_version: SCHEMA_VERSION,
             source: Source {

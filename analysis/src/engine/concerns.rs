@@ -5,10 +5,12 @@
 
 use super::analyzer::{Analyzer, MAX_CPUS};
 use crate::cpu::Occupant;
+use crate::interval::SwitchReason;
 use crate::interval::TaskLog;
 use crate::metrics::fairness::Presence;
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
+use crate::metrics::wait_causes::WaitEnd;
 use crate::timeline::{State, Wait};
 use crate::timeline_store::CHECK_EVERY;
 use crate::FairSet;
@@ -51,6 +53,8 @@ impl Analyzer {
             return;
         }
         if old != new {
+            let queued = (new.cpu >= 0 && !new.running).then_some(new.cpu as u32);
+            self.waits.follow(slot, queued, now);
             if old.cpu >= 0 && !old.running {
                 self.runqueues.wait(old.cpu as u32, -1, now, &self.scope);
             }
@@ -62,6 +66,52 @@ impl Analyzer {
             .change(slot as u32, &mut t.fair, new, weight, now, &self.scope);
         t.presence = new;
         t.fair_weight = weight;
+    }
+
+    /// CPU `cpu`'s occupant was just set (switch, lost events): the tasks queued there
+    /// close their piece behind the previous one, at the time the new one began.
+    pub(crate) fn cpu_changed(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        self.waits.occupant_changed(cpu, c.occupant, c.since);
+    }
+
+    /// Task `slot` just became runnable at `now`: its wait's pieces start.
+    pub(crate) fn wait_began(&mut self, slot: usize, now: u64) {
+        let t = &self.tasks[slot];
+        let State::Runnable { rq_cpu, wait } = t.state else {
+            return;
+        };
+        // A wait started by `sched_waking` (or by a switch-out that a waking raced) has an
+        // enqueue piece up to its `sched_wakeup`, if the trace has one.
+        let awaiting = wait == Wait::Wakeup && self.waking_seen;
+        let queued = (rq_cpu >= 0 && (rq_cpu as u32) < MAX_CPUS).then_some(rq_cpu as u32);
+        self.waits.open(slot, t.pid, now, awaiting, queued);
+    }
+
+    /// Task `slot` is about to be switched in on `cpu` at `now` after `prev_pid` (switched
+    /// out for `prev_reason`): its wait's pieces are added up when the wait is a counted
+    /// sched delay sample (`Task::ends_counted_wait`), else dropped.
+    pub(crate) fn wait_ended(
+        &mut self,
+        slot: usize,
+        now: u64,
+        cpu: u32,
+        prev_pid: i32,
+        prev_reason: Option<SwitchReason>,
+    ) {
+        if !self.tasks[slot].ends_counted_wait(now, cpu, &self.scope) {
+            self.waits.discard(slot);
+            return;
+        }
+        let end = match (prev_pid, prev_reason) {
+            (0, _) => WaitEnd::Idle,
+            (_, Some(SwitchReason::Block)) => WaitEnd::OccupantBlocked,
+            (_, Some(SwitchReason::WakeupPreempt)) => WaitEnd::WakeupPreemption,
+            (_, Some(SwitchReason::Preempt)) => WaitEnd::OccupantPreempted,
+            (_, Some(SwitchReason::Exit)) => WaitEnd::OccupantExited,
+            (_, None) => WaitEnd::Unknown,
+        };
+        self.waits.end(slot, cpu, now, end);
     }
 
     /// Applies CPU `cpu`'s occupant (idle or not) to the work-conservation accounting.
