@@ -18,7 +18,7 @@ pub use crate::metrics::quality::{
 };
 pub use crate::metrics::runqueue::{LlcLoss, Runqueue, WorkConservation};
 pub use crate::metrics::wait_causes::{
-    BehindRow, EndedBy, LongestWait, PieceKind, Segment, WaitCauses,
+    BehindRow, EndedBy, LongestWait, PieceKind, PlacementCost, Segment, WaitCauses,
 };
 pub use crate::window::Window;
 use serde::{Deserialize, Serialize};

@@ -55,6 +55,18 @@ pub(crate) fn render(r: &Report, out: &mut String) {
         share(s.behind_ns),
         share(s.unknown_ns),
     );
+    let p = &s.placement;
+    if p.busy_wakeups > 0 {
+        let _ = writeln!(
+            out,
+            "placement: {} wakeups queued on a busy CPU; {} while a CPU the task had run on idled in the same LLC ({:.3} ms waited), {} while one idled elsewhere ({:.3} ms)",
+            p.busy_wakeups,
+            p.idle_allowed_llc,
+            p.wait_llc_ns as f64 / 1e6,
+            p.idle_allowed_other,
+            p.wait_other_ns as f64 / 1e6,
+        );
+    }
     let label = Label {
         header: "task:pid",
         width: crate::TASK_WIDTH,

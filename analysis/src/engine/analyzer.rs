@@ -127,7 +127,8 @@ impl Analyzer {
 
     fn use_topology(&mut self, t: Topology, source: String) {
         let map = CpuMap::new(&t);
-        let llc_of = (0..t.cpus.len() as u32).map(|c| map.llc(c)).collect();
+        let llc_of: Vec<Option<u32>> = (0..t.cpus.len() as u32).map(|c| map.llc(c)).collect();
+        self.waits.set_llcs(&llc_of);
         self.runqueues.set_llcs(llc_of, t.llcs.len());
         self.topology = Some((t, source));
     }
@@ -358,10 +359,10 @@ impl Analyzer {
             self.waking_seen,
             &self.scope,
         );
-        self.note_target(slot);
         if started != WakeStart::None {
             self.wait_began(slot, ts);
         }
+        self.note_target(slot);
         self.observe(slot);
         if was_woken && kind == WakeKind::Wakeup {
             self.waits.enqueued(slot, ts);

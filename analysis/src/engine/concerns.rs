@@ -204,6 +204,13 @@ impl Analyzer {
         });
         if let Some(busy) = busy {
             self.tasks[slot].target_busy = busy;
+            // Which CPUs it may use: the trace carries no affinity, so the CPUs it has run
+            // on (docs/metrics.md §3a says what this misses).
+            let t = &self.tasks[slot];
+            let target = t.wakeup_enqueue().map_or(-1, |e| e.cpu);
+            let affinity = &t.affinity;
+            self.waits
+                .placed(slot, target, busy, |c| affinity.ran_on(c));
         }
     }
 

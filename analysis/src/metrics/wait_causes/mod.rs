@@ -91,6 +91,48 @@ impl EndedBy {
     }
 }
 
+/// Wakeups that queued the task on a busy CPU while a CPU it may use was idle (nothing
+/// queued on it): placements that cost a wait. Which CPUs a task may use: those it ran on
+/// in the window (the trace carries no affinity masks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacementCost {
+    /// Counted wakeup waits that began on a busy CPU.
+    pub busy_wakeups: u64,
+    /// Of those, with an idle CPU it may use in the target's LLC, and their wait.
+    pub idle_allowed_llc: u64,
+    pub wait_llc_ns: u64,
+    /// Of those, with an idle CPU it may use only in another LLC (or no topology), and
+    /// their wait.
+    pub idle_allowed_other: u64,
+    pub wait_other_ns: u64,
+}
+
+impl PlacementCost {
+    /// One busy wakeup whose wait lasted `len`: `Some(same_llc)` when an allowed CPU idled.
+    pub(crate) fn count(&mut self, idle: Option<bool>, len: u64) {
+        self.busy_wakeups += 1;
+        match idle {
+            Some(true) => {
+                self.idle_allowed_llc += 1;
+                self.wait_llc_ns = self.wait_llc_ns.saturating_add(len);
+            }
+            Some(false) => {
+                self.idle_allowed_other += 1;
+                self.wait_other_ns = self.wait_other_ns.saturating_add(len);
+            }
+            None => {}
+        }
+    }
+
+    fn add(&mut self, o: &PlacementCost) {
+        self.busy_wakeups += o.busy_wakeups;
+        self.idle_allowed_llc += o.idle_allowed_llc;
+        self.wait_llc_ns = self.wait_llc_ns.saturating_add(o.wait_llc_ns);
+        self.idle_allowed_other += o.idle_allowed_other;
+        self.wait_other_ns = self.wait_other_ns.saturating_add(o.wait_other_ns);
+    }
+}
+
 /// Time spent waiting behind one occupant (`pid` null: the occupants past the first
 /// [`BEHIND_KEPT`], summed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,6 +181,9 @@ pub struct WaitCauses {
     /// The occupants by time behind them, largest first.
     pub behind: Vec<BehindRow>,
     pub ended_by: EndedBy,
+    /// Wakeups placed on a busy CPU while an allowed one idled.
+    #[serde(default)]
+    pub placement: PlacementCost,
     /// The longest wait's pieces (tasks only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest: Option<LongestWait>,
@@ -184,6 +229,7 @@ pub(crate) fn section<'a>(
         out.behind_ns = out.behind_ns.saturating_add(t.behind_ns);
         out.unknown_ns = out.unknown_ns.saturating_add(t.unknown_ns);
         out.ended_by.add(&t.ended_by);
+        out.placement.add(&t.placement);
         for (&pid, &(ns, n)) in &t.behind {
             let e = behind.entry(pid).or_default();
             e.0 = e.0.saturating_add(ns);
@@ -259,6 +305,7 @@ pub(crate) fn merge(row: &mut WaitCauses, m: &WaitCauses) {
     row.behind_ns = row.behind_ns.saturating_add(m.behind_ns);
     row.unknown_ns = row.unknown_ns.saturating_add(m.unknown_ns);
     row.ended_by.add(&m.ended_by);
+    row.placement.add(&m.placement);
     let mut rows: Vec<BehindRow> = Vec::new();
     let mut others = BehindRow::default();
     let mut other_names = 0;

@@ -6,7 +6,7 @@
 //! a few steps per switch, and a wait's pieces are final the moment it ends — no log of
 //! every CPU's past has to be kept and searched.
 
-use super::{EndedBy, PieceKind, WaitEnd};
+use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
 use crate::cpu::Occupant;
 use rustc_hash::FxHashMap;
 
@@ -43,7 +43,17 @@ struct Open {
     first_cpu: i32,
     /// Started by `sched_waking`: the time up to the `sched_wakeup` is the enqueue.
     awaiting_enqueue: bool,
+    /// The wakeup queued it on a busy CPU; then where a CPU it may use was idle.
+    busy_target: bool,
+    idle_elsewhere: Option<Elsewhere>,
     pieces: Vec<Piece>,
+}
+
+/// Where an idle CPU the task may use was, when its wakeup queued it on a busy one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elsewhere {
+    SameLlc,
+    OtherLlc,
 }
 
 impl Default for Open {
@@ -57,6 +67,8 @@ impl Default for Open {
             since: 0,
             first_cpu: -1,
             awaiting_enqueue: false,
+            busy_target: false,
+            idle_elsewhere: None,
             pieces: Vec::new(),
         }
     }
@@ -72,6 +84,7 @@ pub(crate) struct Totals {
     /// Per occupant pid: (ns, pieces).
     pub(crate) behind: FxHashMap<i32, (u64, u64)>,
     pub(crate) ended_by: EndedBy,
+    pub(crate) placement: PlacementCost,
     /// The longest wait: (start, end, its pieces).
     pub(crate) longest: Option<(u64, u64, Vec<Piece>)>,
 }
@@ -101,6 +114,8 @@ pub(crate) struct WaitTracker {
     queues: Vec<Queue>,
     open: Vec<Open>,
     totals: Vec<Totals>,
+    /// Each CPU's LLC, from the topology (empty without one).
+    llc_of: Vec<Option<u32>>,
 }
 
 impl WaitTracker {
@@ -141,8 +156,52 @@ impl WaitTracker {
         o.since = at;
         o.first_cpu = -1;
         o.awaiting_enqueue = awaiting_enqueue;
+        o.busy_target = false;
+        o.idle_elsewhere = None;
         o.pieces.clear();
         self.follow(slot, queued_on, at);
+    }
+
+    /// Each CPU's LLC (`None`: not known).
+    pub(crate) fn set_llcs(&mut self, llc_of: &[Option<u32>]) {
+        self.llc_of = llc_of.to_vec();
+    }
+
+    /// A wakeup of task `slot` queued it on `target`, `busy` with another task: notes
+    /// whether a CPU it `may_use` was idle with nothing queued at that moment, preferring
+    /// one in the target's LLC. The last wakeup event of a wait decides.
+    pub(crate) fn placed(
+        &mut self,
+        slot: usize,
+        target: i32,
+        busy: bool,
+        may_use: impl Fn(u32) -> bool,
+    ) {
+        if !self.open.get(slot).is_some_and(|o| o.active) {
+            return;
+        }
+        let mut found = None;
+        if busy {
+            let llc = |c: usize| self.llc_of.get(c).copied().flatten();
+            let target_llc = (target >= 0).then(|| llc(target as usize)).flatten();
+            for (c, q) in self.queues.iter().enumerate() {
+                if c as i32 == target
+                    || q.occupant != Occupant::Idle
+                    || !q.waiters.is_empty()
+                    || !may_use(c as u32)
+                {
+                    continue;
+                }
+                if target_llc.is_some() && llc(c) == target_llc {
+                    found = Some(Elsewhere::SameLlc);
+                    break;
+                }
+                found = Some(Elsewhere::OtherLlc);
+            }
+        }
+        let o = &mut self.open[slot];
+        o.busy_target = busy;
+        o.idle_elsewhere = found;
     }
 
     /// Where task `slot` is queued now (`None`: on no runqueue: running, asleep, unknown,
@@ -238,6 +297,10 @@ impl WaitTracker {
         let pulled = o.first_cpu >= 0 && o.first_cpu != cpu as i32;
         t.ended_by.count(if pulled { WaitEnd::Pulled } else { end });
         let len = now - o.start;
+        if o.busy_target {
+            t.placement
+                .count(o.idle_elsewhere.map(|e| e == Elsewhere::SameLlc), len);
+        }
         if t.longest.as_ref().is_none_or(|(s, e, _)| len > e - s) {
             t.longest = Some((o.start, now, o.pieces.clone()));
         }
@@ -377,6 +440,35 @@ mod tests {
         assert_eq!(
             (t2.behind[&1], t2.behind[&11], t2.behind[&10]),
             ((10, 1), (10, 1), (10, 1))
+        );
+    }
+
+    /// Queued on busy CPU 0 while CPU 2 (same LLC) idles and CPU 1 (other LLC) idles with a
+    /// task queued; the task may use 0 and 2: the wait counts as one that an idle CPU of
+    /// the LLC could have taken. Without 2 allowed, none could.
+    #[test]
+    fn a_busy_placement_with_an_idle_allowed_cpu_is_counted() {
+        let mut w = WaitTracker::default();
+        w.set_llcs(&[Some(0), Some(1), Some(0)]);
+        w.occupant_changed(0, Occupant::Task(7), 0);
+        w.occupant_changed(1, Occupant::Idle, 0);
+        w.occupant_changed(2, Occupant::Idle, 0);
+        w.open(5, 50, 10, false, Some(1));
+        w.open(0, 42, 100, false, Some(0));
+        w.placed(0, 0, true, |c| c != 1);
+        w.end(0, 0, 400, WaitEnd::OccupantBlocked);
+        let p = w.totals(0).unwrap().placement;
+        assert_eq!(
+            (p.busy_wakeups, p.idle_allowed_llc, p.wait_llc_ns),
+            (1, 1, 300)
+        );
+        w.open(0, 42, 500, false, Some(0));
+        w.placed(0, 0, true, |c| c == 0);
+        w.end(0, 0, 600, WaitEnd::OccupantBlocked);
+        let p = w.totals(0).unwrap().placement;
+        assert_eq!(
+            (p.busy_wakeups, p.idle_allowed_llc, p.idle_allowed_other),
+            (2, 1, 0)
         );
     }
 
