@@ -17,7 +17,7 @@
 
 mod tracker;
 
-pub(crate) use tracker::{Piece, Totals, WaitTracker};
+pub(crate) use tracker::{Longest, Totals, WaitTracker};
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -27,14 +27,14 @@ pub(crate) const BEHIND_KEPT: usize = 8;
 /// Pieces kept of a task's longest wait; the rest are counted in `pieces_left_out`.
 pub(crate) const PIECES_KEPT: usize = 64;
 
-/// What a piece of a wait was spent on.
+/// What a piece of a wait was spent on (the order of a wait's sums).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PieceKind {
-    Enqueue,
-    Idle,
-    Behind,
-    Unknown,
+    Enqueue = 0,
+    Idle = 1,
+    Behind = 2,
+    Unknown = 3,
 }
 
 /// What ended a wait: what the CPU's occupant did when the task was switched in.
@@ -220,7 +220,7 @@ pub(crate) fn section<'a>(
 ) -> WaitCauses {
     let mut out = WaitCauses::default();
     let mut behind: FxHashMap<i32, (u64, u64)> = FxHashMap::default();
-    let mut longest: Option<&(u64, u64, Vec<Piece>)> = None;
+    let mut longest: Option<&Longest> = None;
     let mut parts_seen = 0;
     for t in parts {
         parts_seen += 1;
@@ -236,7 +236,7 @@ pub(crate) fn section<'a>(
             e.1 += n;
         }
         if let Some(l) = &t.longest {
-            if longest.is_none_or(|b| l.1 - l.0 > b.1 - b.0) {
+            if longest.is_none_or(|b| l.end - l.start > b.end - b.start) {
                 longest = Some(l);
             }
         }
@@ -254,12 +254,12 @@ pub(crate) fn section<'a>(
     out.behind = ranked(&mut rows);
     // One task's longest wait; the system's is `system.worst_wait`.
     if parts_seen == 1 {
-        out.longest = longest.map(|(start, end, pieces)| LongestWait {
-            start_ns: *start,
-            end_ns: *end,
-            segments: pieces
+        out.longest = longest.map(|l| LongestWait {
+            start_ns: l.start,
+            end_ns: l.end,
+            segments: l
+                .pieces
                 .iter()
-                .take(PIECES_KEPT)
                 .map(|p| Segment {
                     kind: p.kind,
                     cpu: (p.cpu >= 0).then_some(p.cpu as u32),
@@ -269,7 +269,7 @@ pub(crate) fn section<'a>(
                     end_ns: p.end,
                 })
                 .collect(),
-            segments_left_out: pieces.len().saturating_sub(PIECES_KEPT) as u64,
+            segments_left_out: l.left_out,
         });
     }
     out

@@ -6,7 +6,7 @@
 //! a few steps per switch, and a wait's pieces are final the moment it ends — no log of
 //! every CPU's past has to be kept and searched.
 
-use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
+use super::{EndedBy, PieceKind, PlacementCost, WaitEnd, PIECES_KEPT};
 use crate::cpu::Occupant;
 use rustc_hash::FxHashMap;
 
@@ -46,7 +46,15 @@ struct Open {
     /// The wakeup queued it on a busy CPU; then where a CPU it may use was idle.
     busy_target: bool,
     idle_elsewhere: Option<Elsewhere>,
+    /// The wait so far, added up piece by piece: the four kinds and, per occupant, (pid,
+    /// ns, pieces). A wait behind many occupants stays a few words per occupant.
+    kinds: [u64; 4],
+    behind: Vec<(i32, u64, u64)>,
+    /// The first [`PIECES_KEPT`] pieces (for the longest wait), how many there were, and
+    /// the last one (a piece that goes on with the same occupant is extended, not repeated).
     pieces: Vec<Piece>,
+    pieces_seen: u64,
+    last: Option<Piece>,
 }
 
 /// Where an idle CPU the task may use was, when its wakeup queued it on a busy one.
@@ -54,6 +62,54 @@ struct Open {
 enum Elsewhere {
     SameLlc,
     OtherLlc,
+}
+
+impl Open {
+    fn clear_pieces(&mut self) {
+        self.kinds = [0; 4];
+        self.behind.clear();
+        self.pieces.clear();
+        self.pieces_seen = 0;
+        self.last = None;
+    }
+
+    /// Adds a piece that starts where the last one ended.
+    #[inline]
+    fn add(&mut self, p: Piece) {
+        let len = p.end - p.start;
+        if len == 0 {
+            return;
+        }
+        let kind = p.kind as usize;
+        self.kinds[kind] = self.kinds[kind].saturating_add(len);
+        let extends = self
+            .last
+            .is_some_and(|l| l.end == p.start && (l.kind, l.pid, l.cpu) == (p.kind, p.pid, p.cpu));
+        if p.kind == PieceKind::Behind {
+            match self.behind.iter_mut().find(|b| b.0 == p.pid) {
+                Some(b) => {
+                    b.1 = b.1.saturating_add(len);
+                    b.2 += u64::from(!extends);
+                }
+                None => self.behind.push((p.pid, len, 1)),
+            }
+        }
+        if extends {
+            let last = self.last.as_mut().expect("extends a last piece");
+            last.end = p.end;
+            if self.pieces_seen <= PIECES_KEPT as u64 {
+                if let Some(kept) = self.pieces.last_mut() {
+                    kept.end = p.end;
+                }
+            }
+            return;
+        }
+        self.pieces_seen += 1;
+        if self.pieces.len() < PIECES_KEPT {
+            self.pieces.push(p);
+        }
+        self.last = Some(p);
+    }
 }
 
 impl Default for Open {
@@ -69,7 +125,11 @@ impl Default for Open {
             awaiting_enqueue: false,
             busy_target: false,
             idle_elsewhere: None,
+            kinds: [0; 4],
+            behind: Vec::new(),
             pieces: Vec::new(),
+            pieces_seen: 0,
+            last: None,
         }
     }
 }
@@ -85,25 +145,38 @@ pub(crate) struct Totals {
     pub(crate) behind: FxHashMap<i32, (u64, u64)>,
     pub(crate) ended_by: EndedBy,
     pub(crate) placement: PlacementCost,
-    /// The longest wait: (start, end, its pieces).
-    pub(crate) longest: Option<(u64, u64, Vec<Piece>)>,
+    /// The longest wait.
+    pub(crate) longest: Option<Longest>,
+}
+
+/// A task's longest wait so far: its first pieces and how many were left out.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Longest {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) pieces: Vec<Piece>,
+    pub(crate) left_out: u64,
 }
 
 impl Totals {
-    fn add(&mut self, p: &Piece) {
-        let len = p.end - p.start;
-        let slot = match p.kind {
-            PieceKind::Enqueue => &mut self.enqueue_ns,
-            PieceKind::Idle => &mut self.idle_ns,
-            PieceKind::Unknown => &mut self.unknown_ns,
-            PieceKind::Behind => {
-                let e = self.behind.entry(p.pid).or_default();
-                e.0 = e.0.saturating_add(len);
-                e.1 += 1;
-                &mut self.behind_ns
-            }
-        };
-        *slot = slot.saturating_add(len);
+    /// Adds one ended wait's sums.
+    fn add(&mut self, kinds: &[u64; 4], behind: &[(i32, u64, u64)]) {
+        for (total, &ns) in [
+            &mut self.enqueue_ns,
+            &mut self.idle_ns,
+            &mut self.behind_ns,
+            &mut self.unknown_ns,
+        ]
+        .into_iter()
+        .zip(kinds)
+        {
+            *total = total.saturating_add(ns);
+        }
+        for &(pid, ns, n) in behind {
+            let e = self.behind.entry(pid).or_default();
+            e.0 = e.0.saturating_add(ns);
+            e.1 += n;
+        }
     }
 }
 
@@ -158,7 +231,7 @@ impl WaitTracker {
         o.awaiting_enqueue = awaiting_enqueue;
         o.busy_target = false;
         o.idle_elsewhere = None;
-        o.pieces.clear();
+        o.clear_pieces();
         self.follow(slot, queued_on, at);
     }
 
@@ -256,16 +329,15 @@ impl WaitTracker {
         let o = &mut self.open[slot];
         o.awaiting_enqueue = false;
         o.first_cpu = o.cpu;
-        o.pieces.clear();
-        if now > o.start {
-            o.pieces.push(Piece {
-                kind: PieceKind::Enqueue,
-                cpu: o.cpu,
-                pid: 0,
-                start: o.start,
-                end: now,
-            });
-        }
+        o.clear_pieces();
+        let enqueue = Piece {
+            kind: PieceKind::Enqueue,
+            cpu: o.cpu,
+            pid: 0,
+            start: o.start,
+            end: now,
+        };
+        o.add(enqueue);
     }
 
     /// The wait of task `slot` ended without a sample (not counted): it is dropped.
@@ -291,9 +363,7 @@ impl WaitTracker {
         let o = &mut self.open[slot];
         o.active = false;
         let t = &mut self.totals[slot];
-        for p in &o.pieces {
-            t.add(p);
-        }
+        t.add(&o.kinds, &o.behind);
         let pulled = o.first_cpu >= 0 && o.first_cpu != cpu as i32;
         t.ended_by.count(if pulled { WaitEnd::Pulled } else { end });
         let len = now - o.start;
@@ -301,8 +371,12 @@ impl WaitTracker {
             t.placement
                 .count(o.idle_elsewhere.map(|e| e == Elsewhere::SameLlc), len);
         }
-        if t.longest.as_ref().is_none_or(|(s, e, _)| len > e - s) {
-            t.longest = Some((o.start, now, o.pieces.clone()));
+        if t.longest.as_ref().is_none_or(|l| len > l.end - l.start) {
+            let l = t.longest.get_or_insert_with(Longest::default);
+            l.start = o.start;
+            l.end = now;
+            l.pieces.clone_from(&o.pieces);
+            l.left_out = o.pieces_seen - o.pieces.len() as u64;
         }
         len
     }
@@ -335,15 +409,7 @@ impl WaitTracker {
             end: at,
         };
         o.since = at;
-        match o.pieces.last_mut() {
-            Some(last)
-                if last.end == piece.start
-                    && (last.kind, last.pid, last.cpu) == (kind, pid, piece.cpu) =>
-            {
-                last.end = at
-            }
-            _ => o.pieces.push(piece),
-        }
+        o.add(piece);
     }
 
     /// Takes task `slot` off the runqueue list it is on, if any.
@@ -388,8 +454,11 @@ mod tests {
         assert_eq!(t.behind[&7], (70, 1));
         assert_eq!(t.behind[&8], (50, 1));
         assert_eq!(t.ended_by.idle, 1);
-        let (s, e, pieces) = t.longest.as_ref().unwrap();
-        assert_eq!((*s, *e, pieces.len()), (100, 260, 4));
+        let l = t.longest.as_ref().unwrap();
+        assert_eq!(
+            (l.start, l.end, l.pieces.len(), l.left_out),
+            (100, 260, 4, 0)
+        );
     }
 
     /// Moved from CPU 1 (behind 7) to CPU 2 (idle) at 150: the wait follows and was pulled.
