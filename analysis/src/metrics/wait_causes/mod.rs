@@ -15,6 +15,8 @@
 //! (it drops everything past its memory limit), while the explanation must hold for every
 //! wait of every run; one more O(queue length) step per switch is the cheaper way.
 
+mod occupancy;
+mod open_wait;
 mod tracker;
 
 pub(crate) use tracker::{Longest, Totals, WaitTracker};

@@ -1,138 +1,16 @@
 //! The hot-path half of the wait causes: which runqueue each waiting task is on, what each
-//! CPU runs, and the pieces of every open wait.
+//! CPU ran ([`Queue`]), and each task's wait in progress ([`OpenWait`]) and totals.
 //!
-//! Eager rather than lazy: when a CPU's occupant changes, each task queued on that CPU
-//! closes the piece it spent behind the old occupant. Runqueues are short, so this costs
-//! a few steps per switch, and a wait's pieces are final the moment it ends — no log of
-//! every CPU's past has to be kept and searched.
+//! Lazy: a switch only appends the CPU's new occupant to its log; a waiting task adds up
+//! the stretch of the log it waited through when its wait ends or moves to another
+//! runqueue. The work is the same as closing every waiter's piece at each switch, but a
+//! deep runqueue costs nothing per switch and each wait reads its stretch in order.
 
-use super::{EndedBy, PieceKind, PlacementCost, WaitEnd, PIECES_KEPT};
+use super::occupancy::Queue;
+use super::open_wait::{OpenWait, Piece};
+use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
 use crate::cpu::Occupant;
 use rustc_hash::FxHashMap;
-
-/// One piece of a wait: `[start, end)` spent as `kind` while queued on `cpu` (-1: on no
-/// known runqueue), behind task `pid` for [`PieceKind::Behind`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Piece {
-    pub(crate) kind: PieceKind,
-    pub(crate) cpu: i32,
-    pub(crate) pid: i32,
-    pub(crate) start: u64,
-    pub(crate) end: u64,
-}
-
-/// What one CPU runs (as the analyzer believes it) and who waits on its runqueue.
-#[derive(Debug, Clone)]
-struct Queue {
-    occupant: Occupant,
-    waiters: Vec<u32>,
-}
-
-/// The wait a task is in, if any.
-#[derive(Debug, Clone)]
-struct Open {
-    active: bool,
-    pid: i32,
-    start: u64,
-    /// The runqueue the task is on (-1: none known) and its index in that queue's list.
-    cpu: i32,
-    pos: u32,
-    /// Start of the piece not yet closed.
-    since: u64,
-    /// The runqueue the wait began on, once known (a wait ending elsewhere was pulled).
-    first_cpu: i32,
-    /// Started by `sched_waking`: the time up to the `sched_wakeup` is the enqueue.
-    awaiting_enqueue: bool,
-    /// The wakeup queued it on a busy CPU; then where a CPU it may use was idle.
-    busy_target: bool,
-    idle_elsewhere: Option<Elsewhere>,
-    /// The wait so far, added up piece by piece: the four kinds and, per occupant, (pid,
-    /// ns, pieces). A wait behind many occupants stays a few words per occupant.
-    kinds: [u64; 4],
-    behind: Vec<(i32, u64, u64)>,
-    /// The first [`PIECES_KEPT`] pieces (for the longest wait), how many there were, and
-    /// the last one (a piece that goes on with the same occupant is extended, not repeated).
-    pieces: Vec<Piece>,
-    pieces_seen: u64,
-    last: Option<Piece>,
-}
-
-/// Where an idle CPU the task may use was, when its wakeup queued it on a busy one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Elsewhere {
-    SameLlc,
-    OtherLlc,
-}
-
-impl Open {
-    fn clear_pieces(&mut self) {
-        self.kinds = [0; 4];
-        self.behind.clear();
-        self.pieces.clear();
-        self.pieces_seen = 0;
-        self.last = None;
-    }
-
-    /// Adds a piece that starts where the last one ended.
-    #[inline]
-    fn add(&mut self, p: Piece) {
-        let len = p.end - p.start;
-        if len == 0 {
-            return;
-        }
-        let kind = p.kind as usize;
-        self.kinds[kind] = self.kinds[kind].saturating_add(len);
-        let extends = self
-            .last
-            .is_some_and(|l| l.end == p.start && (l.kind, l.pid, l.cpu) == (p.kind, p.pid, p.cpu));
-        if p.kind == PieceKind::Behind {
-            match self.behind.iter_mut().find(|b| b.0 == p.pid) {
-                Some(b) => {
-                    b.1 = b.1.saturating_add(len);
-                    b.2 += u64::from(!extends);
-                }
-                None => self.behind.push((p.pid, len, 1)),
-            }
-        }
-        if extends {
-            let last = self.last.as_mut().expect("extends a last piece");
-            last.end = p.end;
-            if self.pieces_seen <= PIECES_KEPT as u64 {
-                if let Some(kept) = self.pieces.last_mut() {
-                    kept.end = p.end;
-                }
-            }
-            return;
-        }
-        self.pieces_seen += 1;
-        if self.pieces.len() < PIECES_KEPT {
-            self.pieces.push(p);
-        }
-        self.last = Some(p);
-    }
-}
-
-impl Default for Open {
-    fn default() -> Open {
-        Open {
-            active: false,
-            pid: 0,
-            start: 0,
-            cpu: -1,
-            pos: 0,
-            since: 0,
-            first_cpu: -1,
-            awaiting_enqueue: false,
-            busy_target: false,
-            idle_elsewhere: None,
-            kinds: [0; 4],
-            behind: Vec::new(),
-            pieces: Vec::new(),
-            pieces_seen: 0,
-            last: None,
-        }
-    }
-}
 
 /// Everything one task's ended waits add up to.
 #[derive(Debug, Clone, Default)]
@@ -159,8 +37,8 @@ pub(crate) struct Longest {
 }
 
 impl Totals {
-    /// Adds one ended wait's sums.
-    fn add(&mut self, kinds: &[u64; 4], behind: &[(i32, u64, u64)]) {
+    /// Adds one ended wait.
+    fn add(&mut self, w: &OpenWait) {
         for (total, &ns) in [
             &mut self.enqueue_ns,
             &mut self.idle_ns,
@@ -168,51 +46,47 @@ impl Totals {
             &mut self.unknown_ns,
         ]
         .into_iter()
-        .zip(kinds)
+        .zip(&w.kinds)
         {
             *total = total.saturating_add(ns);
         }
-        for &(pid, ns, n) in behind {
+        for &(pid, new, ns) in &w.behind {
             let e = self.behind.entry(pid).or_default();
             e.0 = e.0.saturating_add(ns);
-            e.1 += n;
+            e.1 += u64::from(new);
         }
     }
 }
 
-/// The wait causes' state: per CPU its occupant and queue, per task slot its open wait and
-/// its totals.
+/// The wait causes' state: per CPU its occupancy log and queue, per task slot its open
+/// wait and its totals.
 #[derive(Debug, Default)]
 pub(crate) struct WaitTracker {
     queues: Vec<Queue>,
-    open: Vec<Open>,
+    open: Vec<OpenWait>,
     totals: Vec<Totals>,
     /// Each CPU's LLC, from the topology (empty without one).
     llc_of: Vec<Option<u32>>,
 }
 
 impl WaitTracker {
-    fn open_mut(&mut self, slot: usize) -> &mut Open {
+    fn open_mut(&mut self, slot: usize) -> &mut OpenWait {
         if slot >= self.open.len() {
-            self.open.resize_with(slot + 1, Open::default);
+            self.open.resize_with(slot + 1, OpenWait::default);
         }
         &mut self.open[slot]
     }
 
     fn queue(&mut self, cpu: usize) -> &mut Queue {
         if cpu >= self.queues.len() {
-            self.queues.resize_with(cpu + 1, || Queue {
-                occupant: Occupant::Unknown,
-                waiters: Vec::new(),
-            });
+            self.queues.resize_with(cpu + 1, Queue::new);
         }
         &mut self.queues[cpu]
     }
 
     /// Task `slot` (pid `pid`) became runnable at `at`: a new wait begins. `awaiting_enqueue`
     /// when a `sched_waking` began it (its `sched_wakeup`, if the trace has one, ends the
-    /// enqueue piece).
-    /// It is queued on `queued_on` (as in [`WaitTracker::follow`]).
+    /// enqueue piece). It is queued on `queued_on` (as in [`WaitTracker::follow`]).
     pub(crate) fn open(
         &mut self,
         slot: usize,
@@ -222,16 +96,7 @@ impl WaitTracker {
         queued_on: Option<u32>,
     ) {
         self.leave(slot);
-        let o = self.open_mut(slot);
-        o.active = true;
-        o.pid = pid;
-        o.start = at;
-        o.since = at;
-        o.first_cpu = -1;
-        o.awaiting_enqueue = awaiting_enqueue;
-        o.busy_target = false;
-        o.idle_elsewhere = None;
-        o.clear_pieces();
+        self.open_mut(slot).begin(pid, at, awaiting_enqueue);
         self.follow(slot, queued_on, at);
     }
 
@@ -259,17 +124,17 @@ impl WaitTracker {
             let target_llc = (target >= 0).then(|| llc(target as usize)).flatten();
             for (c, q) in self.queues.iter().enumerate() {
                 if c as i32 == target
-                    || q.occupant != Occupant::Idle
+                    || q.occupant() != Occupant::Idle
                     || !q.waiters.is_empty()
                     || !may_use(c as u32)
                 {
                     continue;
                 }
                 if target_llc.is_some() && llc(c) == target_llc {
-                    found = Some(Elsewhere::SameLlc);
+                    found = Some(true);
                     break;
                 }
-                found = Some(Elsewhere::OtherLlc);
+                found = Some(false);
             }
         }
         let o = &mut self.open[slot];
@@ -288,15 +153,17 @@ impl WaitTracker {
         if o.cpu == cpu {
             return;
         }
-        self.close(slot, now);
+        self.settle(slot, now);
         self.leave(slot);
         if cpu >= 0 {
             let q = self.queue(cpu as usize);
             let pos = q.waiters.len() as u32;
             q.waiters.push(slot as u32);
+            let entry = q.current();
             let o = &mut self.open[slot];
             o.cpu = cpu;
             o.pos = pos;
+            o.entry = entry;
             if o.first_cpu < 0 {
                 o.first_cpu = cpu;
             }
@@ -304,19 +171,15 @@ impl WaitTracker {
     }
 
     /// CPU `cpu` runs `occupant` from `at` on (`at` may lie before the last event when the
-    /// analyzer learns of lost events afterwards: no waiter's piece is cut before its start).
+    /// analyzer learns of lost events afterwards: no waiter's piece is cut before its time).
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
-        let q = self.queue(cpu as usize);
-        if q.occupant == occupant {
-            return;
-        }
-        let waiters = std::mem::take(&mut q.waiters);
-        for &w in &waiters {
-            self.close(w as usize, at);
-        }
-        let q = &mut self.queues[cpu as usize];
-        q.waiters = waiters;
-        q.occupant = occupant;
+        self.queue(cpu as usize).push(occupant, at);
+        let (queues, open) = (&mut self.queues, &self.open);
+        let q = &mut queues[cpu as usize];
+        let waiters = &q.waiters;
+        let oldest = || waiters.iter().map(|&w| open[w as usize].entry).min();
+        let oldest = oldest();
+        q.compact_if_long(|| oldest);
     }
 
     /// The `sched_wakeup` of a wait `sched_waking` began: everything so far was the enqueue.
@@ -325,7 +188,7 @@ impl WaitTracker {
             Some(o) if o.active && o.awaiting_enqueue => {}
             _ => return,
         }
-        self.close(slot, now);
+        self.settle(slot, now);
         let o = &mut self.open[slot];
         o.awaiting_enqueue = false;
         o.first_cpu = o.cpu;
@@ -355,7 +218,7 @@ impl WaitTracker {
             // Only possible if the task was never seen runnable: nothing to split.
             return 0;
         }
-        self.close(slot, now);
+        self.settle(slot, now);
         self.leave(slot);
         if slot >= self.totals.len() {
             self.totals.resize_with(slot + 1, Totals::default);
@@ -363,13 +226,12 @@ impl WaitTracker {
         let o = &mut self.open[slot];
         o.active = false;
         let t = &mut self.totals[slot];
-        t.add(&o.kinds, &o.behind);
+        t.add(o);
         let pulled = o.first_cpu >= 0 && o.first_cpu != cpu as i32;
         t.ended_by.count(if pulled { WaitEnd::Pulled } else { end });
         let len = now - o.start;
         if o.busy_target {
-            t.placement
-                .count(o.idle_elsewhere.map(|e| e == Elsewhere::SameLlc), len);
+            t.placement.count(o.idle_elsewhere, len);
         }
         if t.longest.as_ref().is_none_or(|l| len > l.end - l.start) {
             let l = t.longest.get_or_insert_with(Longest::default);
@@ -386,30 +248,41 @@ impl WaitTracker {
         self.totals.get(slot)
     }
 
-    /// Closes the open piece of task `slot` at `at` with what its runqueue's CPU ran.
-    fn close(&mut self, slot: usize, at: u64) {
-        let o = &self.open[slot];
+    /// Adds up task `slot`'s wait from where it was settled to `at`, from what its
+    /// runqueue's CPU ran meanwhile (unknown when it is on no named runqueue).
+    fn settle(&mut self, slot: usize, at: u64) {
+        let o = &mut self.open[slot];
         if !o.active || at <= o.since {
             return;
         }
-        let (kind, pid) = match self.queues.get(o.cpu.max(0) as usize) {
-            Some(q) if o.cpu >= 0 => match q.occupant {
+        let (cpu, own) = (o.cpu, o.pid);
+        let Some(q) = (cpu >= 0).then(|| self.queues.get(cpu as usize)).flatten() else {
+            let piece = Piece {
+                kind: PieceKind::Unknown,
+                cpu,
+                pid: 0,
+                start: o.since,
+                end: at,
+            };
+            o.add(piece);
+            o.since = at;
+            return;
+        };
+        o.entry = q.walk(o.entry, o.since, at, |occupant, start, end| {
+            let (kind, pid) = match occupant {
                 Occupant::Idle => (PieceKind::Idle, 0),
-                Occupant::Task(p) if p != o.pid => (PieceKind::Behind, p),
+                Occupant::Task(p) if p != own => (PieceKind::Behind, p),
                 _ => (PieceKind::Unknown, 0),
-            },
-            _ => (PieceKind::Unknown, 0),
-        };
-        let o = &mut self.open[slot];
-        let piece = Piece {
-            kind,
-            cpu: o.cpu,
-            pid,
-            start: o.since,
-            end: at,
-        };
+            };
+            o.add(Piece {
+                kind,
+                cpu,
+                pid,
+                start,
+                end,
+            });
+        });
         o.since = at;
-        o.add(piece);
     }
 
     /// Takes task `slot` off the runqueue list it is on, if any.

@@ -1,0 +1,176 @@
+//! One wait in progress: where its task is queued, and what the wait has added up to so
+//! far — the four kinds, the time behind each occupant, and its first pieces (for the
+//! longest-wait list). Nothing here knows about other tasks or CPUs.
+
+use super::{PieceKind, PIECES_KEPT};
+
+/// One piece of a wait: `[start, end)` spent as `kind` while queued on `cpu` (-1: on no
+/// known runqueue), behind task `pid` for [`PieceKind::Behind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) kind: PieceKind,
+    pub(crate) cpu: i32,
+    pub(crate) pid: i32,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+}
+
+/// The wait a task is in, if any.
+#[derive(Debug, Clone)]
+pub(super) struct OpenWait {
+    pub(super) active: bool,
+    pub(super) pid: i32,
+    pub(super) start: u64,
+    /// The runqueue the task is on (-1: none known), its index in that queue's list, and
+    /// the queue's log entry in force at `since`.
+    pub(super) cpu: i32,
+    pub(super) pos: u32,
+    pub(super) entry: u64,
+    /// Up to when the pieces are added up.
+    pub(super) since: u64,
+    /// The runqueue the wait began on, once known (a wait ending elsewhere was pulled).
+    pub(super) first_cpu: i32,
+    /// Started by `sched_waking`: the time up to the `sched_wakeup` is the enqueue.
+    pub(super) awaiting_enqueue: bool,
+    /// The wakeup queued it on a busy CPU; then whether a CPU it may use idled (`Some`)
+    /// in the target's LLC (`true`).
+    pub(super) busy_target: bool,
+    pub(super) idle_elsewhere: Option<bool>,
+    /// The four kinds so far, in [`PieceKind`] order.
+    pub(super) kinds: [u64; 4],
+    /// Time behind occupants, one (pid, ns, new piece) per piece: added up per occupant
+    /// when the wait ends, so that a piece costs a push whatever the number of occupants.
+    pub(super) behind: Vec<(i32, u32, u64)>,
+    /// The first [`PIECES_KEPT`] pieces, how many there were, and the last one (a piece
+    /// that goes on with the same occupant is extended, not repeated).
+    pub(super) pieces: Vec<Piece>,
+    pub(super) pieces_seen: u64,
+    last: Option<Piece>,
+}
+
+impl Default for OpenWait {
+    fn default() -> OpenWait {
+        OpenWait {
+            active: false,
+            pid: 0,
+            start: 0,
+            cpu: -1,
+            pos: 0,
+            entry: 0,
+            since: 0,
+            first_cpu: -1,
+            awaiting_enqueue: false,
+            busy_target: false,
+            idle_elsewhere: None,
+            kinds: [0; 4],
+            behind: Vec::new(),
+            pieces: Vec::new(),
+            pieces_seen: 0,
+            last: None,
+        }
+    }
+}
+
+/// Capacity kept for the per-piece list between waits: a long wait's list is not held by
+/// its task for the rest of the run.
+const BEHIND_CAPACITY_KEPT: usize = 256;
+
+impl OpenWait {
+    /// Starts a new wait of task `pid` at `at`.
+    pub(super) fn begin(&mut self, pid: i32, at: u64, awaiting_enqueue: bool) {
+        self.active = true;
+        self.pid = pid;
+        self.start = at;
+        self.since = at;
+        self.first_cpu = -1;
+        self.awaiting_enqueue = awaiting_enqueue;
+        self.busy_target = false;
+        self.idle_elsewhere = None;
+        self.clear_pieces();
+    }
+
+    pub(super) fn clear_pieces(&mut self) {
+        self.kinds = [0; 4];
+        self.behind.clear();
+        if self.behind.capacity() > BEHIND_CAPACITY_KEPT {
+            self.behind.shrink_to(BEHIND_CAPACITY_KEPT);
+        }
+        self.pieces.clear();
+        self.pieces_seen = 0;
+        self.last = None;
+    }
+
+    /// Adds a piece that starts where the last one ended.
+    #[inline]
+    pub(super) fn add(&mut self, p: Piece) {
+        let len = p.end - p.start;
+        if len == 0 {
+            return;
+        }
+        let kind = p.kind as usize;
+        self.kinds[kind] = self.kinds[kind].saturating_add(len);
+        let extends = self
+            .last
+            .is_some_and(|l| l.end == p.start && (l.kind, l.pid, l.cpu) == (p.kind, p.pid, p.cpu));
+        if p.kind == PieceKind::Behind {
+            self.behind.push((p.pid, u32::from(!extends), len));
+        }
+        if extends {
+            if self.pieces_seen <= PIECES_KEPT as u64 {
+                if let Some(kept) = self.pieces.last_mut() {
+                    kept.end = p.end;
+                }
+            }
+            if let Some(last) = &mut self.last {
+                last.end = p.end;
+            }
+            return;
+        }
+        self.pieces_seen += 1;
+        if self.pieces.len() < PIECES_KEPT {
+            self.pieces.push(p);
+        }
+        self.last = Some(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(kind: PieceKind, pid: i32, start: u64, end: u64) -> Piece {
+        Piece {
+            kind,
+            cpu: 0,
+            pid,
+            start,
+            end,
+        }
+    }
+
+    #[test]
+    fn a_piece_that_goes_on_extends_the_last() {
+        let mut w = OpenWait::default();
+        w.begin(1, 0, false);
+        w.add(piece(PieceKind::Behind, 7, 0, 10));
+        w.add(piece(PieceKind::Behind, 7, 10, 25));
+        w.add(piece(PieceKind::Idle, 0, 25, 30));
+        w.add(piece(PieceKind::Idle, 0, 30, 30));
+        assert_eq!(w.kinds, [0, 5, 25, 0]);
+        assert_eq!(w.behind, [(7, 1, 10), (7, 0, 15)]);
+        assert_eq!((w.pieces.len(), w.pieces_seen), (2, 2));
+        assert_eq!(w.pieces[0].end, 25);
+    }
+
+    #[test]
+    fn only_the_first_pieces_are_kept_but_all_are_counted() {
+        let mut w = OpenWait::default();
+        w.begin(1, 0, false);
+        for i in 0..(PIECES_KEPT as u64 + 10) {
+            w.add(piece(PieceKind::Behind, (i % 2) as i32 + 2, i, i + 1));
+        }
+        assert_eq!(w.pieces.len(), PIECES_KEPT);
+        assert_eq!(w.pieces_seen, PIECES_KEPT as u64 + 10);
+        assert_eq!(w.kinds[PieceKind::Behind as usize], PIECES_KEPT as u64 + 10);
+    }
+}
