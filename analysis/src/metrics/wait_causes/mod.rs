@@ -221,39 +221,38 @@ pub(crate) fn section<'a>(
     names: &Names,
 ) -> WaitCauses {
     let mut out = WaitCauses::default();
-    let mut behind: FxHashMap<i32, (u64, u64)> = FxHashMap::default();
+    let parts: Vec<&Totals> = parts.into_iter().collect();
     let mut longest: Option<&Longest> = None;
-    let mut parts_seen = 0;
-    for t in parts {
-        parts_seen += 1;
+    for t in &parts {
         out.enqueue_ns = out.enqueue_ns.saturating_add(t.enqueue_ns);
         out.idle_ns = out.idle_ns.saturating_add(t.idle_ns);
         out.behind_ns = out.behind_ns.saturating_add(t.behind_ns);
         out.unknown_ns = out.unknown_ns.saturating_add(t.unknown_ns);
         out.ended_by.add(&t.ended_by);
         out.placement.add(&t.placement);
-        for (&pid, &(ns, n)) in &t.behind {
-            let e = behind.entry(pid).or_default();
-            e.0 = e.0.saturating_add(ns);
-            e.1 += n;
-        }
         if let Some(l) = &t.longest {
             if longest.is_none_or(|b| l.end - l.start > b.end - b.start) {
                 longest = Some(l);
             }
         }
     }
+    // (pid, ns, pieces) of every occupant; a task's own map needs no merging.
+    let mut rows: Vec<(i32, u64, u64)> = if let [one] = parts[..] {
+        one.behind.iter().map(|(&p, &(ns, n))| (p, ns, n)).collect()
+    } else {
+        let mut merged: FxHashMap<i32, (u64, u64)> = FxHashMap::default();
+        for t in &parts {
+            for (&pid, &(ns, n)) in &t.behind {
+                let e = merged.entry(pid).or_default();
+                e.0 = e.0.saturating_add(ns);
+                e.1 += n;
+            }
+        }
+        merged.into_iter().map(|(p, (ns, n))| (p, ns, n)).collect()
+    };
     let name = |pid: i32| names.get(&pid).cloned().unwrap_or_default();
-    let mut rows: Vec<BehindRow> = behind
-        .into_iter()
-        .map(|(pid, (ns, count))| BehindRow {
-            pid: Some(pid),
-            comm: name(pid),
-            ns,
-            count,
-        })
-        .collect();
-    out.behind = ranked(&mut rows);
+    out.behind = ranked(&mut rows, |pid| name(pid));
+    let parts_seen = parts.len();
     // One task's longest wait; the system's is `system.worst_wait`.
     if parts_seen == 1 {
         out.longest = longest.map(|l| LongestWait {
@@ -277,25 +276,38 @@ pub(crate) fn section<'a>(
     out
 }
 
-/// Largest first (ties by pid), the first [`BEHIND_KEPT`] kept and the rest summed in one
-/// row with no pid.
-fn ranked(rows: &mut [BehindRow]) -> Vec<BehindRow> {
-    rows.sort_by(|a, b| b.ns.cmp(&a.ns).then(a.pid.cmp(&b.pid)));
-    let mut kept: Vec<BehindRow> = rows.iter().take(BEHIND_KEPT).cloned().collect();
+/// Largest first (ties by pid), the first [`BEHIND_KEPT`] kept and named, and the rest
+/// summed in one row with no pid. Only the kept ones are sorted and named: a task of a
+/// busy run waits behind hundreds.
+fn ranked(rows: &mut [(i32, u64, u64)], name: impl Fn(i32) -> String) -> Vec<BehindRow> {
+    let order = |a: &(i32, u64, u64), b: &(i32, u64, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+    let kept_len = rows.len().min(BEHIND_KEPT);
     if rows.len() > BEHIND_KEPT {
-        let rest = rows[BEHIND_KEPT..]
+        rows.select_nth_unstable_by(BEHIND_KEPT - 1, order);
+    }
+    let (kept, rest) = rows.split_at_mut(kept_len);
+    kept.sort_unstable_by(order);
+    let mut out: Vec<BehindRow> = kept
+        .iter()
+        .map(|&(pid, ns, count)| BehindRow {
+            pid: Some(pid),
+            comm: name(pid),
+            ns,
+            count,
+        })
+        .collect();
+    if !rest.is_empty() {
+        let (ns, count) = rest
             .iter()
-            .fold(BehindRow::default(), |mut sum, r| {
-                sum.ns = sum.ns.saturating_add(r.ns);
-                sum.count += r.count;
-                sum
-            });
-        kept.push(BehindRow {
-            comm: format!("({} others)", rows.len() - BEHIND_KEPT),
-            ..rest
+            .fold((0u64, 0u64), |(ns, n), r| (ns.saturating_add(r.1), n + r.2));
+        out.push(BehindRow {
+            pid: None,
+            comm: format!("({} others)", rest.len()),
+            ns,
+            count,
         });
     }
-    kept
+    out
 }
 
 /// Merges a member's section into a grouped row's: the times and counts add up exactly;
@@ -308,18 +320,22 @@ pub(crate) fn merge(row: &mut WaitCauses, m: &WaitCauses) {
     row.unknown_ns = row.unknown_ns.saturating_add(m.unknown_ns);
     row.ended_by.add(&m.ended_by);
     row.placement.add(&m.placement);
-    let mut rows: Vec<BehindRow> = Vec::new();
+    let mut rows: Vec<(i32, u64, u64)> = Vec::new();
+    let mut comms: FxHashMap<i32, &str> = FxHashMap::default();
     let mut others = BehindRow::default();
     let mut other_names = 0;
     for r in row.behind.iter().chain(&m.behind) {
         match r.pid {
-            Some(pid) => match rows.iter_mut().find(|x| x.pid == Some(pid)) {
-                Some(x) => {
-                    x.ns = x.ns.saturating_add(r.ns);
-                    x.count += r.count;
+            Some(pid) => {
+                comms.entry(pid).or_insert(&r.comm);
+                match rows.iter_mut().find(|x| x.0 == pid) {
+                    Some(x) => {
+                        x.1 = x.1.saturating_add(r.ns);
+                        x.2 += r.count;
+                    }
+                    None => rows.push((pid, r.ns, r.count)),
                 }
-                None => rows.push(r.clone()),
-            },
+            }
             None => {
                 others.ns = others.ns.saturating_add(r.ns);
                 others.count += r.count;
@@ -327,7 +343,7 @@ pub(crate) fn merge(row: &mut WaitCauses, m: &WaitCauses) {
             }
         }
     }
-    let mut kept = ranked(&mut rows);
+    let mut kept = ranked(&mut rows, |pid| comms[&pid].to_string());
     if other_names > 0 {
         match kept.last_mut().filter(|r| r.pid.is_none()) {
             Some(last) => {
