@@ -74,13 +74,16 @@ impl Queue {
         }
     }
 
+    /// Whether the log has grown enough to be compacted.
+    #[inline]
+    pub(super) fn long(&self) -> bool {
+        self.log.len() >= self.compact_at
+    }
+
     /// Drops the entries no waiter will walk again; `oldest` is the smallest index a waiter
     /// holds (None: no waiter).
-    pub(super) fn compact_if_long(&mut self, oldest: impl FnOnce() -> Option<u64>) {
-        if self.log.len() < self.compact_at {
-            return;
-        }
-        let keep_from = oldest().unwrap_or(self.current()).min(self.current());
+    pub(super) fn compact(&mut self, oldest: Option<u64>) {
+        let keep_from = oldest.unwrap_or(self.current()).min(self.current());
         let drop = (keep_from - self.base) as usize;
         self.log.drain(..drop);
         self.base = keep_from;
@@ -130,7 +133,8 @@ mod tests {
         for t in 1..=COMPACT_AT as u64 {
             q.push(Occupant::Task(t as i32 % 2 + 1), t * 10);
         }
-        q.compact_if_long(|| Some(100));
+        assert!(q.long());
+        q.compact(Some(100));
         assert_eq!(q.base, 100);
         let (p, _) = pieces(&q, 100, 1000, 1015);
         assert_eq!(

@@ -109,22 +109,23 @@ impl OpenWait {
         }
         let kind = p.kind as usize;
         self.kinds[kind] = self.kinds[kind].saturating_add(len);
-        let extends = self
-            .last
-            .is_some_and(|l| l.end == p.start && (l.kind, l.pid, l.cpu) == (p.kind, p.pid, p.cpu));
-        if p.kind == PieceKind::Behind {
-            self.behind.push((p.pid, u32::from(!extends), len));
-        }
-        if extends {
-            if self.pieces_seen <= PIECES_KEPT as u64 {
-                if let Some(kept) = self.pieces.last_mut() {
-                    kept.end = p.end;
-                }
-            }
-            if let Some(last) = &mut self.last {
+        if let Some(last) = &mut self.last {
+            if last.end == p.start && (last.kind, last.pid, last.cpu) == (p.kind, p.pid, p.cpu) {
+                // The same occupant goes on (across a settle): extend, not a new piece.
                 last.end = p.end;
+                if p.kind == PieceKind::Behind {
+                    self.behind.push((p.pid, 0, len));
+                }
+                if self.pieces_seen <= PIECES_KEPT as u64 {
+                    if let Some(kept) = self.pieces.last_mut() {
+                        kept.end = p.end;
+                    }
+                }
+                return;
             }
-            return;
+        }
+        if p.kind == PieceKind::Behind {
+            self.behind.push((p.pid, 1, len));
         }
         self.pieces_seen += 1;
         if self.pieces.len() < PIECES_KEPT {

@@ -174,12 +174,11 @@ impl WaitTracker {
     /// analyzer learns of lost events afterwards: no waiter's piece is cut before its time).
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
         self.queue(cpu as usize).push(occupant, at);
-        let (queues, open) = (&mut self.queues, &self.open);
-        let q = &mut queues[cpu as usize];
-        let waiters = &q.waiters;
-        let oldest = || waiters.iter().map(|&w| open[w as usize].entry).min();
-        let oldest = oldest();
-        q.compact_if_long(|| oldest);
+        let q = &self.queues[cpu as usize];
+        if q.long() {
+            let oldest = q.waiters.iter().map(|&w| self.open[w as usize].entry).min();
+            self.queues[cpu as usize].compact(oldest);
+        }
     }
 
     /// The `sched_wakeup` of a wait `sched_waking` began: everything so far was the enqueue.
