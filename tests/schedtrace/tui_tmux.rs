@@ -131,7 +131,9 @@ fn compare_three_kernels_then_browse_resize_and_quit() {
     tmux.keys(&["Enter"]);
     tmux.wait("the detail's wait causes", |s| s.contains("why it waited:"));
     tmux.keys(&["O"]);
-    tmux.wait("the timeline", |s| s.contains("· cursor ") && s.contains("CPU 1"));
+    tmux.wait("the timeline", |s| {
+        s.contains("· cursor ") && s.contains("CPU 1")
+    });
     tmux.keys(&["2"]);
     tmux.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
     tmux.wait("80×24", |s| {

@@ -244,3 +244,66 @@ fn kind_name(kind: PieceKind) -> &'static str {
 fn ms(ns: i64) -> String {
     format!("{:+.3}", ns as f64 / 1e6)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analysis::compare::{compare, Options, Repeat, Run};
+    use serde_json::json;
+
+    /// A report of one task `a` whose waits were `idle` ns idle and `behind` ns behind `b`.
+    fn repeat(idle: u64, behind: u64) -> Repeat {
+        let stats = |sum: u64| json!({"count": 1, "sum_ns": sum, "p50_ns": 2_000_000});
+        let task = |pid: i64, comm: &str, wait: u64, causes: serde_json::Value| {
+            json!({"pid": pid, "comm": comm, "runtime_ns": 1000, "slices": stats(1000),
+                   "sched_delay": stats(wait), "wait_causes": causes})
+        };
+        let causes = json!({"enqueue_ns": 0, "idle_ns": idle, "behind_ns": behind, "unknown_ns": 0,
+            "behind": [{"pid": 2, "comm": "b", "ns": behind, "count": 1}],
+            "ended_by": {"wakeup_preemption": 0, "occupant_blocked": 0, "occupant_preempted": 0,
+                         "occupant_exited": 0, "idle": 0, "pulled": 0, "unknown": 0}});
+        let none = json!({"enqueue_ns": 0, "idle_ns": 0, "behind_ns": 0, "unknown_ns": 0,
+            "behind": [], "ended_by": causes["ended_by"].clone()});
+        Repeat {
+            path: "r.json".into(),
+            report: json!({"schema_version": 3, "window": {"start_ns": 0, "end_ns": 1_000_000_000},
+                "system": {"wait_causes": {}},
+                "tasks": [task(1, "a", idle + behind, causes), task(2, "b", 0, none)]}),
+            from_json_report: true,
+            samples: None,
+        }
+    }
+
+    /// The sentence of a role whose wait behind `b` grew beyond the noise while its idle
+    /// part moved within it: ranked part first, with the occupant's median slice, then the
+    /// noise, each with its p.
+    #[test]
+    fn a_sentence_ranks_parts_and_names_the_noise() {
+        let runs = vec![
+            Run {
+                label: "old".into(),
+                repeats: vec![repeat(1_000_000, 10_000_000), repeat(3_000_000, 10_100_000)],
+            },
+            Run {
+                label: "new".into(),
+                repeats: vec![repeat(1_100_000, 20_000_000), repeat(2_800_000, 20_300_000)],
+            },
+        ];
+        let c = compare(&runs, &Options::default()).unwrap();
+        let e = c.explain.as_ref().unwrap();
+        let s = e.subjects.iter().find(|s| s.subject == "a").unwrap();
+        let ch = &s.changes[0];
+        let p_total = ch.p_value.unwrap();
+        let p_behind = ch.components[0].p_value.unwrap();
+        let p_idle = ch.components[1].p_value.unwrap();
+        assert_eq!(
+            sentence(&c, s, ch),
+            format!(
+                "new vs old: a waited +10.050 ms (p {p_total:.3}): +10.100 ms behind b \
+                 (median slice 2.000 ms, 2.000 in old); within the noise: -0.050 ms idle \
+                 (p {p_idle:.3})"
+            )
+        );
+        assert!(p_behind < 0.05 && p_idle >= 0.05);
+    }
+}
