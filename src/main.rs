@@ -215,6 +215,7 @@ fn compare(c: &CompareArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
         task_metrics: c.task_metrics.clone(),
         wide: c.wide,
         width: c.width,
+        explain: c.explained(),
     };
     let text = match c.format {
         args::CompareFormat::Text => render::compare::text::render(&comparison, &layout),

@@ -103,6 +103,15 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
 
+    /// Explain each role's change of wait: split by what its CPU ran (enqueue, idle,
+    /// behind which role, unknown), ranked, one sentence per role and run (on in `lkml`)
+    #[arg(long, conflicts_with = "no_explain")]
+    pub explain: bool,
+
+    /// Leave the "o Why" block out of `--format lkml`
+    #[arg(long)]
+    pub no_explain: bool,
+
     /// Show every metric and do not limit the width
     #[arg(long)]
     pub wide: bool,
@@ -132,6 +141,11 @@ impl CompareArgs {
     /// The analysis of every trace, and its options in words for the comparison's header.
     pub fn analysis_config(&self) -> Result<(analysis::Config, Vec<String>), String> {
         Ok((self.scope.config()?, self.scope.described()))
+    }
+
+    /// Whether the layout shows the "Why" block.
+    pub fn explained(&self) -> bool {
+        self.explain || (self.format == CompareFormat::Lkml && !self.no_explain)
     }
 
     pub fn options(&self) -> Result<analysis::compare::Options, String> {

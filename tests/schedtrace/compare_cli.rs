@@ -93,10 +93,19 @@ fn lkml_of_the_four_nice_kernels_with_roles_workload_and_a_relative_window() {
         "Interpretation: Neutral",
         "bmq: nice5 (pid 189) waited 3.003 s",
         "cfs[pct imp](CV)",
+        "o Why (change of each role's total wait",
+        "  bmq vs cfs: nice5 (role 5) waited +706.743 ms: +734.224 ms behind nice0 (role 0) on CPU",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }
     assert!(text.lines().all(|l| l.chars().count() <= 90), "{text}");
+    // --no-explain drops the block, --explain adds it to the text layout.
+    let mut two: Vec<&str> = vec!["compare", &files[0], &files[3], "--match", r"nice-?n?(\d)"];
+    two.extend(["--format", "lkml", "--no-explain"]);
+    assert!(!succeeds(&two).contains("o Why"));
+    two.truncate(5);
+    two.push("--explain");
+    assert!(succeeds(&two).contains("\nWhy: change of each role's total wait"));
 
     // The same with the first 0.5..2.5 s of each trace: windows of 2 s exactly.
     args.truncate(5);

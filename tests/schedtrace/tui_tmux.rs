@@ -127,6 +127,14 @@ fn compare_three_kernels_then_browse_resize_and_quit() {
     tmux.wait("the help", |s| s.contains("keys (Esc closes)"));
     tmux.keys(&["Escape"]);
     tmux.wait("the help closed", |s| !s.contains("keys (Esc closes)"));
+    // A task's detail says why it waited; O goes to the timeline behind its first occupant.
+    tmux.keys(&["Enter"]);
+    tmux.wait("the detail's wait causes", |s| s.contains("why it waited:"));
+    tmux.keys(&["O"]);
+    tmux.wait("the timeline", |s| {
+        s.contains("· cursor ") && s.contains("CPU 1")
+    });
+    tmux.keys(&["2"]);
     tmux.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"]);
     tmux.wait("80×24", |s| {
         s.lines().count() <= 24 && s.contains("task:pid")

@@ -107,4 +107,6 @@ pub(crate) enum Action {
     MarkerStart,
     MarkerEnd,
     JumpToMaxWait,
+    NextOccupant,
+    JumpToOccupant,
 }

@@ -215,6 +215,18 @@ pub(crate) const BINDINGS: &[Binding] = &[
         Action::JumpToMaxWait,
         "timeline at the longest wait",
     ),
+    bind(
+        Det,
+        &[C('o')],
+        Action::NextOccupant,
+        "next occupant (why it waited)",
+    ),
+    bind(
+        Det,
+        &[C('O')],
+        Action::JumpToOccupant,
+        "timeline at the occupant's piece",
+    ),
     bind(Tl, &[C('h'), Key::Left], Action::CursorLeft, "cursor left"),
     bind(
         Tl,

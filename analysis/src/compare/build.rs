@@ -2,6 +2,7 @@
 //! (every task, or the `--workload`), and the task table (tasks matched by role, top N by
 //! a task metric).
 
+use super::explain::{self, model::Explain, Context, SubjectSet};
 use super::matching::Matching;
 use super::model::{
     Cell, Comparison, MetricRow, RepeatHeader, RoleMembers, RunHeader, ScopeInfo, Significance,
@@ -109,6 +110,7 @@ pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
         })
         .collect();
     let tasks = tasks(runs, &sets, &table, opts, &mut exact);
+    let explain = explain_all(runs, base, opts, &sets, &tasks);
     Ok(Comparison {
         schema_version: COMPARE_SCHEMA_VERSION,
         base: runs[base].label.clone(),
@@ -134,7 +136,52 @@ pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
         runs: runs.iter().map(header).collect(),
         system,
         tasks,
+        explain: Some(explain),
     })
+}
+
+/// The `explain` section: every role of the task table, then the workload.
+fn explain_all(
+    runs: &[Run],
+    base: usize,
+    opts: &Options,
+    sets: &TaskSets,
+    table: &TaskTable,
+) -> Explain {
+    let table_roles: Vec<String> = table.tasks.iter().map(|t| t.name.clone()).collect();
+    let mut subjects: Vec<SubjectSet> = table_roles
+        .iter()
+        .map(|name| SubjectSet {
+            name: name.clone(),
+            workload: false,
+            members: per_index(runs, |r, k| {
+                sets.roles[r][k].get(name).cloned().unwrap_or_default()
+            }),
+        })
+        .collect();
+    if let Some(re) = &opts.workload {
+        subjects.push(SubjectSet {
+            name: re.as_str().to_string(),
+            workload: true,
+            members: sets.workload.clone(),
+        });
+    }
+    let cx = Context {
+        runs,
+        base,
+        alpha: opts.alpha,
+        matching: &opts.matching,
+        table_roles: &table_roles,
+    };
+    explain::explain(&cx, &subjects)
+}
+
+/// `f(run, repeat)` of every repeat, `[run][repeat]`.
+fn per_index<T>(runs: &[Run], f: impl Fn(usize, usize) -> T) -> Vec<Vec<T>> {
+    runs.iter()
+        .enumerate()
+        .map(|(r, run)| (0..run.repeats.len()).map(|k| f(r, k)).collect())
+        .collect()
 }
 
 /// The task sets of every repeat: the workload, and the tasks of each role.

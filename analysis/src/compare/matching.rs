@@ -50,7 +50,7 @@ impl Matching {
     }
 
     /// The role of a task named `comm`.
-    pub(crate) fn role(&self, comm: &str) -> String {
+    pub fn role(&self, comm: &str) -> String {
         let name = self.role_source(comm);
         match &self.by {
             MatchBy::Exact => name.to_string(),

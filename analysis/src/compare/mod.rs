@@ -33,6 +33,7 @@
 //! - Totals are rates per second of window: runs need not be equally long.
 
 mod build;
+pub mod explain;
 pub mod load;
 pub mod matching;
 pub mod model;

@@ -26,6 +26,10 @@ pub struct Comparison {
     pub runs: Vec<RunHeader>,
     pub system: Vec<MetricRow>,
     pub tasks: TaskTable,
+    /// Why each role (and the workload) waited more or less than in the baseline
+    /// (`compare --explain`); absent from comparisons written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<super::explain::model::Explain>,
 }
 
 /// How changes are tested.

@@ -43,11 +43,28 @@ fn comparisons_validate() {
     assert!(json["system"][0]["cells"][1]["cv_pct"].is_number());
 
     // The JSON reads back into the same comparison.
-    let back: analysis::compare::Comparison = serde_json::from_value(json).unwrap();
+    let back: analysis::compare::Comparison = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(back, c);
 
     // A schema violation is caught (the validator is not vacuous).
     let mut broken = serde_json::to_value(&c).unwrap();
     broken["system"][0]["cells"][0]["flag"] = Value::String("!".into());
+    assert!(v.iter_errors(&broken).next().is_some());
+    // The explanation is described too (with every role, so that some are in both runs):
+    // its parts' kinds are the four.
+    let all = Options {
+        top: 1000,
+        ..Options::default()
+    };
+    let c = compare(&runs, &all).unwrap();
+    let json = serde_json::to_value(&c).unwrap();
+    assert_valid(&v, &json);
+    let subjects = json["explain"]["subjects"].as_array().unwrap();
+    let at = subjects
+        .iter()
+        .position(|s| s["changes"].as_array().is_some_and(|c| !c.is_empty()))
+        .expect("a role in both runs");
+    let mut broken = serde_json::to_value(&c).unwrap();
+    broken["explain"]["subjects"][at]["changes"][0]["components"][0]["kind"] = "waiting".into();
     assert!(v.iter_errors(&broken).next().is_some());
 }

@@ -4,6 +4,7 @@
 //! once instead of once per file (a fresh clone builds its tests in a fraction of the time).
 
 mod common;
+mod compare_explain;
 mod compare_mixed;
 mod compare_repeats;
 mod compare_roles;

@@ -31,6 +31,14 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    let why = super::why::lines(c, width);
+    if layout.explain && !why.is_empty() {
+        out.push_str("\no Why (change of each role's total wait against the baseline, by what its CPU ran)\n");
+        for line in why {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     for block in blocks(c, &layout.task_metrics, layout.wide) {
         let units = match block.unit.map(|u| u.shown()) {
             None => "Normalized to the baseline; Base in the unit the case names".to_string(),

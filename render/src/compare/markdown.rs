@@ -54,5 +54,12 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
             out.push('\n');
         }
     }
+    let why = super::why::lines(c, None);
+    if layout.explain && !why.is_empty() {
+        out.push_str("\n### Why: change of each role's total wait, by what its CPU ran\n\n");
+        for line in why {
+            let _ = writeln!(out, "- {}", line.trim_start());
+        }
+    }
     out
 }

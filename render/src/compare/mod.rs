@@ -9,6 +9,7 @@ mod grid;
 pub mod lkml;
 pub mod markdown;
 pub mod text;
+pub mod why;
 
 use analysis::columns::compare::Compared;
 
@@ -21,6 +22,8 @@ pub struct Layout {
     pub wide: bool,
     /// Line width limit (ignored with `wide`).
     pub width: usize,
+    /// The "Why" block (`--explain`; `lkml` shows it unless `--no-explain`).
+    pub explain: bool,
 }
 
 impl Layout {

@@ -59,6 +59,16 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
         };
         table.render(width, " ", &mut out);
     }
+    let why = super::why::lines(c, width);
+    if layout.explain && !why.is_empty() {
+        out.push_str(
+            "\nWhy: change of each role's total wait against the baseline, by what its CPU ran\n",
+        );
+        for line in why {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     out
 }
 

@@ -9,7 +9,7 @@ use analysis::compare::{compare, Options, Run};
 
 /// The mi workload on CFS, EEVDF and PDS (PDS twice), its tasks matched through the
 /// names PDS gave them (`mintr0..2` for the massive_intr tasks, `mspin` for the spinner).
-fn mi_comparison() -> Comparison {
+pub(crate) fn mi_comparison() -> Comparison {
     let captures: [(&str, &[&str]); 3] = [
         ("cfs", &["cfs-6.1-vm/mi"]),
         ("eevdf", &["eevdf-6.12-vm/mi"]),

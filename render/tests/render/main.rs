@@ -4,3 +4,4 @@
 //! the dependencies are linked once.
 
 mod compare_layouts;
+mod compare_why;

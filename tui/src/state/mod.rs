@@ -13,6 +13,7 @@ mod popup;
 pub(crate) mod tasks;
 pub(crate) mod timeline;
 pub(crate) mod triples;
+mod why;
 
 use crate::action::{Action, View};
 use crate::columns;
@@ -84,6 +85,8 @@ pub(crate) struct App {
     pub cursor: [usize; 9],
     /// A text popup (Enter on a compare row) over the view.
     pub popup: Option<(String, Vec<String>)>,
+    /// The occupant selected in the task detail's "why it waited" list (`o`).
+    pub why_occupant: usize,
     pub status: Option<Status>,
     pub help_scroll: usize,
     pub quit: bool,
@@ -128,6 +131,7 @@ impl App {
             timeline: TimelineState::default(),
             cursor: [0; 9],
             popup: None,
+            why_occupant: 0,
             status: None,
             help_scroll: 0,
             quit: false,
@@ -457,6 +461,8 @@ impl App {
             Action::ZoomFit => self.timeline.fit(),
             Action::MarkerStart => self.timeline.marker_start = Some(self.timeline.cursor),
             Action::MarkerEnd => self.timeline.marker_end = Some(self.timeline.cursor),
+            Action::NextOccupant => self.next_occupant(),
+            Action::JumpToOccupant => self.jump_to_occupant(),
             Action::JumpToMaxWait => {
                 let wait = self.current_task().and_then(|t| {
                     let d = &t.sched_delay;

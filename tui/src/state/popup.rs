@@ -20,6 +20,11 @@ impl App {
         ) {
             lines.push(String::new());
             lines.extend(self.ladders(name));
+            let why = self.why_lines(name);
+            if !why.is_empty() {
+                lines.push(String::new());
+                lines.extend(why);
+            }
         }
         Some((format!("{name}: per repeat"), lines))
     }

@@ -14,6 +14,7 @@ mod speed;
 mod speed_large;
 mod state;
 mod triples;
+mod why;
 
 use crate::input::{self, Data, Sources};
 use crate::state::{App, Restore};

@@ -1,6 +1,7 @@
 //! Task detail: log2 histograms of wakeup latency, preemption wait and slices with the
 //! percentiles marked, switch-out reasons, local vs remote latency, placement, and the
-//! preemption triples the task is in. `J` shows the timeline at its longest wait.
+//! preemption triples the task is in, why it waited (`why`). `J` shows the timeline at its
+//! longest wait, `O` at its piece behind the selected occupant.
 
 use super::fmt;
 use super::style::{self, Glyphs};
@@ -92,6 +93,10 @@ fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
             fmt::secs(t.sched_delay.max_at_ns)
         )),
         Line::raw(""),
+    ];
+    // Why it waited, right under its longest wait.
+    lines.extend(super::why::lines(app, t));
+    lines.extend([
         Line::styled("switch-out reasons", style::header()),
         Line::raw(format!(
             "  block {}  wakeup-preempt {}  preempt {}  exit {}",
@@ -116,7 +121,7 @@ fn facts(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
             p.other,
             fmt::pct(a.warm_restart_share)
         )),
-    ];
+    ]);
     if let Some(f) = t.fairness {
         lines.push(Line::raw(format!(
             "fairness: weight {} ratio {} max lag {} ms",

@@ -17,6 +17,7 @@ pub(crate) mod style;
 mod table;
 mod tasks;
 mod timeline;
+mod why;
 
 use crate::action::View;
 use crate::keymap;
