@@ -69,6 +69,8 @@ pub struct Analyzer {
     pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
     /// Where intervals and records go as they come ([`Analyzer::drain_into`]).
     pub(crate) drain: Option<Box<Draining>>,
+    /// Which CPUs each task may use, when anything says (`Config::affinity`).
+    pub(crate) affinity: Option<crate::affinity::Affinity>,
 }
 
 impl Analyzer {
@@ -81,6 +83,7 @@ impl Analyzer {
             .map(crate::timeline_store::StoreState::new);
         let series = config.series.map(|len| Box::new(SeriesCounts::new(len)));
         let config_records = config.records;
+        let config_affinity = config.affinity.as_deref().cloned();
         let mut fairness = Fairness::new();
         if let Some(len) = config.series {
             fairness.record_windows(len.max(1));
@@ -109,6 +112,7 @@ impl Analyzer {
             time_jumps: Vec::new(),
             records: config_records.map(|limit| Box::new(Recorder::new(limit))),
             drain: None,
+            affinity: config_affinity,
         }
         .with_topology()
     }
@@ -408,6 +412,9 @@ impl EventSink for Analyzer {
             self.weights_unsettled = true;
         }
         self.fairness.scale = scale;
+        if let (Some(a), Some(n)) = (&mut self.affinity, meta.cpus) {
+            a.set_cpu_count(n);
+        }
         // metrics.md §6: the trace's own topology comes first.
         if let Some(t) = &meta.topology {
             if self.first_ts.is_none() && t.cpus.iter().any(|p| p.llc.is_some()) {

@@ -9,7 +9,9 @@ use super::analyzer::Analyzer;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
+use crate::metrics::runqueue::{AffinityUse, LooksPinned};
 use crate::metrics::{latency, quality};
+use crate::recording::RecordingInfo;
 use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
     TopologyInfo, Window, SCHEMA_VERSION,
@@ -81,13 +83,29 @@ impl Analyzer {
             .fairness
             .summary(all_tasks.iter().map(|t| &t.fair), competing);
         let mut affinity_rows = Vec::new();
+        let mut pinned_candidates = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()
             .filter(|t| self.active(t))
             .map(|t| {
                 let (affinity, migrations) = placement::task_row(&t.affinity, map.as_ref());
                 affinity_rows.push((affinity.clone(), migrations));
-                task_row(t, affinity)
+                let allowed = self.allowed_cpus(&t);
+                let settled = (t.last_run_cpu, t.settled_slices, t.settled_since);
+                let mut row = task_row(t, affinity);
+                match (allowed, settled) {
+                    (Some(cpus), _) => row.allowed_cpus = Some(cpus),
+                    (None, (Some(cpu), slices, since_ns)) => pinned_candidates.push(LooksPinned {
+                        pid: row.pid,
+                        comm: row.comm.clone(),
+                        cpu,
+                        slices,
+                        since_ns,
+                        sched_delay_ns: row.sched_delay.sum_ns,
+                    }),
+                    _ => {}
+                }
+                row
             })
             .collect();
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
@@ -109,6 +127,13 @@ impl Analyzer {
         system.work_conservation = self
             .runqueues
             .work_conservation(window.len_ns() as f64 * cpu_count as f64, llcs);
+        let known = tasks.iter().filter(|t| t.allowed_cpus.is_some()).count() as u64;
+        system.work_conservation.affinity = AffinityUse::new(
+            self.affinity_source(),
+            known,
+            pinned_candidates,
+            system.work_conservation.idle_while_runnable_ns,
+        );
         system.worst_wait = crate::worst_wait::worst_wait(&tasks, window);
         let report = Report {
             schema_version: SCHEMA_VERSION,
@@ -131,6 +156,11 @@ impl Analyzer {
                     .map_or_else(|| "unknown".to_string(), crate::scheduler_name),
                 extra: meta.extra.clone(),
                 topology: self.topology_info(),
+                recording: self
+                    .config
+                    .recording
+                    .as_deref()
+                    .map(|(path, r)| RecordingInfo::new(path, r)),
             },
             window,
             quality: crate::report::Quality {
@@ -170,6 +200,27 @@ impl Analyzer {
             );
         }
         self.runqueues.finish(end, &self.scope);
+    }
+
+    /// Task `t`'s allowed CPUs for its report row (`tasks[].allowed_cpus`), when known.
+    fn allowed_cpus(&self, t: &Task) -> Option<String> {
+        let a = self.affinity.as_ref()?;
+        let rule = a.rule_for(&t.comm.to_string_lossy());
+        a.last(t.pid, rule).map(|set| set.to_string())
+    }
+
+    /// Where the allowed CPUs came from (`work_conservation.affinity.source`).
+    fn affinity_source(&self) -> &'static str {
+        match self
+            .affinity
+            .as_ref()
+            .map(|a| (a.has_recording(), a.has_rules()))
+        {
+            Some((true, true)) => "recorded, --affinity",
+            Some((true, false)) => "recorded",
+            Some((false, true)) => "--affinity",
+            _ => "unknown",
+        }
     }
 
     pub(crate) fn cpu_map(&self) -> Option<CpuMap> {

@@ -4,12 +4,13 @@
 //! The timeline store's per-task log and per-event size check are kept here too.
 
 use super::analyzer::{Analyzer, MAX_CPUS};
+use crate::affinity::Affinity;
 use crate::cpu::Occupant;
 use crate::interval::TaskLog;
 use crate::metrics::fairness::Presence;
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
-use crate::timeline::{State, Wait};
+use crate::timeline::{State, Task, Wait, RULE_NONE, RULE_UNDECIDED};
 use crate::timeline_store::CHECK_EVERY;
 use crate::FairSet;
 use ingest::Comm;
@@ -51,11 +52,18 @@ impl Analyzer {
             return;
         }
         if old != new {
+            let affinity = self.affinity.as_ref();
+            let set_of = |id: u32| affinity.filter(|_| id != RULE_NONE).map(|a| a.set(id));
             if old.cpu >= 0 && !old.running {
-                self.runqueues.wait(old.cpu as u32, -1, now, &self.scope);
+                let set = set_of(t.wait_set);
+                self.runqueues
+                    .wait(old.cpu as u32, -1, now, &self.scope, set);
             }
             if new.cpu >= 0 && !new.running {
-                self.runqueues.wait(new.cpu as u32, 1, now, &self.scope);
+                t.wait_set = affinity.map_or(RULE_NONE, |a| allowed_id(a, t, now));
+                let set = set_of(t.wait_set);
+                self.runqueues
+                    .wait(new.cpu as u32, 1, now, &self.scope, set);
             }
         }
         self.fairness
@@ -184,4 +192,15 @@ impl Analyzer {
         self.drain_now(&mut tasks, false);
         self.tasks = tasks;
     }
+}
+
+/// The allowed set task `t` waits with at `now` ([`RULE_NONE`]: unconstrained); decides
+/// (and caches) its name's `--affinity` rule first.
+fn allowed_id(a: &Affinity, t: &mut Task, now: u64) -> u32 {
+    if t.affinity_rule == RULE_UNDECIDED {
+        t.affinity_rule = a.rule_for(&t.comm.to_string_lossy()).unwrap_or(RULE_NONE);
+    }
+    let rule = (t.affinity_rule != RULE_NONE).then_some(t.affinity_rule);
+    a.allowed_id(t.pid, rule, now)
+        .map_or(RULE_NONE, |(id, _)| id)
 }

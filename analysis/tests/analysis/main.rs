@@ -3,6 +3,7 @@
 //! One test binary for the crate, each file a module, so that the dependencies are linked
 //! once instead of once per file (a fresh clone builds its tests in a fraction of the time).
 
+mod affinity_traces;
 mod common;
 mod compare_mixed;
 mod compare_repeats;
