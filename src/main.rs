@@ -27,11 +27,23 @@ fn main() -> ExitCode {
         Command::Compare(c) => compare(&c, read),
         Command::Tui(t) => tui(t, read),
         Command::Export(e) => export(&e, read),
+        // The recorded command's own exit status passes through.
+        Command::Record(r) => return record(&r),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Message(msg)) => {
+            eprintln!("schedtrace: {msg}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+fn record(r: &args::RecordArgs) -> ExitCode {
+    match record::run(&r.options()) {
+        Ok(code) => ExitCode::from(code),
+        Err(msg) => {
             eprintln!("schedtrace: {msg}");
             ExitCode::from(EXIT_BAD_INPUT)
         }
@@ -129,6 +141,14 @@ fn convert(c: &ConvertArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
         ..Default::default()
     };
     let done = ingest::perfetto::convert(&c.file, &c.output, opts, read)?;
+    if let Some(sidecar) =
+        analysis::recording::copy_beside(&c.file, &c.output).map_err(Failure::Message)?
+    {
+        eprintln!(
+            "schedtrace: the recording's sidecar goes along: {}",
+            sidecar.display()
+        );
+    }
     let w = &done.written;
     eprintln!(
         "schedtrace: wrote {} ({} packets, {} bytes): {} events, {} compact switches, {} compact wakings, \
