@@ -23,8 +23,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Per-CPU ring buffer: perf's default (512 KiB) loses events under a wakeup storm.
-const MMAP_SIZE: &str = "16M";
+/// Per-CPU ring buffer size: perf's default (512 KiB) loses events under a wakeup storm, so
+/// up to 16 MiB per CPU, within 256 MiB in all (perf locks this memory: a 256-CPU machine
+/// gets 1 MiB per CPU, not 4 GiB). A power of two of pages, as perf requires.
+fn mmap_size() -> String {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mib = (256 / cpus).clamp(1, 16);
+    format!("{}M", 1usize << mib.ilog2())
+}
 
 /// A running `perf record`.
 pub(crate) struct Perf {
@@ -71,13 +77,13 @@ impl Perf {
             "-a",
             "-k",
             "mono",
-            "-m",
-            MMAP_SIZE,
             "-D",
             "-1",
             "--control",
         ])
         .arg(format!("fifo:{},{}", ctl.display(), ack.display()))
+        .arg("-m")
+        .arg(mmap_size())
         .arg("-o")
         .arg(output);
         for e in events {
