@@ -241,6 +241,39 @@ impl Recording {
     }
 }
 
+/// Each task's recorded nice over time, for the fairness weights where the events' `prio`
+/// does not say it exactly (BMQ adds an untraced boost; the BFS family's scales in general):
+/// `None` at a time when the task was not in a fair class (`SCHED_FIFO`, `SCHED_RR`,
+/// `SCHED_DEADLINE`, `SCHED_IDLE`), left out of fairness as real-time tasks are.
+#[derive(Debug, Clone, Default)]
+pub struct Niceness(rustc_hash::FxHashMap<i32, Vec<(u64, Option<i32>)>>);
+
+impl Niceness {
+    pub fn new(r: &Recording) -> Niceness {
+        let mut by_pid: rustc_hash::FxHashMap<i32, Vec<(u64, Option<i32>)>> = Default::default();
+        for s in &r.tasks {
+            let fair = matches!(
+                s.policy.as_str(),
+                "SCHED_OTHER" | "SCHED_BATCH" | "SCHED_EXT"
+            );
+            let nice = (fair && (-20..=19).contains(&s.nice)).then_some(s.nice);
+            by_pid.entry(s.pid).or_default().push((s.ts_ns, nice));
+        }
+        for samples in by_pid.values_mut() {
+            samples.sort_by_key(|&(t, _)| t);
+        }
+        Niceness(by_pid)
+    }
+
+    /// The nice of `pid` at `ts` (its last sample at or before, else its first); the outer
+    /// None when the recording did not see it.
+    pub fn at(&self, pid: i32, ts: u64) -> Option<Option<i32>> {
+        let samples = self.0.get(&pid)?;
+        let at = samples.partition_point(|&(t, _)| t <= ts);
+        Some(samples[at.saturating_sub(1)].1)
+    }
+}
+
 /// What the report says of the recording (`source.recording`): where its sidecar is, what
 /// recorded it, and the host facts the events lack.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

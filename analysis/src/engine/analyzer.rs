@@ -71,6 +71,8 @@ pub struct Analyzer {
     pub(crate) drain: Option<Box<Draining>>,
     /// Which CPUs each task may use, when anything says (`Config::affinity`).
     pub(crate) affinity: Option<crate::affinity::Affinity>,
+    /// Each task's nice as the recording sampled it (`Config::recording`).
+    pub(crate) recorded_nice: Option<crate::recording::Niceness>,
 }
 
 impl Analyzer {
@@ -84,6 +86,10 @@ impl Analyzer {
         let series = config.series.map(|len| Box::new(SeriesCounts::new(len)));
         let config_records = config.records;
         let config_affinity = config.affinity.as_deref().cloned();
+        let recorded_nice = config
+            .recording
+            .as_deref()
+            .map(|(_, r)| crate::recording::Niceness::new(r));
         let mut fairness = Fairness::new();
         if let Some(len) = config.series {
             fairness.record_windows(len.max(1));
@@ -113,6 +119,7 @@ impl Analyzer {
             records: config_records.map(|limit| Box::new(Recorder::new(limit))),
             drain: None,
             affinity: config_affinity,
+            recorded_nice,
         }
         .with_topology()
     }

@@ -79,9 +79,13 @@ impl Analyzer {
             Some(set) => format!("--fair-set: {}", set.describe()),
             None => "every non-RT task".to_string(),
         };
-        let fairness = self
+        let mut fairness = self
             .fairness
             .summary(all_tasks.iter().map(|t| &t.fair), competing);
+        if self.recorded_nice.is_some() && self.fairness.scale.prio_ambiguous() {
+            fairness.prio_scale +=
+                "; weights from the nice the recording sampled where it saw the task";
+        }
         let mut affinity_rows = Vec::new();
         let mut pinned_candidates = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks

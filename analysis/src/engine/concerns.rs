@@ -7,7 +7,7 @@ use super::analyzer::{Analyzer, MAX_CPUS};
 use crate::affinity::Affinity;
 use crate::cpu::Occupant;
 use crate::interval::TaskLog;
-use crate::metrics::fairness::Presence;
+use crate::metrics::fairness::{Presence, PrioScale};
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
 use crate::timeline::{State, Task, Wait, RULE_NONE, RULE_UNDECIDED};
@@ -20,7 +20,17 @@ impl Analyzer {
     /// `--fair-set`).
     fn fair_weight(&mut self, slot: usize) -> u32 {
         let t = &mut self.tasks[slot];
-        let Some(w) = self.fairness.scale.weight(t.prio) else {
+        let scale = self.fairness.scale;
+        // A recorded nice where the events' prio is ambiguous (docs/metrics.md §7).
+        let recorded = match &self.recorded_nice {
+            Some(n) if scale.prio_ambiguous() => n.at(t.pid, self.now),
+            _ => None,
+        };
+        let weight = match recorded {
+            Some(nice) => nice.map(PrioScale::weight_of_nice),
+            None => scale.weight(t.prio),
+        };
+        let Some(w) = weight else {
             return 0;
         };
         if let Some(set) = &self.config.fair_set {

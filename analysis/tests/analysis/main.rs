@@ -16,6 +16,7 @@ mod ground_truth;
 mod invariants;
 mod metrics_rules;
 mod metrics_traces;
+mod recording_traces;
 mod report_additions;
 mod rules;
 mod series_traces;
