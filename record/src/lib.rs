@@ -100,7 +100,7 @@ pub fn run(o: &Options) -> Result<u8, String> {
     let progress = !o.quiet && std::io::stderr().is_terminal();
     let mut next_sample = Instant::now() + o.sample_interval;
     let mut next_draw = Instant::now();
-    let mut forwarded = None;
+    let (mut signalled, mut forwarded) = (None, false);
     let stop = loop {
         if let Some(c) = &mut child {
             if let Some(status) = exited_unreaped(c) {
@@ -112,14 +112,16 @@ pub fn run(o: &Options) -> Result<u8, String> {
         }
         let signal = STOP_SIGNAL.load(Ordering::SeqCst);
         if signal != 0 {
+            let since = *signalled.get_or_insert_with(Instant::now);
             match &child {
-                // Ctrl-C reached the command too; `kill -INT` of this process alone did not:
-                // pass it on once, and give it a moment to finish by itself.
-                Some(c) if forwarded.is_none() => {
-                    forwarded = Some(Instant::now());
+                // A Ctrl-C at the terminal reached the command too: let it end by itself.
+                // `kill -INT` of this process alone did not: after 300 ms pass it on, once,
+                // then wait up to 5 s more.
+                Some(c) if !forwarded && since.elapsed() >= Duration::from_millis(300) => {
+                    forwarded = true;
                     unsafe { libc::kill(c.id() as i32, signal) };
                 }
-                Some(_) if forwarded.is_some_and(|t| t.elapsed() < Duration::from_secs(5)) => {}
+                Some(_) if since.elapsed() < Duration::from_secs(5) => {}
                 _ => break Stop::Signal(signal),
             }
         }

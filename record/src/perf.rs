@@ -72,20 +72,12 @@ impl Perf {
         }
         let stderr = File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
         let mut cmd = Command::new("perf");
-        cmd.args([
-            "record",
-            "-a",
-            "-k",
-            "mono",
-            "-D",
-            "-1",
-            "--control",
-        ])
-        .arg(format!("fifo:{},{}", ctl.display(), ack.display()))
-        .arg("-m")
-        .arg(mmap_size())
-        .arg("-o")
-        .arg(output);
+        cmd.args(["record", "-a", "-k", "mono", "-D", "-1", "--control"])
+            .arg(format!("fifo:{},{}", ctl.display(), ack.display()))
+            .arg("-m")
+            .arg(mmap_size())
+            .arg("-o")
+            .arg(output);
         for e in events {
             cmd.arg("-e").arg(e);
         }
