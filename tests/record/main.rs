@@ -48,6 +48,15 @@ fn skip(test: &str) -> bool {
     true
 }
 
+/// The lock, and a fresh scratch folder, for a test that can record here (None: skipped).
+fn start(test: &str, name: &str) -> Option<(std::sync::MutexGuard<'static, ()>, PathBuf)> {
+    let one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skip(test) {
+        return None;
+    }
+    Some((one, scratch(name)))
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schedtrace-record-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -137,13 +146,21 @@ fn spinner(n: u32, out: &Path) -> String {
     )
 }
 
+/// What a [`spinner`] wrote as it ended: pid, runtime ns, wait ns, slices.
+fn own_counters(file: &Path) -> Vec<u64> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
 #[test]
 fn pinned_spinners_are_recorded_with_their_affinity() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if skip("pinned_spinners_are_recorded_with_their_affinity") {
+    let Some((_one, dir)) = start("pinned_spinners_are_recorded_with_their_affinity", "pinned")
+    else {
         return;
-    }
-    let dir = scratch("pinned");
+    };
     let trace = dir.join("pinned.perf.data");
     let (a, b) = (dir.join("nice0"), dir.join("nice5"));
     // Two CPU-bound shells pinned to CPU 1 at nice 0 and nice 5; the command exits 7.
@@ -192,12 +209,7 @@ fn pinned_spinners_are_recorded_with_their_affinity() {
     let wc = &report["system"]["work_conservation"];
     assert_eq!(wc["affinity"]["source"], "recorded");
     for (file, nice) in [(&a, 0), (&b, 5)] {
-        // pid runtime_ns wait_ns slices, read by the task itself as it ended.
-        let own: Vec<u64> = std::fs::read_to_string(file)
-            .unwrap()
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
+        let own = own_counters(file);
         let t = task(&report, own[0] as i64);
         assert_eq!(t["allowed_cpus"], "1", "pid {}", own[0]);
         // Its runtime in the trace against its own counter, as the ground-truth tests bound it
@@ -296,13 +308,7 @@ fn pinned_spinners_are_recorded_with_their_affinity() {
         report["source"]["topology"]["llcs"]
     );
     for file in [&a, &b] {
-        let pid = std::fs::read_to_string(file)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let pid = own_counters(file)[0] as i64;
         assert_eq!(task(&back, pid)["allowed_cpus"], "1");
     }
     assert_eq!(share(&back), with);
@@ -311,11 +317,10 @@ fn pinned_spinners_are_recorded_with_their_affinity() {
 
 #[test]
 fn an_unpinned_ping_pong_is_recorded_with_every_event() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if skip("an_unpinned_ping_pong_is_recorded_with_every_event") {
+    let Some((_one, dir)) = start("an_unpinned_ping_pong_is_recorded_with_every_event", "pipe")
+    else {
         return;
-    }
-    let dir = scratch("pipe");
+    };
     let trace = dir.join("pipe.perf.data");
     let out = run(&[
         "record",
@@ -376,11 +381,9 @@ fn an_unpinned_ping_pong_is_recorded_with_every_event() {
 
 #[test]
 fn sigint_mid_run_leaves_a_file_analyze_reads() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if skip("sigint_mid_run_leaves_a_file_analyze_reads") {
+    let Some((_one, dir)) = start("sigint_mid_run_leaves_a_file_analyze_reads", "sigint") else {
         return;
-    }
-    let dir = scratch("sigint");
+    };
     let trace = dir.join("cut.perf.data");
     let child = Command::new(BIN)
         .args([
@@ -418,10 +421,9 @@ fn sigint_mid_run_leaves_a_file_analyze_reads() {
 
 #[test]
 fn errors_say_what_to_do() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if skip("errors_say_what_to_do") {
+    let Some((_one, dir)) = start("errors_say_what_to_do", "errors") else {
         return;
-    }
+    };
     // An output that cannot be written is named, exit 2, before anything is recorded.
     let out = run(&["record", "-q", "-o", "/proc/none/x.perf.data", "--", "true"]);
     assert_eq!(out.status.code(), Some(2));
@@ -431,7 +433,6 @@ fn errors_say_what_to_do() {
         "{err}"
     );
     // A command that cannot run.
-    let dir = scratch("errors");
     let trace = dir.join("x.perf.data");
     let out = run(&[
         "record",
