@@ -203,14 +203,17 @@ fn compare(c: &CompareArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
         repeats.push(run.map_err(Failure::Message)?);
     }
     let runs = compare::assemble(&c.runs, repeats, &c.labels);
-    let scoped = c.scope.time.is_some() || c.scope.fair_set.is_some() || c.scope.topology.is_some();
+    let scoped = c.scope.time.is_some()
+        || c.scope.fair_set.is_some()
+        || c.scope.topology.is_some()
+        || !c.scope.affinity.is_empty();
     if let Some(json) = runs
         .iter()
         .flat_map(|r| &r.repeats)
         .find(|r| scoped && r.from_json_report)
     {
         return Err(Failure::Message(format!(
-            "{}: a JSON report is already analysed; --time, --fair-set and --topology apply to traces only \
+            "{}: a JSON report is already analysed; --time, --fair-set, --topology and --affinity apply to traces only \
              (run `analyze` on the trace with them, or give the trace)",
             json.path
         )));

@@ -94,7 +94,7 @@ impl Analyzer {
             .map(|t| {
                 let (affinity, migrations) = placement::task_row(&t.affinity, map.as_ref());
                 affinity_rows.push((affinity.clone(), migrations));
-                let allowed = self.allowed_cpus(&t);
+                let allowed = self.allowed_cpus_row(&t);
                 let settled = (t.last_run_cpu, t.settled_slices, t.settled_since);
                 let mut row = task_row(t, affinity);
                 match (allowed, settled) {
@@ -207,7 +207,7 @@ impl Analyzer {
     }
 
     /// Task `t`'s allowed CPUs for its report row (`tasks[].allowed_cpus`), when known.
-    fn allowed_cpus(&self, t: &Task) -> Option<String> {
+    fn allowed_cpus_row(&self, t: &Task) -> Option<String> {
         let a = self.affinity.as_ref()?;
         let rule = a.rule_for(&t.comm.to_string_lossy());
         a.last(t.pid, rule).map(|set| set.to_string())

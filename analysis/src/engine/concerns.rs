@@ -4,7 +4,7 @@
 //! The timeline store's per-task log and per-event size check are kept here too.
 
 use super::analyzer::{Analyzer, MAX_CPUS};
-use crate::affinity::Affinity;
+use crate::affinity::{Affinity, CpuSet};
 use crate::cpu::Occupant;
 use crate::interval::TaskLog;
 use crate::metrics::fairness::{Presence, PrioScale};
@@ -213,4 +213,51 @@ fn allowed_id(a: &Affinity, t: &mut Task, now: u64) -> u32 {
     let rule = (t.affinity_rule != RULE_NONE).then_some(t.affinity_rule);
     a.allowed_id(t.pid, rule, now)
         .map_or(RULE_NONE, |(id, _)| id)
+}
+
+impl Analyzer {
+    /// **The CPUs task `slot` may use now** (the recording's, else its `--affinity` rule's;
+    /// see [`crate::affinity`]), None when unknown or every CPU. For the engine's rules that
+    /// ask whether a wait could have run elsewhere (idle-while-runnable uses it through
+    /// `observe`; placement that cost a wait can ask it at the wakeup).
+    #[allow(dead_code)] // The placement rule of issue 27 is its next user.
+    pub(crate) fn allowed_cpus(&mut self, slot: usize) -> Option<&CpuSet> {
+        let a = self.affinity.as_ref()?;
+        let id = allowed_id(a, &mut self.tasks[slot], self.now);
+        (id != RULE_NONE).then(|| a.set(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::affinity::Affinity;
+    use crate::stream::{named, switch_named, task};
+    use crate::{Analyzer, Config};
+    use ingest::EventSink;
+    use ingest::PrevState::Runnable;
+    use std::sync::Arc;
+
+    /// The engine's question for a task: its name's rule, None for a task no rule names (or
+    /// without any model).
+    #[test]
+    fn allowed_cpus_are_the_tasks_rule() {
+        let rules = Affinity::from_rules(&["^spin$=1".into()]).unwrap();
+        let config = Config {
+            affinity: Some(Arc::new(rules)),
+            ..Default::default()
+        };
+        let mut a = Analyzer::new(config);
+        a.event(&switch_named(10, 1, task(0), Runnable, named(5, "spin")));
+        a.event(&switch_named(20, 0, task(0), Runnable, named(6, "other")));
+        let (spin, other) = (a.find(5).unwrap(), a.find(6).unwrap());
+        assert_eq!(
+            a.allowed_cpus(spin).map(|s| s.to_string()),
+            Some("1".into())
+        );
+        assert_eq!(a.allowed_cpus(other), None);
+        let mut none = Analyzer::new(Config::default());
+        none.event(&switch_named(10, 1, task(0), Runnable, named(5, "spin")));
+        let spin = none.find(5).unwrap();
+        assert_eq!(none.allowed_cpus(spin), None);
+    }
 }
