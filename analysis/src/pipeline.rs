@@ -72,7 +72,7 @@ pub fn analyze_with_timeline(
 /// rules, and its topology where no `--topology` was given (the trace's own still comes
 /// first). An unreadable sidecar is an error naming it: a recording half-read would report
 /// affinity as unknown with no word why.
-fn with_recording(path: &Path, config: &Config) -> Result<Config, ingest::Error> {
+pub fn with_recording(path: &Path, config: &Config) -> Result<Config, ingest::Error> {
     let Some((sidecar, rec)) = crate::recording::find(path).map_err(ingest::Error::whole)? else {
         return Ok(config.clone());
     };
