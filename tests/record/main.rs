@@ -446,3 +446,46 @@ fn errors_say_what_to_do() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/program: cannot run"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// No space left: recording stops while perf still has room to finish the file (exit 2, the
+/// file named), and the trace it kept reads back. On a 66 MiB tmpfs of its own (a private
+/// mount namespace, gone with the command), 2 MiB from the 64 MiB floor.
+#[test]
+fn a_full_disk_stops_with_the_trace_valid() {
+    let Some((_one, dir)) = start("a_full_disk_stops_with_the_trace_valid", "full") else {
+        return;
+    };
+    let small = dir.join("small");
+    std::fs::create_dir_all(&small).unwrap();
+    let trace = small.join("full.perf.data");
+    let script = format!(
+        "mount -t tmpfs -o size=66m none {small} && {BIN} record -q -o {trace} -- \
+         perf bench sched messaging -g 2 -l 2000; echo status=$?; \
+         {BIN} analyze {trace} -q --json {report}",
+        small = small.display(),
+        trace = trace.display(),
+        report = dir.join("report.json").display(),
+    );
+    let out = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("status=2"), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: no space left: stopped with", trace.display())),
+        "{stderr}"
+    );
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap();
+    assert!(
+        report["quality"]["events"]["sched_switch"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
