@@ -207,12 +207,18 @@ impl Affinity {
             .map(|(id, known)| (self.set(id), known))
     }
 
+    /// The set `pid` was allowed at `ts` when known, every-CPU sets included (a rule that
+    /// asks "may it use CPU c?" answers yes for those, where `allowed` says "no constraint").
+    pub fn known_id(&self, pid: i32, rule: Option<SetId>, ts: u64) -> Option<(SetId, Known)> {
+        match self.recorded_at(pid, ts) {
+            Some(id) => Some((id, Known::Recorded)),
+            None => Some((rule?, Known::Rule)),
+        }
+    }
+
     /// [`Affinity::allowed`] as the set's number (for a caller that keeps it).
     pub fn allowed_id(&self, pid: i32, rule: Option<SetId>, ts: u64) -> Option<(SetId, Known)> {
-        let (id, known) = match self.recorded_at(pid, ts) {
-            Some(id) => (id, Known::Recorded),
-            None => (rule?, Known::Rule),
-        };
+        let (id, known) = self.known_id(pid, rule, ts)?;
         match self.cpu_count {
             Some(n) if self.set(id).covers(n) => None,
             _ => Some((id, known)),

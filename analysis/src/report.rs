@@ -19,13 +19,17 @@ pub use crate::metrics::quality::{
 pub use crate::metrics::runqueue::{
     AffinityUse, LlcLoss, LooksPinned, Runqueue, WorkConservation, PINNED_KEPT, PINNED_MIN_SLICES,
 };
+pub use crate::metrics::wait_causes::{
+    BehindRow, EndedBy, LongestWait, PieceKind, PlacementCost, Segment, WaitCauses,
+};
 pub use crate::window::Window;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// 2: statistics over no samples have null mean, percentiles, max and max_at; a
-/// fairness ratio without entitlement is null. Version-1 reports still load.
-pub const SCHEMA_VERSION: u32 = 2;
+/// fairness ratio without entitlement is null. 3: adds `wait_causes` to tasks and system
+/// (additive). Version-1 and 2 reports still load.
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
@@ -178,6 +182,10 @@ pub struct TaskRow {
     /// Log2 histograms of wakeup latency, preemption wait and slices.
     #[serde(default)]
     pub histograms: TaskHistograms,
+    /// Every counted wait split by what its CPU ran (sums to `sched_delay.sum_ns`; empty in
+    /// reports of schema version 2 and older).
+    #[serde(default)]
+    pub wait_causes: WaitCauses,
     /// `process` or `name` for a grouped row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
@@ -263,6 +271,9 @@ pub struct System {
     /// The longest wait and the tasks starved longer than a threshold.
     #[serde(default)]
     pub worst_wait: WorstWait,
+    /// Every task's wait causes added up (sums to `sched_delay.sum_ns`).
+    #[serde(default)]
+    pub wait_causes: WaitCauses,
 }
 
 impl TaskRow {
@@ -290,6 +301,7 @@ impl TaskRow {
             affinity: TaskAffinityRow::default(),
             allowed_cpus: None,
             histograms: TaskHistograms::default(),
+            wait_causes: WaitCauses::default(),
             group: None,
             members: Vec::new(),
             percentiles_exact: true,

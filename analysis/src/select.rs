@@ -224,6 +224,7 @@ fn merge_metrics(row: &mut TaskRow, m: &TaskRow) {
         crate::metrics::fairness::merge(&mut row.fairness, f);
     }
     crate::metrics::placement::merge(&mut row.affinity, &m.affinity);
+    crate::metrics::wait_causes::merge(&mut row.wait_causes, &m.wait_causes);
 }
 
 /// Merges rows with the same key into one row per key.

@@ -352,6 +352,18 @@ impl Task {
         reason
     }
 
+    /// Whether switching this task in on `cpu` at `now` ends a wait that gives a sched
+    /// delay sample: the rule [`Task::switch_in`] samples by (a timed wait, counted).
+    pub(crate) fn ends_counted_wait(&self, now: u64, cpu: u32, scope: &Scope) -> bool {
+        matches!(
+            self.state,
+            State::Runnable {
+                wait: Wait::Wakeup | Wait::Preempt,
+                ..
+            }
+        ) && scope.counts(now, cpu)
+    }
+
     /// `cpu` switched this task in at `now`.
     pub(crate) fn switch_in(&mut self, now: u64, cpu: u32, epoch: u32, scope: &Scope) {
         let counted = scope.counts(now, cpu);

@@ -13,6 +13,7 @@ pub mod compare;
 mod header;
 mod sections;
 mod table;
+mod waits;
 
 use analysis::{Report, TaskRow};
 
@@ -58,6 +59,7 @@ pub fn report(report: &Report, opts: &TextOptions) -> String {
         sections::fairness(report, &mut out);
         sections::affinity(report, &mut out);
         sections::work_conservation(report, &mut out);
+        waits::render(report, &mut out);
     }
     out
 }

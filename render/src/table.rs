@@ -20,6 +20,9 @@ pub(crate) struct Table<Row: 'static> {
     /// Dashes of the rule beyond the width of the content. The main task table's rule has
     /// always been one dash longer than its rows; kept so that reports stay byte-identical.
     pub rule_extra: usize,
+    /// A last, left-aligned text column (a list of names), if any; its header and width
+    /// say how much of the rule it takes.
+    pub trailer: Option<Label<Row>>,
 }
 
 impl<Row: 'static> Table<Row> {
@@ -38,11 +41,13 @@ impl<Row: 'static> Table<Row> {
             label,
             columns,
             rule_extra: 0,
+            trailer: None,
         }
     }
 
     fn width(&self) -> usize {
-        let label = self.label.as_ref().map_or(0, |l| l.width);
+        let label = self.label.as_ref().map_or(0, |l| l.width)
+            + self.trailer.as_ref().map_or(0, |t| t.width + 2);
         let cols: usize = self.columns.iter().map(|c| c.width + 1).sum();
         // Without a label the first column has no separating space before it.
         if self.label.is_some() {
@@ -69,19 +74,23 @@ impl<Row: 'static> Table<Row> {
 
     /// Header, rule and one line per row.
     pub(crate) fn render<'r>(&self, rows: impl IntoIterator<Item = &'r Row>, out: &mut String) {
-        let head = self.line(
+        let mut head = self.line(
             self.label.as_ref().map(|l| l.header.to_string()),
             self.columns.iter().map(|c| c.head()),
         );
+        if let Some(t) = &self.trailer {
+            let _ = write!(head, "  {}", t.header);
+        }
         let _ = writeln!(out, "{head}");
         let _ = writeln!(out, " {}", "-".repeat(self.width() + self.rule_extra));
         for row in rows {
             let label = self.label.as_ref().map(|l| (l.text)(row));
-            let _ = writeln!(
-                out,
-                "{}",
-                self.line(label, self.columns.iter().map(|c| c.cell(row)))
-            );
+            let mut line = self.line(label, self.columns.iter().map(|c| c.cell(row)));
+            if let Some(t) = &self.trailer {
+                let _ = write!(line, "  {}", (t.text)(row));
+                line.truncate(line.trim_end().len());
+            }
+            let _ = writeln!(out, "{line}");
         }
     }
 }

@@ -72,7 +72,7 @@ fn text_report_has_header_tasks_and_cpus() {
 #[test]
 fn json_report_carries_the_kernel_counters() {
     let report = json_report(&[]);
-    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["schema_version"], 3);
     assert_eq!(report["source"]["format"], "trace.dat");
     assert_eq!(report["source"]["kernel_release"], "6.18.44-fc-v657");
     assert_eq!(report["quality"]["wakeup_event"], "sched_waking");
@@ -213,7 +213,7 @@ fn json_to_file_and_text_to_stdout() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("pp-a"));
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(written["schema_version"], 2);
+    assert_eq!(written["schema_version"], 3);
     std::fs::remove_dir_all(&dir).ok();
 }
 

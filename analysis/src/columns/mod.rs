@@ -224,6 +224,12 @@ pub static TASK_COLUMNS: &[Column<TaskRow>] = &[
     col!("sched_delay.mean_ns", "dly avg us", US, 10, Lower, "mean sched delay: every wait runnable to running (wakeups and preemptions)", |t| t.sched_delay.mean().into()),
     col!("sched_delay.max_ns", "dly max us", US, 10, Lower, "largest sched delay (perf sched latency's max delay)", |t| t.sched_delay.max().into()),
     col!("migrations", "migr", N, 6, Neutral, "switch-ins on another CPU than the previous slice's", |t| t.migrations.into()),
+    // Wait causes (§3a): the sched delay split by what the task's CPU ran.
+    col!("sched_delay.sum_ns", "waited ms", MS, 11, Lower, "total sched delay: every counted wait, runnable to running", |t| t.sched_delay.sum_ns.into()),
+    col!("wait_causes.enqueue_ns", "enqueue ms", MS, 11, Lower, "waited in the wakeup path: sched_waking to sched_wakeup", |t| t.wait_causes.enqueue_ns.into()),
+    col!("wait_causes.idle_ns", "idle ms", MS, 10, Lower, "waited while its CPU ran the idle task (idle exit, schedule)", |t| t.wait_causes.idle_ns.into()),
+    col!("wait_causes.behind_ns", "behind ms", MS, 11, Lower, "waited while its CPU ran another task", |t| t.wait_causes.behind_ns.into()),
+    col!("wait_causes.unknown_ns", "unknown ms", MS, 11, Lower, "waited while what its CPU ran is not known (lost events, before the CPU's first switch)", |t| t.wait_causes.unknown_ns.into()),
     // Fairness (metrics.md §7).
     col!("fairness.weight", "weight", N, 6, Neutral, "nice weight it competed with (1024 at nice 0)", |t| t.fairness.map(|f| f.weight).into()),
     col!("fairness.runtime_ns", "runtime ms", MS, 12, Neutral, "runtime while competing", |t| t.fairness.map(|f| f.runtime_ns).into()),

@@ -14,6 +14,7 @@ use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
 use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
+use crate::metrics::wait_causes::WaitTracker;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
 use crate::timeline::{State, Task, WakeKind, WakeStart};
@@ -73,6 +74,8 @@ pub struct Analyzer {
     pub(crate) affinity: Option<crate::affinity::Affinity>,
     /// Each task's nice as the recording sampled it (`Config::recording`).
     pub(crate) recorded_nice: Option<crate::recording::Niceness>,
+    /// Every wait's pieces by what its runqueue's CPU ran (`metrics::wait_causes`).
+    pub(crate) waits: WaitTracker,
 }
 
 impl Analyzer {
@@ -120,6 +123,7 @@ impl Analyzer {
             drain: None,
             affinity: config_affinity,
             recorded_nice,
+            waits: WaitTracker::default(),
         }
         .with_topology()
     }
@@ -134,7 +138,8 @@ impl Analyzer {
 
     fn use_topology(&mut self, t: Topology, source: String) {
         let map = CpuMap::new(&t);
-        let llc_of = (0..t.cpus.len() as u32).map(|c| map.llc(c)).collect();
+        let llc_of: Vec<Option<u32>> = (0..t.cpus.len() as u32).map(|c| map.llc(c)).collect();
+        self.waits.set_llcs(&llc_of);
         self.runqueues.set_llcs(llc_of, t.llcs.len());
         self.topology = Some((t, source));
     }
@@ -234,6 +239,7 @@ impl Analyzer {
         self.tasks[slot].lose_track(at, cpu, c.epoch(), &self.scope);
         if c.occupant == Occupant::Task(pid) {
             c.lose_track(at, &self.scope);
+            self.cpu_changed(cpu);
         }
         self.observe(slot);
         self.observe_cpu(cpu);
@@ -269,6 +275,7 @@ impl Analyzer {
                 }
             }
             self.cpus[ci].lose_track(from, &self.scope);
+            self.cpu_changed(cpu);
             if let Some(p) = prev_slot {
                 match self.tasks[p].state {
                     State::Running { cpu: other } if other != cpu => self.detach(p, other),
@@ -301,10 +308,13 @@ impl Analyzer {
         if wakeup_preempt && self.scope.counts(ts, cpu) {
             self.count_wakeup_preemption(cpu, prev_slot.unwrap(), next_slot.unwrap());
         }
+        let mut prev_reason = None;
         if let Some(p) = prev_slot {
             let reason =
                 self.tasks[p].switch_out(ts, cpu, epoch, state, wakeup_preempt, &self.scope);
             debug_assert!(SwitchReason::ALL.contains(&reason));
+            prev_reason = Some(reason);
+            self.wait_began(p, ts);
             self.observe(p);
         }
         if let Some(n) = next_slot {
@@ -316,10 +326,12 @@ impl Analyzer {
             if self.records.is_some() {
                 self.record_wait(n, ts, cpu);
             }
+            self.wait_ended(n, ts, cpu, prev.pid, prev_reason);
             self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
             self.observe(n);
         }
         self.cpus[ci].set(Occupant::of_pid(next.pid), ts, &self.scope);
+        self.cpu_changed(cpu);
         self.observe_cpu(cpu);
     }
 
@@ -347,6 +359,7 @@ impl Analyzer {
             }
         };
         let epoch = self.epoch(cpu);
+        let was_woken = self.tasks[slot].woken();
         let started = self.tasks[slot].wake(
             kind,
             ts,
@@ -357,8 +370,14 @@ impl Analyzer {
             self.waking_seen,
             &self.scope,
         );
+        if started != WakeStart::None {
+            self.wait_began(slot, ts);
+        }
         self.note_target(slot);
         self.observe(slot);
+        if was_woken && kind == WakeKind::Wakeup {
+            self.waits.enqueued(slot, ts);
+        }
         if self.scope.contains(ts) {
             match started {
                 WakeStart::Timed(WakeKind::Waking) => self.started_by[0] += 1,
@@ -380,6 +399,7 @@ impl Analyzer {
         let c = &mut self.cpus[cpu as usize];
         if c.occupant != Occupant::Unknown {
             c.lose_track(from, &self.scope);
+            self.cpu_changed(cpu);
         }
         self.observe_cpu(cpu);
     }

@@ -10,7 +10,7 @@ use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
 use crate::metrics::runqueue::{AffinityUse, LooksPinned};
-use crate::metrics::{latency, quality};
+use crate::metrics::{latency, quality, wait_causes};
 use crate::recording::RecordingInfo;
 use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
@@ -88,15 +88,24 @@ impl Analyzer {
         }
         let mut affinity_rows = Vec::new();
         let mut pinned_candidates = Vec::new();
+        let names: wait_causes::Names = all_tasks
+            .iter()
+            .map(|t| (t.pid, t.comm.to_string_lossy()))
+            .collect();
+        let mut waited = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()
-            .filter(|t| self.active(t))
-            .map(|t| {
+            .enumerate()
+            .filter(|(_, t)| self.active(t))
+            .map(|(slot, t)| {
                 let (affinity, migrations) = placement::task_row(&t.affinity, map.as_ref());
                 affinity_rows.push((affinity.clone(), migrations));
+                let totals = self.waits.totals(slot);
+                waited.extend(totals);
                 let allowed = self.allowed_cpus_row(&t);
                 let settled = (t.last_run_cpu, t.settled_slices, t.settled_since);
                 let mut row = task_row(t, affinity);
+                row.wait_causes = wait_causes::section(totals, &names);
                 match (allowed, settled) {
                     (Some(cpus), _) => row.allowed_cpus = Some(cpus),
                     (None, (Some(cpu), slices, since_ns)) => pinned_candidates.push(LooksPinned {
@@ -112,6 +121,7 @@ impl Analyzer {
                 row
             })
             .collect();
+        let system_waits = wait_causes::section(waited, &names);
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
         let unknown_ns = saturating_sum(tasks.iter().map(|t| t.unknown_ns));
         let meta = &ingested.meta;
@@ -139,6 +149,7 @@ impl Analyzer {
             system.work_conservation.idle_while_runnable_ns,
         );
         system.worst_wait = crate::worst_wait::worst_wait(&tasks, window);
+        system.wait_causes = system_waits;
         let report = Report {
             schema_version: SCHEMA_VERSION,
             source: Source {

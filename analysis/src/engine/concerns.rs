@@ -6,10 +6,12 @@
 use super::analyzer::{Analyzer, MAX_CPUS};
 use crate::affinity::{Affinity, CpuSet};
 use crate::cpu::Occupant;
+use crate::interval::SwitchReason;
 use crate::interval::TaskLog;
 use crate::metrics::fairness::{Presence, PrioScale};
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
+use crate::metrics::wait_causes::WaitEnd;
 use crate::timeline::{State, Task, Wait, RULE_NONE, RULE_UNDECIDED};
 use crate::timeline_store::CHECK_EVERY;
 use crate::FairSet;
@@ -62,6 +64,8 @@ impl Analyzer {
             return;
         }
         if old != new {
+            let queued = (new.cpu >= 0 && !new.running).then_some(new.cpu as u32);
+            self.waits.follow(slot, queued, now);
             let affinity = self.affinity.as_ref();
             let set_of = |id: u32| affinity.filter(|_| id != RULE_NONE).map(|a| a.set(id));
             if old.cpu >= 0 && !old.running {
@@ -80,6 +84,52 @@ impl Analyzer {
             .change(slot as u32, &mut t.fair, new, weight, now, &self.scope);
         t.presence = new;
         t.fair_weight = weight;
+    }
+
+    /// CPU `cpu`'s occupant was just set (switch, lost events): the tasks queued there
+    /// close their piece behind the previous one, at the time the new one began.
+    pub(crate) fn cpu_changed(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        self.waits.occupant_changed(cpu, c.occupant, c.since);
+    }
+
+    /// Task `slot` just became runnable at `now`: its wait's pieces start.
+    pub(crate) fn wait_began(&mut self, slot: usize, now: u64) {
+        let t = &self.tasks[slot];
+        let State::Runnable { rq_cpu, wait } = t.state else {
+            return;
+        };
+        // A wait started by `sched_waking` (or by a switch-out that a waking raced) has an
+        // enqueue piece up to its `sched_wakeup`, if the trace has one.
+        let awaiting = wait == Wait::Wakeup && self.waking_seen;
+        let queued = (rq_cpu >= 0 && (rq_cpu as u32) < MAX_CPUS).then_some(rq_cpu as u32);
+        self.waits.open(slot, t.pid, now, awaiting, queued);
+    }
+
+    /// Task `slot` is about to be switched in on `cpu` at `now` after `prev_pid` (switched
+    /// out for `prev_reason`): its wait's pieces are added up when the wait is a counted
+    /// sched delay sample (`Task::ends_counted_wait`), else dropped.
+    pub(crate) fn wait_ended(
+        &mut self,
+        slot: usize,
+        now: u64,
+        cpu: u32,
+        prev_pid: i32,
+        prev_reason: Option<SwitchReason>,
+    ) {
+        if !self.tasks[slot].ends_counted_wait(now, cpu, &self.scope) {
+            self.waits.discard(slot);
+            return;
+        }
+        let end = match (prev_pid, prev_reason) {
+            (0, _) => WaitEnd::Idle,
+            (_, Some(SwitchReason::Block)) => WaitEnd::OccupantBlocked,
+            (_, Some(SwitchReason::WakeupPreempt)) => WaitEnd::WakeupPreemption,
+            (_, Some(SwitchReason::Preempt)) => WaitEnd::OccupantPreempted,
+            (_, Some(SwitchReason::Exit)) => WaitEnd::OccupantExited,
+            (_, None) => WaitEnd::Unknown,
+        };
+        self.waits.end(slot, cpu, now, end);
     }
 
     /// Applies CPU `cpu`'s occupant (idle or not) to the work-conservation accounting.
@@ -172,6 +222,20 @@ impl Analyzer {
         });
         if let Some(busy) = busy {
             self.tasks[slot].target_busy = busy;
+            // Which CPUs it may use: its allowed CPUs where known (recorded, --affinity),
+            // else the CPUs it has run on (docs/metrics.md §3a says what this misses).
+            let now = self.now;
+            let t = &mut self.tasks[slot];
+            let target = t.wakeup_enqueue().map_or(-1, |e| e.cpu);
+            let known = self.affinity.as_ref().and_then(|a| {
+                let id = known_id(a, t, now)?;
+                Some(a.set(id))
+            });
+            let ran = &t.affinity;
+            self.waits.placed(slot, target, busy, |c| match known {
+                Some(set) => set.contains(c),
+                None => ran.ran_on(c),
+            });
         }
     }
 
@@ -204,13 +268,23 @@ impl Analyzer {
     }
 }
 
-/// The allowed set task `t` waits with at `now` ([`RULE_NONE`]: unconstrained); decides
-/// (and caches) its name's `--affinity` rule first.
-fn allowed_id(a: &Affinity, t: &mut Task, now: u64) -> u32 {
+/// The `--affinity` rule of task `t`'s name, decided once per name (a regex match).
+fn rule_of(a: &Affinity, t: &mut Task) -> Option<u32> {
     if t.affinity_rule == RULE_UNDECIDED {
         t.affinity_rule = a.rule_for(&t.comm.to_string_lossy()).unwrap_or(RULE_NONE);
     }
-    let rule = (t.affinity_rule != RULE_NONE).then_some(t.affinity_rule);
+    (t.affinity_rule != RULE_NONE).then_some(t.affinity_rule)
+}
+
+/// Task `t`'s allowed set at `now` when the model knows it (every-CPU sets included).
+fn known_id(a: &Affinity, t: &mut Task, now: u64) -> Option<u32> {
+    let rule = rule_of(a, t);
+    a.known_id(t.pid, rule, now).map(|(id, _)| id)
+}
+
+/// The allowed set task `t` waits with at `now` ([`RULE_NONE`]: unconstrained, or unknown).
+fn allowed_id(a: &Affinity, t: &mut Task, now: u64) -> u32 {
+    let rule = rule_of(a, t);
     a.allowed_id(t.pid, rule, now)
         .map_or(RULE_NONE, |(id, _)| id)
 }

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`crate::timeline`] (the task state machine) | runtime, slices, sleep, unknown time, switch-out reasons, wakeups, migrations (§2–3) |
 //! | [`latency`] | wakeup latency, preemption wait, sched delay statistics (§3) |
+//! | [`wait_causes`] | every wait split by what its CPU ran: enqueue, idle, behind whom, unknown (§3a) |
 //! | [`runqueue`] | runqueue depth per CPU, idle-while-runnable (§4) |
 //! | [`preemption`] | wakeup preemptions, caused / suffered, triples (§5) |
 //! | [`placement`] | cache affinity, placement classes, local / remote wakeups (§6) |
@@ -22,3 +23,4 @@ pub(crate) mod preemption;
 pub(crate) mod quality;
 pub mod records;
 pub(crate) mod runqueue;
+pub(crate) mod wait_causes;

@@ -87,6 +87,13 @@ impl TaskAffinity {
         self.runtime_by_cpu[i] += ns;
     }
 
+    /// Whether the task has run on `cpu` (in the window).
+    pub(crate) fn ran_on(&self, cpu: u32) -> bool {
+        self.runtime_by_cpu
+            .get(cpu as usize)
+            .is_some_and(|&ns| ns > 0)
+    }
+
     #[inline]
     pub(crate) fn count(&mut self, kind: PairKind, from: u32, to: u32) {
         if from == to {

@@ -24,3 +24,4 @@ mod shaping;
 mod short_term_windows;
 mod system;
 mod timeline_traces;
+mod wait_causes;

@@ -38,6 +38,10 @@ fn template() -> TaskRow {
             ..Default::default()
         }),
         affinity,
+        wait_causes: analysis::report::WaitCauses {
+            longest: Some(Default::default()),
+            ..Default::default()
+        },
         ..TaskRow::empty()
     }
 }

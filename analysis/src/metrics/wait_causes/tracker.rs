@@ -1,0 +1,488 @@
+//! The hot-path half of the wait causes: which runqueue each waiting task is on, what each
+//! CPU runs, and the pieces of every open wait.
+//!
+//! Eager rather than lazy: when a CPU's occupant changes, each task queued on that CPU
+//! closes the piece it spent behind the old occupant. Runqueues are short, so this costs
+//! a few steps per switch, and a wait's pieces are final the moment it ends — no log of
+//! every CPU's past has to be kept and searched.
+
+use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
+use crate::cpu::Occupant;
+use rustc_hash::FxHashMap;
+
+/// One piece of a wait: `[start, end)` spent as `kind` while queued on `cpu` (-1: on no
+/// known runqueue), behind task `pid` for [`PieceKind::Behind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) kind: PieceKind,
+    pub(crate) cpu: i32,
+    pub(crate) pid: i32,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+}
+
+/// What one CPU runs (as the analyzer believes it) and who waits on its runqueue.
+#[derive(Debug, Clone)]
+struct Queue {
+    occupant: Occupant,
+    waiters: Vec<u32>,
+}
+
+/// The wait a task is in, if any.
+#[derive(Debug, Clone)]
+struct Open {
+    active: bool,
+    pid: i32,
+    start: u64,
+    /// The runqueue the task is on (-1: none known) and its index in that queue's list.
+    cpu: i32,
+    pos: u32,
+    /// Start of the piece not yet closed.
+    since: u64,
+    /// The runqueue the wait began on, once known (a wait ending elsewhere was pulled).
+    first_cpu: i32,
+    /// Started by `sched_waking`: the time up to the `sched_wakeup` is the enqueue.
+    awaiting_enqueue: bool,
+    /// The wakeup queued it on a busy CPU; then where a CPU it may use was idle.
+    busy_target: bool,
+    idle_elsewhere: Option<Elsewhere>,
+    pieces: Vec<Piece>,
+}
+
+/// Where an idle CPU the task may use was, when its wakeup queued it on a busy one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elsewhere {
+    SameLlc,
+    OtherLlc,
+}
+
+impl Default for Open {
+    fn default() -> Open {
+        Open {
+            active: false,
+            pid: 0,
+            start: 0,
+            cpu: -1,
+            pos: 0,
+            since: 0,
+            first_cpu: -1,
+            awaiting_enqueue: false,
+            busy_target: false,
+            idle_elsewhere: None,
+            pieces: Vec::new(),
+        }
+    }
+}
+
+/// Everything one task's ended waits add up to.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Totals {
+    pub(crate) enqueue_ns: u64,
+    pub(crate) idle_ns: u64,
+    pub(crate) behind_ns: u64,
+    pub(crate) unknown_ns: u64,
+    /// Per occupant pid: (ns, pieces).
+    pub(crate) behind: FxHashMap<i32, (u64, u64)>,
+    pub(crate) ended_by: EndedBy,
+    pub(crate) placement: PlacementCost,
+    /// The longest wait: (start, end, its pieces).
+    pub(crate) longest: Option<(u64, u64, Vec<Piece>)>,
+}
+
+impl Totals {
+    fn add(&mut self, p: &Piece) {
+        let len = p.end - p.start;
+        let slot = match p.kind {
+            PieceKind::Enqueue => &mut self.enqueue_ns,
+            PieceKind::Idle => &mut self.idle_ns,
+            PieceKind::Unknown => &mut self.unknown_ns,
+            PieceKind::Behind => {
+                let e = self.behind.entry(p.pid).or_default();
+                e.0 = e.0.saturating_add(len);
+                e.1 += 1;
+                &mut self.behind_ns
+            }
+        };
+        *slot = slot.saturating_add(len);
+    }
+}
+
+/// The wait causes' state: per CPU its occupant and queue, per task slot its open wait and
+/// its totals.
+#[derive(Debug, Default)]
+pub(crate) struct WaitTracker {
+    queues: Vec<Queue>,
+    open: Vec<Open>,
+    totals: Vec<Totals>,
+    /// Each CPU's LLC, from the topology (empty without one).
+    llc_of: Vec<Option<u32>>,
+}
+
+impl WaitTracker {
+    fn open_mut(&mut self, slot: usize) -> &mut Open {
+        if slot >= self.open.len() {
+            self.open.resize_with(slot + 1, Open::default);
+        }
+        &mut self.open[slot]
+    }
+
+    fn queue(&mut self, cpu: usize) -> &mut Queue {
+        if cpu >= self.queues.len() {
+            self.queues.resize_with(cpu + 1, || Queue {
+                occupant: Occupant::Unknown,
+                waiters: Vec::new(),
+            });
+        }
+        &mut self.queues[cpu]
+    }
+
+    /// Task `slot` (pid `pid`) became runnable at `at`: a new wait begins. `awaiting_enqueue`
+    /// when a `sched_waking` began it (its `sched_wakeup`, if the trace has one, ends the
+    /// enqueue piece).
+    /// It is queued on `queued_on` (as in [`WaitTracker::follow`]).
+    pub(crate) fn open(
+        &mut self,
+        slot: usize,
+        pid: i32,
+        at: u64,
+        awaiting_enqueue: bool,
+        queued_on: Option<u32>,
+    ) {
+        self.leave(slot);
+        let o = self.open_mut(slot);
+        o.active = true;
+        o.pid = pid;
+        o.start = at;
+        o.since = at;
+        o.first_cpu = -1;
+        o.awaiting_enqueue = awaiting_enqueue;
+        o.busy_target = false;
+        o.idle_elsewhere = None;
+        o.pieces.clear();
+        self.follow(slot, queued_on, at);
+    }
+
+    /// Each CPU's LLC (`None`: not known).
+    pub(crate) fn set_llcs(&mut self, llc_of: &[Option<u32>]) {
+        self.llc_of = llc_of.to_vec();
+    }
+
+    /// A wakeup of task `slot` queued it on `target`, `busy` with another task: notes
+    /// whether a CPU it `may_use` was idle with nothing queued at that moment, preferring
+    /// one in the target's LLC. The last wakeup event of a wait decides.
+    pub(crate) fn placed(
+        &mut self,
+        slot: usize,
+        target: i32,
+        busy: bool,
+        may_use: impl Fn(u32) -> bool,
+    ) {
+        if !self.open.get(slot).is_some_and(|o| o.active) {
+            return;
+        }
+        let mut found = None;
+        if busy {
+            let llc = |c: usize| self.llc_of.get(c).copied().flatten();
+            let target_llc = (target >= 0).then(|| llc(target as usize)).flatten();
+            for (c, q) in self.queues.iter().enumerate() {
+                if c as i32 == target
+                    || q.occupant != Occupant::Idle
+                    || !q.waiters.is_empty()
+                    || !may_use(c as u32)
+                {
+                    continue;
+                }
+                if target_llc.is_some() && llc(c) == target_llc {
+                    found = Some(Elsewhere::SameLlc);
+                    break;
+                }
+                found = Some(Elsewhere::OtherLlc);
+            }
+        }
+        let o = &mut self.open[slot];
+        o.busy_target = busy;
+        o.idle_elsewhere = found;
+    }
+
+    /// Where task `slot` is queued now (`None`: on no runqueue: running, asleep, unknown,
+    /// or a runqueue the trace did not name). A waiting task that moves takes its wait along.
+    pub(crate) fn follow(&mut self, slot: usize, queued_on: Option<u32>, now: u64) {
+        let cpu = queued_on.map_or(-1, |c| c as i32);
+        let Some(o) = self.open.get(slot).filter(|o| o.active) else {
+            // Not waiting: never on a runqueue list.
+            return;
+        };
+        if o.cpu == cpu {
+            return;
+        }
+        self.close(slot, now);
+        self.leave(slot);
+        if cpu >= 0 {
+            let q = self.queue(cpu as usize);
+            let pos = q.waiters.len() as u32;
+            q.waiters.push(slot as u32);
+            let o = &mut self.open[slot];
+            o.cpu = cpu;
+            o.pos = pos;
+            if o.first_cpu < 0 {
+                o.first_cpu = cpu;
+            }
+        }
+    }
+
+    /// CPU `cpu` runs `occupant` from `at` on (`at` may lie before the last event when the
+    /// analyzer learns of lost events afterwards: no waiter's piece is cut before its start).
+    pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
+        let q = self.queue(cpu as usize);
+        if q.occupant == occupant {
+            return;
+        }
+        let waiters = std::mem::take(&mut q.waiters);
+        for &w in &waiters {
+            self.close(w as usize, at);
+        }
+        let q = &mut self.queues[cpu as usize];
+        q.waiters = waiters;
+        q.occupant = occupant;
+    }
+
+    /// The `sched_wakeup` of a wait `sched_waking` began: everything so far was the enqueue.
+    pub(crate) fn enqueued(&mut self, slot: usize, now: u64) {
+        match self.open.get(slot) {
+            Some(o) if o.active && o.awaiting_enqueue => {}
+            _ => return,
+        }
+        self.close(slot, now);
+        let o = &mut self.open[slot];
+        o.awaiting_enqueue = false;
+        o.first_cpu = o.cpu;
+        o.pieces.clear();
+        if now > o.start {
+            o.pieces.push(Piece {
+                kind: PieceKind::Enqueue,
+                cpu: o.cpu,
+                pid: 0,
+                start: o.start,
+                end: now,
+            });
+        }
+    }
+
+    /// The wait of task `slot` ended without a sample (not counted): it is dropped.
+    pub(crate) fn discard(&mut self, slot: usize) {
+        self.leave(slot);
+        if let Some(o) = self.open.get_mut(slot) {
+            o.active = false;
+        }
+    }
+
+    /// Task `slot` is switched in on `cpu` at `now`, ending a counted wait (a sched delay
+    /// sample); `end` says what the CPU's occupant did. Returns the wait's length.
+    pub(crate) fn end(&mut self, slot: usize, cpu: u32, now: u64, end: WaitEnd) -> u64 {
+        if !self.open.get(slot).is_some_and(|o| o.active) {
+            // Only possible if the task was never seen runnable: nothing to split.
+            return 0;
+        }
+        self.close(slot, now);
+        self.leave(slot);
+        if slot >= self.totals.len() {
+            self.totals.resize_with(slot + 1, Totals::default);
+        }
+        let o = &mut self.open[slot];
+        o.active = false;
+        let t = &mut self.totals[slot];
+        for p in &o.pieces {
+            t.add(p);
+        }
+        let pulled = o.first_cpu >= 0 && o.first_cpu != cpu as i32;
+        t.ended_by.count(if pulled { WaitEnd::Pulled } else { end });
+        let len = now - o.start;
+        if o.busy_target {
+            t.placement
+                .count(o.idle_elsewhere.map(|e| e == Elsewhere::SameLlc), len);
+        }
+        if t.longest.as_ref().is_none_or(|(s, e, _)| len > e - s) {
+            t.longest = Some((o.start, now, o.pieces.clone()));
+        }
+        len
+    }
+
+    /// The totals of task `slot` (none when it never ended a counted wait).
+    pub(crate) fn totals(&self, slot: usize) -> Option<&Totals> {
+        self.totals.get(slot)
+    }
+
+    /// Closes the open piece of task `slot` at `at` with what its runqueue's CPU ran.
+    fn close(&mut self, slot: usize, at: u64) {
+        let o = &self.open[slot];
+        if !o.active || at <= o.since {
+            return;
+        }
+        let (kind, pid) = match self.queues.get(o.cpu.max(0) as usize) {
+            Some(q) if o.cpu >= 0 => match q.occupant {
+                Occupant::Idle => (PieceKind::Idle, 0),
+                Occupant::Task(p) if p != o.pid => (PieceKind::Behind, p),
+                _ => (PieceKind::Unknown, 0),
+            },
+            _ => (PieceKind::Unknown, 0),
+        };
+        let o = &mut self.open[slot];
+        let piece = Piece {
+            kind,
+            cpu: o.cpu,
+            pid,
+            start: o.since,
+            end: at,
+        };
+        o.since = at;
+        match o.pieces.last_mut() {
+            Some(last)
+                if last.end == piece.start
+                    && (last.kind, last.pid, last.cpu) == (kind, pid, piece.cpu) =>
+            {
+                last.end = at
+            }
+            _ => o.pieces.push(piece),
+        }
+    }
+
+    /// Takes task `slot` off the runqueue list it is on, if any.
+    fn leave(&mut self, slot: usize) {
+        let Some(o) = self.open.get_mut(slot) else {
+            return;
+        };
+        if o.cpu < 0 {
+            return;
+        }
+        let (cpu, pos) = (o.cpu as usize, o.pos as usize);
+        o.cpu = -1;
+        let waiters = &mut self.queues[cpu].waiters;
+        waiters.swap_remove(pos);
+        if let Some(&moved) = waiters.get(pos) {
+            self.open[moved as usize].pos = pos as u32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(t: &Totals) -> (u64, u64, u64, u64) {
+        (t.enqueue_ns, t.idle_ns, t.behind_ns, t.unknown_ns)
+    }
+
+    /// A task woken onto CPU 1 at 100 (waking) and enqueued at 130 while pid 7 runs there;
+    /// pid 8 runs from 200, the CPU goes idle at 250, the task runs at 260.
+    #[test]
+    fn pieces_tile_the_wait() {
+        let mut w = WaitTracker::default();
+        w.occupant_changed(1, Occupant::Task(7), 50);
+        w.open(0, 42, 100, true, Some(1));
+        w.enqueued(0, 130);
+        w.occupant_changed(1, Occupant::Task(8), 200);
+        w.occupant_changed(1, Occupant::Idle, 250);
+        assert_eq!(w.end(0, 1, 260, WaitEnd::Idle), 160);
+        let t = w.totals(0).unwrap();
+        assert_eq!(kinds(t), (30, 10, 120, 0));
+        assert_eq!(t.behind[&7], (70, 1));
+        assert_eq!(t.behind[&8], (50, 1));
+        assert_eq!(t.ended_by.idle, 1);
+        let (s, e, pieces) = t.longest.as_ref().unwrap();
+        assert_eq!((*s, *e, pieces.len()), (100, 260, 4));
+    }
+
+    /// Moved from CPU 1 (behind 7) to CPU 2 (idle) at 150: the wait follows and was pulled.
+    #[test]
+    fn a_migrated_wait_follows_the_task() {
+        let mut w = WaitTracker::default();
+        w.occupant_changed(1, Occupant::Task(7), 0);
+        w.occupant_changed(2, Occupant::Idle, 0);
+        w.open(3, 42, 100, false, Some(1));
+        w.follow(3, Some(2), 150);
+        assert_eq!(w.end(3, 2, 180, WaitEnd::Idle), 80);
+        let t = w.totals(3).unwrap();
+        assert_eq!(kinds(t), (0, 30, 50, 0));
+        assert_eq!((t.ended_by.pulled, t.ended_by.idle), (1, 0));
+    }
+
+    /// Lost events on the runqueue's CPU from 120 (learnt at 160): unknown from 120 on, and
+    /// a waiter that joined after 120 has no piece before it.
+    #[test]
+    fn lost_events_make_the_rest_unknown() {
+        let mut w = WaitTracker::default();
+        w.occupant_changed(1, Occupant::Task(7), 0);
+        w.open(0, 42, 100, false, Some(1));
+        w.open(1, 43, 140, false, Some(1));
+        w.occupant_changed(1, Occupant::Unknown, 120);
+        w.occupant_changed(1, Occupant::Task(9), 170);
+        assert_eq!(w.end(0, 1, 200, WaitEnd::OccupantBlocked), 100);
+        assert_eq!(kinds(w.totals(0).unwrap()), (0, 0, 20 + 30, 50));
+        assert_eq!(w.end(1, 1, 210, WaitEnd::OccupantBlocked), 70);
+        assert_eq!(kinds(w.totals(1).unwrap()), (0, 0, 40, 30));
+    }
+
+    /// Three waiters on one CPU, the middle one leaves first: the list stays consistent.
+    #[test]
+    fn queue_positions_survive_removal() {
+        let mut w = WaitTracker::default();
+        w.occupant_changed(0, Occupant::Task(1), 0);
+        for slot in 0..3 {
+            w.open(slot, 10 + slot as i32, 10, false, Some(0));
+        }
+        w.end(1, 0, 20, WaitEnd::OccupantPreempted);
+        w.occupant_changed(0, Occupant::Task(11), 20);
+        w.end(0, 0, 30, WaitEnd::OccupantBlocked);
+        w.occupant_changed(0, Occupant::Task(10), 30);
+        w.end(2, 0, 40, WaitEnd::OccupantBlocked);
+        assert_eq!(w.totals(0).unwrap().behind[&11], (10, 1));
+        let t2 = w.totals(2).unwrap();
+        assert_eq!(
+            (t2.behind[&1], t2.behind[&11], t2.behind[&10]),
+            ((10, 1), (10, 1), (10, 1))
+        );
+    }
+
+    /// Queued on busy CPU 0 while CPU 2 (same LLC) idles and CPU 1 (other LLC) idles with a
+    /// task queued; the task may use 0 and 2: the wait counts as one that an idle CPU of
+    /// the LLC could have taken. Without 2 allowed, none could.
+    #[test]
+    fn a_busy_placement_with_an_idle_allowed_cpu_is_counted() {
+        let mut w = WaitTracker::default();
+        w.set_llcs(&[Some(0), Some(1), Some(0)]);
+        w.occupant_changed(0, Occupant::Task(7), 0);
+        w.occupant_changed(1, Occupant::Idle, 0);
+        w.occupant_changed(2, Occupant::Idle, 0);
+        w.open(5, 50, 10, false, Some(1));
+        w.open(0, 42, 100, false, Some(0));
+        w.placed(0, 0, true, |c| c != 1);
+        w.end(0, 0, 400, WaitEnd::OccupantBlocked);
+        let p = w.totals(0).unwrap().placement;
+        assert_eq!(
+            (p.busy_wakeups, p.idle_allowed_llc, p.wait_llc_ns),
+            (1, 1, 300)
+        );
+        w.open(0, 42, 500, false, Some(0));
+        w.placed(0, 0, true, |c| c == 0);
+        w.end(0, 0, 600, WaitEnd::OccupantBlocked);
+        let p = w.totals(0).unwrap().placement;
+        assert_eq!(
+            (p.busy_wakeups, p.idle_allowed_llc, p.idle_allowed_other),
+            (2, 1, 0)
+        );
+    }
+
+    /// A wait on no named runqueue is unknown; one dropped leaves nothing behind.
+    #[test]
+    fn unnamed_queue_is_unknown_and_discard_drops() {
+        let mut w = WaitTracker::default();
+        w.open(0, 42, 100, false, None);
+        assert_eq!(w.end(0, 0, 150, WaitEnd::Unknown), 50);
+        assert_eq!(kinds(w.totals(0).unwrap()), (0, 0, 0, 50));
+        w.open(1, 43, 100, false, Some(0));
+        w.discard(1);
+        assert!(w.totals(1).is_none());
+        w.occupant_changed(0, Occupant::Idle, 120);
+        assert!(w.queues[0].waiters.is_empty());
+    }
+}
