@@ -7,6 +7,7 @@ mod compare;
 mod convert;
 mod export;
 mod options;
+mod record;
 mod runs;
 mod tui;
 mod values;
@@ -18,6 +19,7 @@ pub use compare::{CompareArgs, CompareFormat};
 pub use convert::ConvertArgs;
 pub use export::ExportArgs;
 pub use options::Grouping;
+pub use record::RecordArgs;
 pub use runs::run_inputs;
 pub use tui::TuiArgs;
 use values::{parse_duration, parse_run_spec};
@@ -77,4 +79,8 @@ pub enum Command {
         after_help = export::AFTER_HELP
     )]
     Export(ExportArgs),
+    /// Record the scheduler events of a command's run (or of a time) with everything the
+    /// analysis needs: allowed CPUs, topology, HZ, scheduler features
+    #[command(long_about = record::LONG_ABOUT, after_help = record::AFTER_HELP)]
+    Record(RecordArgs),
 }

@@ -27,11 +27,23 @@ fn main() -> ExitCode {
         Command::Compare(c) => compare(&c, read),
         Command::Tui(t) => tui(t, read),
         Command::Export(e) => export(&e, read),
+        // The recorded command's own exit status passes through.
+        Command::Record(r) => return record(&r),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Message(msg)) => {
+            eprintln!("schedtrace: {msg}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+fn record(r: &args::RecordArgs) -> ExitCode {
+    match record::run(&r.options()) {
+        Ok(code) => ExitCode::from(code),
+        Err(msg) => {
             eprintln!("schedtrace: {msg}");
             ExitCode::from(EXIT_BAD_INPUT)
         }
@@ -129,6 +141,14 @@ fn convert(c: &ConvertArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
         ..Default::default()
     };
     let done = ingest::perfetto::convert(&c.file, &c.output, opts, read)?;
+    if let Some(sidecar) =
+        analysis::recording::copy_beside(&c.file, &c.output).map_err(Failure::Message)?
+    {
+        eprintln!(
+            "schedtrace: the recording's sidecar goes along: {}",
+            sidecar.display()
+        );
+    }
     let w = &done.written;
     eprintln!(
         "schedtrace: wrote {} ({} packets, {} bytes): {} events, {} compact switches, {} compact wakings, \
@@ -183,14 +203,17 @@ fn compare(c: &CompareArgs, read: ingest::ReadOptions) -> Result<(), Failure> {
         repeats.push(run.map_err(Failure::Message)?);
     }
     let runs = compare::assemble(&c.runs, repeats, &c.labels);
-    let scoped = c.scope.time.is_some() || c.scope.fair_set.is_some() || c.scope.topology.is_some();
+    let scoped = c.scope.time.is_some()
+        || c.scope.fair_set.is_some()
+        || c.scope.topology.is_some()
+        || !c.scope.affinity.is_empty();
     if let Some(json) = runs
         .iter()
         .flat_map(|r| &r.repeats)
         .find(|r| scoped && r.from_json_report)
     {
         return Err(Failure::Message(format!(
-            "{}: a JSON report is already analysed; --time, --fair-set and --topology apply to traces only \
+            "{}: a JSON report is already analysed; --time, --fair-set, --topology and --affinity apply to traces only \
              (run `analyze` on the trace with them, or give the trace)",
             json.path
         )));

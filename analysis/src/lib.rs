@@ -75,6 +75,7 @@
 
 #![warn(unreachable_pub)]
 
+pub mod affinity;
 pub mod columns;
 pub mod compare;
 mod cpu;
@@ -85,6 +86,7 @@ mod metrics;
 /// Per-event records for the export (`Config::records`).
 pub use metrics::records;
 pub mod pipeline;
+pub mod recording;
 pub mod report;
 mod scheduler;
 mod scope;
@@ -130,6 +132,12 @@ pub struct Config {
     /// Keep every wait and wakeup preemption as a record ([`records`], for `export`),
     /// within this many heap bytes; off by default (`analyze` keeps only statistics).
     pub records: Option<u64>,
+    /// Which CPUs each task may use ([`affinity`]): the `--affinity` rules, and the recorded
+    /// sets that [`pipeline`] adds from the trace's sidecar. None: unknown for every task.
+    pub affinity: Option<std::sync::Arc<affinity::Affinity>>,
+    /// The recording's sidecar and where it was found ([`recording::find`]; set by
+    /// [`pipeline`] per trace), for the report's `source.recording`.
+    pub recording: Option<std::sync::Arc<(String, recording::Recording)>>,
 }
 
 /// The tasks that compete in the fairness metrics (metrics.md §7 "a user can restrict it").

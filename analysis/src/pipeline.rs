@@ -63,7 +63,31 @@ pub fn analyze_with_timeline(
     path: &Path,
     options: &Options,
 ) -> Result<(Report, TimelineResult), ingest::Error> {
-    read_with(path, options, Analyzer::new(options.config.clone()))
+    let config = with_recording(path, &options.config)?;
+    read_with(path, options, Analyzer::new(config))
+}
+
+/// The configuration for the trace at `path`: `config` plus what its recording's sidecar
+/// holds ([`crate::recording::find`]): the recorded allowed CPUs, joined to the `--affinity`
+/// rules, and its topology where no `--topology` was given (the trace's own still comes
+/// first). An unreadable sidecar is an error naming it: a recording half-read would report
+/// affinity as unknown with no word why.
+pub fn with_recording(path: &Path, config: &Config) -> Result<Config, ingest::Error> {
+    let Some((sidecar, rec)) = crate::recording::find(path).map_err(ingest::Error::whole)? else {
+        return Ok(config.clone());
+    };
+    let mut config = config.clone();
+    let mut affinity = config.affinity.as_deref().cloned().unwrap_or_default();
+    rec.fill(&mut affinity);
+    config.affinity = Some(Arc::new(affinity));
+    if let (None, Some(t)) = (&config.topology, &rec.topology) {
+        let t = t
+            .to_topology()
+            .map_err(|e| ingest::Error::whole(format!("{}: {e}", sidecar.display())))?;
+        config.topology = Some((t, format!("recording {}", sidecar.display())));
+    }
+    config.recording = Some(Arc::new((sidecar.display().to_string(), rec)));
+    Ok(config)
 }
 
 /// [`analyze`], handing the timeline store's intervals and the per-event records to
@@ -73,7 +97,7 @@ pub fn analyze_draining(
     options: &Options,
     drain: Box<dyn crate::drain::Drain>,
 ) -> Result<Report, ingest::Error> {
-    let mut analyzer = Analyzer::new(options.config.clone());
+    let mut analyzer = Analyzer::new(with_recording(path, &options.config)?);
     analyzer.drain_into(drain);
     read_with(path, options, analyzer).map(|(report, _)| report)
 }

@@ -16,7 +16,9 @@ pub use crate::metrics::preemption::{Preemption, SystemPreemption, Triple};
 pub use crate::metrics::quality::{
     CpuCount, LostRow, Quality, SkippedRow, TimeJump, TIME_JUMPS_KEPT,
 };
-pub use crate::metrics::runqueue::{LlcLoss, Runqueue, WorkConservation};
+pub use crate::metrics::runqueue::{
+    AffinityUse, LlcLoss, LooksPinned, Runqueue, WorkConservation, PINNED_KEPT, PINNED_MIN_SLICES,
+};
 pub use crate::metrics::wait_causes::{
     BehindRow, EndedBy, LongestWait, PieceKind, PlacementCost, Segment, WaitCauses,
 };
@@ -80,6 +82,10 @@ pub struct Source {
     /// CPU-level placement is reported).
     #[serde(default)]
     pub topology: Option<TopologyInfo>,
+    /// Recorded by `schedtrace record`: its sidecar and the host facts it kept (HZ, the
+    /// scheduler's feature flags and tunables); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<crate::recording::RecordingInfo>,
 }
 
 impl Report {
@@ -169,6 +175,10 @@ pub struct TaskRow {
     /// Cache affinity and placement (§6).
     #[serde(default)]
     pub affinity: TaskAffinityRow,
+    /// The CPUs the task was allowed to use (cpulist; the last recorded set, else its
+    /// `--affinity` rule's); absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_cpus: Option<String>,
     /// Log2 histograms of wakeup latency, preemption wait and slices.
     #[serde(default)]
     pub histograms: TaskHistograms,
@@ -289,6 +299,7 @@ impl TaskRow {
             preemption: Preemption::default(),
             fairness: None,
             affinity: TaskAffinityRow::default(),
+            allowed_cpus: None,
             histograms: TaskHistograms::default(),
             wait_causes: WaitCauses::default(),
             group: None,

@@ -274,6 +274,11 @@ fn merge(key: &str, members: &[&TaskRow], by_name: bool) -> TaskRow {
             leader.comm.clone()
         },
         group: Some(if by_name { "name" } else { "process" }.to_string()),
+        // A group's allowed CPUs are its members' when they all share one known set.
+        allowed_cpus: first
+            .allowed_cpus
+            .clone()
+            .filter(|a| members.iter().all(|m| m.allowed_cpus.as_ref() == Some(a))),
         ..TaskRow::empty()
     };
     let have_samples = members.iter().all(|m| m.samples.is_some());

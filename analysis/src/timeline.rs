@@ -56,6 +56,11 @@ pub(crate) enum WakeStart {
     Untimed,
 }
 
+/// [`Task::affinity_rule`] before its name was matched against the `--affinity` rules.
+pub(crate) const RULE_UNDECIDED: u32 = u32::MAX;
+/// No rule, or no set.
+pub(crate) const RULE_NONE: u32 = u32::MAX - 1;
+
 /// One task (one pid lifetime) and everything measured about it so far.
 ///
 /// `repr(C)` keeps the fields in the order written: what every switch and wakeup of the
@@ -122,6 +127,16 @@ pub(crate) struct Task {
     /// Wakeup preemptions this task caused (as wakee) and suffered (as victim).
     pub(crate) preempt_caused: u64,
     pub(crate) preempt_suffered: u64,
+    /// The `--affinity` rule of the task's name ([`crate::affinity::Affinity::rule_for`]):
+    /// [`RULE_UNDECIDED`] until asked (and after a rename), [`RULE_NONE`] when none names it.
+    pub(crate) affinity_rule: u32,
+    /// The allowed set its current wait was counted with in the runqueues ([`RULE_NONE`]:
+    /// unconstrained), so that the wait leaves them as it entered.
+    pub(crate) wait_set: u32,
+    /// Slices since it last moved to another CPU, and when it moved (the report names a
+    /// task that looks pinned from these, when its affinity is unknown).
+    pub(crate) settled_slices: u64,
+    pub(crate) settled_since: u64,
 }
 
 impl Task {
@@ -153,6 +168,10 @@ impl Task {
             presence: Presence::NONE,
             fair_weight: 0,
             fair_member: 0,
+            affinity_rule: RULE_UNDECIDED,
+            wait_set: RULE_NONE,
+            settled_slices: 0,
+            settled_since: 0,
             fair: FairTask::default(),
             wake_cpu: -1,
             wake_ts: 0,
@@ -216,6 +235,7 @@ impl Task {
         if renamed {
             self.comm = comm;
             self.fair_member = 0;
+            self.affinity_rule = RULE_UNDECIDED;
             // Names change rarely (exec, prctl): a linear search over a handful is fine.
             if !self.comms.contains(&comm) {
                 self.comms.push(comm);
@@ -371,6 +391,11 @@ impl Task {
                     self.migrations += 1;
                 }
             }
+            if self.last_run_cpu != Some(cpu) {
+                self.settled_slices = 0;
+                self.settled_since = now;
+            }
+            self.settled_slices += 1;
         }
         self.close_interval(now, scope, EndReason::SwitchedIn);
         self.pending_waking = false;

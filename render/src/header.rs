@@ -39,6 +39,7 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
         secs(r.window.end_ns),
         ms(r.window.len_ns())
     );
+    recording(r, out);
     let total: u64 = q.events.values().sum();
     let kinds: Vec<String> = q.events.iter().map(|(k, v)| format!("{k} {v}")).collect();
     let _ = writeln!(out, "events:   {total} ({})", kinds.join(", "));
@@ -60,6 +61,36 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
     worst_wait(&r.system.worst_wait, out);
     unknown_warning(r, opts, out);
     out.push('\n');
+}
+
+/// What `schedtrace record` kept beside the trace: the recorder, HZ, the scheduler's feature
+/// flags (a line each; absent for a trace recorded otherwise).
+fn recording(r: &Report, out: &mut String) {
+    let Some(rec) = &r.source.recording else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "recorded: by schedtrace record with {}, sidecar {} ({} tasks sampled every {} ms){}",
+        rec.recorder,
+        rec.sidecar,
+        rec.tasks_sampled,
+        ms(rec.sample_interval_ns),
+        match rec.missing_events.as_slice() {
+            [] => String::new(),
+            m => format!("; not in this kernel: {}", m.join(", ")),
+        }
+    );
+    let _ = writeln!(
+        out,
+        "kernel:   HZ {} ({})",
+        rec.hz.map_or("unknown".to_string(), |h| h.to_string()),
+        rec.hz_source
+    );
+    let _ = match &rec.sched_features {
+        Some(f) => writeln!(out, "features: {}", f.join(" ")),
+        None => writeln!(out, "features: not recorded: {}", rec.sched_features_source),
+    };
 }
 
 /// Damaged input stepped over and suspect time jumps (issue #11): said where the ledger is.

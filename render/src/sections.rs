@@ -203,6 +203,51 @@ pub(crate) fn affinity(r: &Report, out: &mut String) {
     out.push('\n');
 }
 
+/// Which allowed CPUs idle-while-runnable used; when unknown, the tasks that look pinned and
+/// the flag that settles it (docs/guide.md, "Work conservation").
+fn affinity_use(a: &analysis::report::AffinityUse, out: &mut String) {
+    if a.source != "unknown" {
+        let _ = writeln!(
+            out,
+            "  allowed CPUs: {} ({} tasks known; the others counted on every idle CPU)",
+            a.source, a.tasks_known
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  allowed CPUs: unknown (every waiting task counted on every idle CPU; `schedtrace record` keeps them)"
+    );
+    if a.looks_pinned.is_empty() {
+        return;
+    }
+    let named: Vec<String> = a
+        .looks_pinned
+        .iter()
+        .map(|p| format!("{} ({}) on CPU {}", p.comm, p.pid, p.cpu))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  look pinned (every slice on one CPU since some time, waiting while CPUs idled): {}",
+        named.join(", ")
+    );
+    // One rule for the names that look pinned to the first one's CPU.
+    let cpu = a.looks_pinned[0].cpu;
+    let mut names: Vec<String> = a
+        .looks_pinned
+        .iter()
+        .filter(|p| p.cpu == cpu)
+        .map(|p| regex::escape(&p.comm))
+        .collect();
+    names.sort();
+    names.dedup();
+    let _ = writeln!(
+        out,
+        "  if they were, say so: --affinity '^({})$={cpu}' (repeatable, REGEX=CPULIST)",
+        names.join("|")
+    );
+}
+
 pub(crate) fn work_conservation(r: &Report, out: &mut String) {
     let w = &r.system.work_conservation;
     let _ = writeln!(
@@ -221,6 +266,7 @@ pub(crate) fn work_conservation(r: &Report, out: &mut String) {
             ms(l.idle_while_runnable_ns as f64)
         );
     }
+    affinity_use(&w.affinity, out);
     let keys = [
         "cpu",
         "runqueue.mean_depth",

@@ -25,6 +25,13 @@ pub struct AnalysisOptions {
     #[arg(long, value_name = "host|DIR|FILE")]
     pub topology: Option<String>,
 
+    /// Which CPUs the tasks whose name matches REGEX may use (repeatable; the first match wins),
+    /// e.g. `'mi-.*=1'`: idle-while-runnable then counts their waits only on those CPUs. A
+    /// recording of `schedtrace record` carries every task's own and comes first; without
+    /// either, affinity is unknown and the report names the tasks that look pinned
+    #[arg(long, value_name = "REGEX=CPULIST")]
+    pub affinity: Vec<String>,
+
     /// Restrict the fairness metrics' competing set to these tasks: comma-separated pids,
     /// or a regular expression matched against task names (e.g. `massive_intr|spin`)
     #[arg(long, value_name = "PID,PID|REGEX")]
@@ -66,6 +73,7 @@ impl AnalysisOptions {
             self.topology.as_deref(),
             self.fair_set.as_deref(),
             self.cpus.clone().map(|list| list.0),
+            &self.affinity,
         )
     }
 
@@ -116,7 +124,14 @@ pub(super) fn config(
     topology: Option<&str>,
     fair_set: Option<&str>,
     cpus: Option<Vec<u32>>,
+    affinity: &[String],
 ) -> Result<analysis::Config, String> {
+    let affinity = match affinity {
+        [] => None,
+        rules => Some(std::sync::Arc::new(
+            analysis::affinity::Affinity::from_rules(rules)?,
+        )),
+    };
     let topology = match topology {
         Some(spec) => {
             Some(analysis::topology_load::load(spec).map_err(|e| format!("--topology {e}"))?)
@@ -133,6 +148,7 @@ pub(super) fn config(
         cpus,
         topology,
         fair_set,
+        affinity,
         ..Default::default()
     })
 }

@@ -23,6 +23,13 @@ pub struct RunAnalysis {
     #[arg(long, value_name = "host|DIR|FILE")]
     pub topology: Option<String>,
 
+    /// Which CPUs the tasks whose name matches REGEX may use (repeatable; the first match wins),
+    /// e.g. `'mi-.*=1'`: idle-while-runnable then counts their waits only on those CPUs. A
+    /// recording of `schedtrace record` carries every task's own and comes first; without
+    /// either, affinity is unknown and the report names the tasks that look pinned
+    #[arg(long, value_name = "REGEX=CPULIST")]
+    pub affinity: Vec<String>,
+
     /// Kernel release to assume for traces that record none: `LABEL=RELEASE` for one run's
     /// traces, or `RELEASE` for all (repeatable)
     #[arg(long, value_name = "[LABEL=]RELEASE")]
@@ -37,6 +44,7 @@ impl RunAnalysis {
             self.topology.as_deref(),
             self.fair_set.as_deref(),
             None,
+            &self.affinity,
         )
     }
 
@@ -51,6 +59,9 @@ impl RunAnalysis {
         }
         if let Some(t) = &self.topology {
             said.push(format!("--topology {t}"));
+        }
+        for a in &self.affinity {
+            said.push(format!("--affinity {a}"));
         }
         for k in &self.kernel_release {
             said.push(format!("--kernel-release {k}"));

@@ -285,7 +285,9 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     };
     // The TUI always builds the timeline store and the series (the timeline view, the
     // sparklines); `--timeline-mem` may have set the store's limit already.
-    let mut config = sources.config.clone();
+    // With what the trace's recording kept beside it (allowed CPUs, topology), as `analyze`.
+    let mut config =
+        analysis::pipeline::with_recording(path, &sources.config).map_err(|e| e.to_string())?;
     config.timeline.get_or_insert_with(Default::default);
     config.series.get_or_insert(SERIES_WINDOW_NS);
     let mut analyzer = analysis::Analyzer::new(config);

@@ -70,6 +70,10 @@ pub struct Analyzer {
     pub(crate) records: Option<Box<crate::metrics::records::Recorder>>,
     /// Where intervals and records go as they come ([`Analyzer::drain_into`]).
     pub(crate) drain: Option<Box<Draining>>,
+    /// Which CPUs each task may use, when anything says (`Config::affinity`).
+    pub(crate) affinity: Option<crate::affinity::Affinity>,
+    /// Each task's nice as the recording sampled it (`Config::recording`).
+    pub(crate) recorded_nice: Option<crate::recording::Niceness>,
     /// Every wait's pieces by what its runqueue's CPU ran (`metrics::wait_causes`).
     pub(crate) waits: WaitTracker,
 }
@@ -84,6 +88,11 @@ impl Analyzer {
             .map(crate::timeline_store::StoreState::new);
         let series = config.series.map(|len| Box::new(SeriesCounts::new(len)));
         let config_records = config.records;
+        let config_affinity = config.affinity.as_deref().cloned();
+        let recorded_nice = config
+            .recording
+            .as_deref()
+            .map(|(_, r)| crate::recording::Niceness::new(r));
         let mut fairness = Fairness::new();
         if let Some(len) = config.series {
             fairness.record_windows(len.max(1));
@@ -112,6 +121,8 @@ impl Analyzer {
             time_jumps: Vec::new(),
             records: config_records.map(|limit| Box::new(Recorder::new(limit))),
             drain: None,
+            affinity: config_affinity,
+            recorded_nice,
             waits: WaitTracker::default(),
         }
         .with_topology()
@@ -428,6 +439,9 @@ impl EventSink for Analyzer {
             self.weights_unsettled = true;
         }
         self.fairness.scale = scale;
+        if let (Some(a), Some(n)) = (&mut self.affinity, meta.cpus) {
+            a.set_cpu_count(n);
+        }
         // metrics.md §6: the trace's own topology comes first.
         if let Some(t) = &meta.topology {
             if self.first_ts.is_none() && t.cpus.iter().any(|p| p.llc.is_some()) {

@@ -9,7 +9,9 @@ use super::analyzer::Analyzer;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
+use crate::metrics::runqueue::{AffinityUse, LooksPinned};
 use crate::metrics::{latency, quality, wait_causes};
+use crate::recording::RecordingInfo;
 use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
     TopologyInfo, Window, SCHEMA_VERSION,
@@ -77,10 +79,15 @@ impl Analyzer {
             Some(set) => format!("--fair-set: {}", set.describe()),
             None => "every non-RT task".to_string(),
         };
-        let fairness = self
+        let mut fairness = self
             .fairness
             .summary(all_tasks.iter().map(|t| &t.fair), competing);
+        if self.recorded_nice.is_some() && self.fairness.scale.prio_ambiguous() {
+            fairness.prio_scale +=
+                "; weights from the nice the recording sampled where it saw the task";
+        }
         let mut affinity_rows = Vec::new();
+        let mut pinned_candidates = Vec::new();
         let names: wait_causes::Names = all_tasks
             .iter()
             .map(|t| (t.pid, t.comm.to_string_lossy()))
@@ -95,8 +102,22 @@ impl Analyzer {
                 affinity_rows.push((affinity.clone(), migrations));
                 let totals = self.waits.totals(slot);
                 waited.extend(totals);
+                let allowed = self.allowed_cpus_row(&t);
+                let settled = (t.last_run_cpu, t.settled_slices, t.settled_since);
                 let mut row = task_row(t, affinity);
                 row.wait_causes = wait_causes::section(totals, &names);
+                match (allowed, settled) {
+                    (Some(cpus), _) => row.allowed_cpus = Some(cpus),
+                    (None, (Some(cpu), slices, since_ns)) => pinned_candidates.push(LooksPinned {
+                        pid: row.pid,
+                        comm: row.comm.clone(),
+                        cpu,
+                        slices,
+                        since_ns,
+                        sched_delay_ns: row.sched_delay.sum_ns,
+                    }),
+                    _ => {}
+                }
                 row
             })
             .collect();
@@ -120,6 +141,13 @@ impl Analyzer {
         system.work_conservation = self
             .runqueues
             .work_conservation(window.len_ns() as f64 * cpu_count as f64, llcs);
+        let known = tasks.iter().filter(|t| t.allowed_cpus.is_some()).count() as u64;
+        system.work_conservation.affinity = AffinityUse::new(
+            self.affinity_source(),
+            known,
+            pinned_candidates,
+            system.work_conservation.idle_while_runnable_ns,
+        );
         system.worst_wait = crate::worst_wait::worst_wait(&tasks, window);
         system.wait_causes = system_waits;
         let report = Report {
@@ -143,6 +171,11 @@ impl Analyzer {
                     .map_or_else(|| "unknown".to_string(), crate::scheduler_name),
                 extra: meta.extra.clone(),
                 topology: self.topology_info(),
+                recording: self
+                    .config
+                    .recording
+                    .as_deref()
+                    .map(|(path, r)| RecordingInfo::new(path, r)),
             },
             window,
             quality: crate::report::Quality {
@@ -182,6 +215,27 @@ impl Analyzer {
             );
         }
         self.runqueues.finish(end, &self.scope);
+    }
+
+    /// Task `t`'s allowed CPUs for its report row (`tasks[].allowed_cpus`), when known.
+    fn allowed_cpus_row(&self, t: &Task) -> Option<String> {
+        let a = self.affinity.as_ref()?;
+        let rule = a.rule_for(&t.comm.to_string_lossy());
+        a.last(t.pid, rule).map(|set| set.to_string())
+    }
+
+    /// Where the allowed CPUs came from (`work_conservation.affinity.source`).
+    fn affinity_source(&self) -> &'static str {
+        match self
+            .affinity
+            .as_ref()
+            .map(|a| (a.has_recording(), a.has_rules()))
+        {
+            Some((true, true)) => "recorded, --affinity",
+            Some((true, false)) => "recorded",
+            Some((false, true)) => "--affinity",
+            _ => "unknown",
+        }
     }
 
     pub(crate) fn cpu_map(&self) -> Option<CpuMap> {

@@ -4,14 +4,15 @@
 //! The timeline store's per-task log and per-event size check are kept here too.
 
 use super::analyzer::{Analyzer, MAX_CPUS};
+use crate::affinity::{Affinity, CpuSet};
 use crate::cpu::Occupant;
 use crate::interval::SwitchReason;
 use crate::interval::TaskLog;
-use crate::metrics::fairness::Presence;
+use crate::metrics::fairness::{Presence, PrioScale};
 use crate::metrics::preemption;
 use crate::metrics::records::{PreemptionRecord, WaitKind, WaitRecord};
 use crate::metrics::wait_causes::WaitEnd;
-use crate::timeline::{State, Wait};
+use crate::timeline::{State, Task, Wait, RULE_NONE, RULE_UNDECIDED};
 use crate::timeline_store::CHECK_EVERY;
 use crate::FairSet;
 use ingest::Comm;
@@ -21,7 +22,17 @@ impl Analyzer {
     /// `--fair-set`).
     fn fair_weight(&mut self, slot: usize) -> u32 {
         let t = &mut self.tasks[slot];
-        let Some(w) = self.fairness.scale.weight(t.prio) else {
+        let scale = self.fairness.scale;
+        // A recorded nice where the events' prio is ambiguous (docs/metrics.md §7).
+        let recorded = match &self.recorded_nice {
+            Some(n) if scale.prio_ambiguous() => n.at(t.pid, self.now),
+            _ => None,
+        };
+        let weight = match recorded {
+            Some(nice) => nice.map(PrioScale::weight_of_nice),
+            None => scale.weight(t.prio),
+        };
+        let Some(w) = weight else {
             return 0;
         };
         if let Some(set) = &self.config.fair_set {
@@ -55,11 +66,18 @@ impl Analyzer {
         if old != new {
             let queued = (new.cpu >= 0 && !new.running).then_some(new.cpu as u32);
             self.waits.follow(slot, queued, now);
+            let affinity = self.affinity.as_ref();
+            let set_of = |id: u32| affinity.filter(|_| id != RULE_NONE).map(|a| a.set(id));
             if old.cpu >= 0 && !old.running {
-                self.runqueues.wait(old.cpu as u32, -1, now, &self.scope);
+                let set = set_of(t.wait_set);
+                self.runqueues
+                    .wait(old.cpu as u32, -1, now, &self.scope, set);
             }
             if new.cpu >= 0 && !new.running {
-                self.runqueues.wait(new.cpu as u32, 1, now, &self.scope);
+                t.wait_set = affinity.map_or(RULE_NONE, |a| allowed_id(a, t, now));
+                let set = set_of(t.wait_set);
+                self.runqueues
+                    .wait(new.cpu as u32, 1, now, &self.scope, set);
             }
         }
         self.fairness
@@ -204,13 +222,20 @@ impl Analyzer {
         });
         if let Some(busy) = busy {
             self.tasks[slot].target_busy = busy;
-            // Which CPUs it may use: the trace carries no affinity, so the CPUs it has run
-            // on (docs/metrics.md §3a says what this misses).
-            let t = &self.tasks[slot];
+            // Which CPUs it may use: its allowed CPUs where known (recorded, --affinity),
+            // else the CPUs it has run on (docs/metrics.md §3a says what this misses).
+            let now = self.now;
+            let t = &mut self.tasks[slot];
             let target = t.wakeup_enqueue().map_or(-1, |e| e.cpu);
-            let affinity = &t.affinity;
-            self.waits
-                .placed(slot, target, busy, |c| affinity.ran_on(c));
+            let known = self.affinity.as_ref().and_then(|a| {
+                let id = known_id(a, t, now)?;
+                Some(a.set(id))
+            });
+            let ran = &t.affinity;
+            self.waits.placed(slot, target, busy, |c| match known {
+                Some(set) => set.contains(c),
+                None => ran.ran_on(c),
+            });
         }
     }
 
@@ -240,5 +265,73 @@ impl Analyzer {
         let mut tasks = std::mem::take(&mut self.tasks);
         self.drain_now(&mut tasks, false);
         self.tasks = tasks;
+    }
+}
+
+/// The `--affinity` rule of task `t`'s name, decided once per name (a regex match).
+fn rule_of(a: &Affinity, t: &mut Task) -> Option<u32> {
+    if t.affinity_rule == RULE_UNDECIDED {
+        t.affinity_rule = a.rule_for(&t.comm.to_string_lossy()).unwrap_or(RULE_NONE);
+    }
+    (t.affinity_rule != RULE_NONE).then_some(t.affinity_rule)
+}
+
+/// Task `t`'s allowed set at `now` when the model knows it (every-CPU sets included).
+fn known_id(a: &Affinity, t: &mut Task, now: u64) -> Option<u32> {
+    let rule = rule_of(a, t);
+    a.known_id(t.pid, rule, now).map(|(id, _)| id)
+}
+
+/// The allowed set task `t` waits with at `now` ([`RULE_NONE`]: unconstrained, or unknown).
+fn allowed_id(a: &Affinity, t: &mut Task, now: u64) -> u32 {
+    let rule = rule_of(a, t);
+    a.allowed_id(t.pid, rule, now)
+        .map_or(RULE_NONE, |(id, _)| id)
+}
+
+impl Analyzer {
+    /// **The CPUs task `slot` may use now** (the recording's, else its `--affinity` rule's;
+    /// see [`crate::affinity`]), None when unknown or every CPU. For the engine's rules that
+    /// ask whether a wait could have run elsewhere (idle-while-runnable uses it through
+    /// `observe`; placement that cost a wait can ask it at the wakeup).
+    #[allow(dead_code)] // The placement rule of issue 27 is its next user.
+    pub(crate) fn allowed_cpus(&mut self, slot: usize) -> Option<&CpuSet> {
+        let a = self.affinity.as_ref()?;
+        let id = allowed_id(a, &mut self.tasks[slot], self.now);
+        (id != RULE_NONE).then(|| a.set(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::affinity::Affinity;
+    use crate::stream::{named, switch_named, task};
+    use crate::{Analyzer, Config};
+    use ingest::EventSink;
+    use ingest::PrevState::Runnable;
+    use std::sync::Arc;
+
+    /// The engine's question for a task: its name's rule, None for a task no rule names (or
+    /// without any model).
+    #[test]
+    fn allowed_cpus_are_the_tasks_rule() {
+        let rules = Affinity::from_rules(&["^spin$=1".into()]).unwrap();
+        let config = Config {
+            affinity: Some(Arc::new(rules)),
+            ..Default::default()
+        };
+        let mut a = Analyzer::new(config);
+        a.event(&switch_named(10, 1, task(0), Runnable, named(5, "spin")));
+        a.event(&switch_named(20, 0, task(0), Runnable, named(6, "other")));
+        let (spin, other) = (a.find(5).unwrap(), a.find(6).unwrap());
+        assert_eq!(
+            a.allowed_cpus(spin).map(|s| s.to_string()),
+            Some("1".into())
+        );
+        assert_eq!(a.allowed_cpus(other), None);
+        let mut none = Analyzer::new(Config::default());
+        none.event(&switch_named(10, 1, task(0), Runnable, named(5, "spin")));
+        let spin = none.find(5).unwrap();
+        assert_eq!(none.allowed_cpus(spin), None);
     }
 }

@@ -377,27 +377,8 @@ pub struct TopologyInfo {
     pub nodes: Vec<String>,
 }
 
-/// A cpulist string (`0-3,6`) of sorted CPU numbers.
-pub fn cpulist(cpus: &[u32]) -> String {
-    let mut sorted = cpus.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            sorted[i].to_string()
-        } else {
-            format!("{}-{}", sorted[i], sorted[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
-}
+/// A cpulist string (`0-3,6`) of sorted CPU numbers (defined beside the CPU sets).
+pub use crate::affinity::cpulist;
 
 /// A task's affinity row and its migrations by distance. `map`: the topology in use.
 pub(crate) fn task_row(

@@ -6,8 +6,26 @@
 //! idle CPUs, of waiting tasks and of CPUs with a non-empty runqueue. An idle CPU counts
 //! as "idle while runnable" when some *other* CPU of the group has a waiting task: all
 //! idle CPUs do, except the single non-empty CPU when it holds every waiting task.
+//!
+//! That rule assumes every waiting task may run on every CPU. A task whose allowed CPUs are
+//! known (`crate::affinity`: recorded, or `--affinity`) counts only on the idle CPUs it
+//! may use: such a *constrained* wait adds one to `eligible[c]` of every other CPU `c` in its
+//! set (O(|set|) per change), and a group keeps how many of its idle CPUs have a non-zero
+//! `eligible` (`b`). The group's losing CPUs are then the union of the two rules': the
+//! unconstrained waits' (counted over `free`, the runqueues without the constrained tasks)
+//! and the constrained ones' — with no constrained wait, exactly the rule above.
 
+use crate::affinity::CpuSet;
 use crate::scope::Scope;
+
+/// Moves a CPU's `eligible` count by `delta`; returns the change of its group's `b` (idle
+/// CPUs with a non-zero count) when the count crossed zero on an idle CPU.
+fn step(count: &mut u32, delta: i32, idle: bool) -> Option<i32> {
+    let before = *count;
+    *count = before.saturating_add_signed(delta);
+    let crossed = (before == 0) != (*count == 0);
+    (crossed && idle).then_some(if *count > 0 { 1 } else { -1 })
+}
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default)]
@@ -20,6 +38,9 @@ struct Group {
     since: u64,
     /// CPU-ns of idle-while-runnable.
     loss_ns: u64,
+    /// Idle CPUs of the group that a constrained task waiting elsewhere in the group may
+    /// use (`eligible` of the group's kind > 0).
+    b: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -33,25 +54,33 @@ pub(crate) struct Runqueues {
     system: Group,
     llcs: Vec<Group>,
     llc_of: Vec<Option<u32>>,
+    /// Per CPU: the unconstrained waiting tasks (what the groups' rule counts).
+    free: Vec<u32>,
+    /// Per CPU: constrained tasks waiting on another CPU (of the same LLC) that allow it.
+    eligible: Vec<u32>,
+    eligible_llc: Vec<u32>,
 }
 
 impl Group {
-    fn losing_cpus(&self, depth: &[u32], idle: &[bool]) -> u64 {
+    /// Idle CPUs that some waiting task of another CPU may use. `free`: the unconstrained
+    /// waits per CPU; `eligible`: the group's kind of constrained count per CPU.
+    fn losing_cpus(&self, free: &[u32], idle: &[bool], eligible: &[u32]) -> u64 {
         if self.waiting == 0 {
-            return 0;
+            return self.b as u64;
         }
+        // Every idle CPU but possibly one is lost to the unconstrained waits already.
         let mut n = self.idle as u64;
         if self.nonempty == 1 {
             let only = self.nonempty_sum as usize;
-            if idle[only] && depth[only] == self.waiting {
+            if idle[only] && free[only] == self.waiting && eligible[only] == 0 {
                 n -= 1;
             }
         }
         n
     }
 
-    fn settle(&mut self, now: u64, depth: &[u32], idle: &[bool], scope: &Scope) {
-        let n = self.losing_cpus(depth, idle);
+    fn settle(&mut self, now: u64, free: &[u32], idle: &[bool], eligible: &[u32], scope: &Scope) {
+        let n = self.losing_cpus(free, idle, eligible);
         // Saturating: a corrupt timestamp far ahead (a jump the ledger names) times the
         // waiting tasks may exceed u64 ns; the report then shows the ceiling, not a wrap.
         self.loss_ns = self
@@ -89,6 +118,9 @@ impl Runqueues {
             self.since.resize(n, 0);
             self.area.resize(n, 0);
             self.max_depth.resize(n, 0);
+            self.free.resize(n, 0);
+            self.eligible.resize(n, 0);
+            self.eligible_llc.resize(n, 0);
         }
     }
 
@@ -104,16 +136,31 @@ impl Runqueues {
     /// Brings the integrals of a CPU's groups (the system and its LLC `llc`, from
     /// [`Runqueues::llc`]) up to `now` before a change on the CPU.
     fn settle(&mut self, llc: Option<usize>, now: u64, scope: &Scope) {
-        self.system.settle(now, &self.depth, &self.idle, scope);
+        self.system
+            .settle(now, &self.free, &self.idle, &self.eligible, scope);
         if let Some(l) = llc {
-            self.llcs[l].settle(now, &self.depth, &self.idle, scope);
+            self.llcs[l].settle(now, &self.free, &self.idle, &self.eligible_llc, scope);
         }
     }
 
-    /// A task starts (`+1`) or stops (`-1`) waiting on `cpu`'s runqueue at `now`.
-    pub(crate) fn wait(&mut self, cpu: u32, delta: i32, now: u64, scope: &Scope) {
+    /// A task starts (`+1`) or stops (`-1`) waiting on `cpu`'s runqueue at `now`; `allowed`
+    /// is the set of CPUs it may run on when known (the same set for its `-1` as for its
+    /// `+1`), None when it may run anywhere or nobody knows.
+    pub(crate) fn wait(
+        &mut self,
+        cpu: u32,
+        delta: i32,
+        now: u64,
+        scope: &Scope,
+        allowed: Option<&CpuSet>,
+    ) {
         let c = cpu as usize;
         self.grow(c);
+        if let Some(set) = allowed {
+            if let Some(&top) = set.cpus().last() {
+                self.grow(top as usize);
+            }
+        }
         // The LLC is looked up once, for settling its group and for counting in it.
         let llc = self.llc(c);
         self.settle(llc, now, scope);
@@ -127,9 +174,31 @@ impl Runqueues {
         if scope.contains(now) {
             self.max_depth[c] = self.max_depth[c].max(after);
         }
-        self.system.count_wait(c, delta, before, after);
-        if let Some(l) = llc {
-            self.llcs[l].count_wait(c, delta, before, after);
+        let Some(set) = allowed else {
+            let (before, after) = (self.free[c], self.free[c].saturating_add_signed(delta));
+            self.free[c] = after;
+            self.system.count_wait(c, delta, before, after);
+            if let Some(l) = llc {
+                self.llcs[l].count_wait(c, delta, before, after);
+            }
+            return;
+        };
+        // A constrained wait: only the other CPUs of its set may take it. The system group
+        // and this CPU's LLC group were settled above; no other group's count changes.
+        for &other in set.cpus() {
+            let o = other as usize;
+            if o == c {
+                continue;
+            }
+            if let Some(b) = step(&mut self.eligible[o], delta, self.idle[o]) {
+                self.system.b = self.system.b.saturating_add_signed(b);
+            }
+            if llc.is_some() && self.llc(o) == llc {
+                if let Some(b) = step(&mut self.eligible_llc[o], delta, self.idle[o]) {
+                    let g = &mut self.llcs[llc.unwrap_or_default()];
+                    g.b = g.b.saturating_add_signed(b);
+                }
+            }
         }
     }
 
@@ -143,20 +212,23 @@ impl Runqueues {
         let llc = self.llc(c);
         self.settle(llc, now, scope);
         self.idle[c] = idle;
-        for g in std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l])) {
-            if idle {
-                g.idle += 1;
-            } else {
-                g.idle -= 1;
+        let eligible = [self.eligible[c] > 0, self.eligible_llc[c] > 0];
+        let groups = std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l]));
+        for (g, eligible) in groups.zip(eligible) {
+            let d: i32 = if idle { 1 } else { -1 };
+            g.idle = g.idle.saturating_add_signed(d);
+            if eligible {
+                g.b = g.b.saturating_add_signed(d);
             }
         }
     }
 
     /// Closes every integral at `end`.
     pub(crate) fn finish(&mut self, end: u64, scope: &Scope) {
-        self.system.settle(end, &self.depth, &self.idle, scope);
+        self.system
+            .settle(end, &self.free, &self.idle, &self.eligible, scope);
         for l in 0..self.llcs.len() {
-            self.llcs[l].settle(end, &self.depth, &self.idle, scope);
+            self.llcs[l].settle(end, &self.free, &self.idle, &self.eligible_llc, scope);
         }
         for c in 0..self.depth.len() {
             if scope.cpu(c as u32) {
@@ -206,6 +278,72 @@ pub struct WorkConservation {
     pub idle_while_runnable_share: f64,
     #[serde(default)]
     pub by_llc: Vec<LlcLoss>,
+    /// Which CPUs the waiting tasks were taken to be allowed (absent from reports written
+    /// before it existed).
+    #[serde(default)]
+    pub affinity: AffinityUse,
+}
+
+/// Where the allowed CPUs that idle-while-runnable used came from, and, for the tasks
+/// without, which of them look pinned (docs/metrics.md §4).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AffinityUse {
+    /// `recorded` (the recording's sidecar), `--affinity`, both (`recorded, --affinity`), or
+    /// `unknown` (every waiting task counted on every idle CPU).
+    pub source: String,
+    /// Tasks in the report whose allowed CPUs were known.
+    pub tasks_known: u64,
+    /// Tasks of unknown affinity that look pinned: every slice on one CPU since some time
+    /// (at least [`PINNED_MIN_SLICES`]) while they waited (at least 1 ms in all) and
+    /// CPUs idled with tasks waiting; the longest waits first, at most [`PINNED_KEPT`].
+    /// `--affinity 'COMM=CPU'` settles whether they were.
+    #[serde(default)]
+    pub looks_pinned: Vec<LooksPinned>,
+}
+
+/// Slices on one CPU in a row before a task of unknown affinity "looks pinned".
+pub const PINNED_MIN_SLICES: u64 = 20;
+/// Tasks named in `looks_pinned`.
+pub const PINNED_KEPT: usize = 10;
+
+/// A task of unknown affinity whose slices all ran on one CPU since `since_ns`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LooksPinned {
+    pub pid: i32,
+    pub comm: String,
+    pub cpu: u32,
+    pub slices: u64,
+    pub since_ns: u64,
+    /// Its whole sched delay (wakeup latency and preemption wait).
+    pub sched_delay_ns: u64,
+}
+
+impl AffinityUse {
+    /// From the source, the number of tasks known, and the candidates (any order) with the
+    /// system's idle-while-runnable time: no idle CPU while tasks waited, no suspect.
+    pub(crate) fn new(
+        source: &str,
+        tasks_known: u64,
+        mut candidates: Vec<LooksPinned>,
+        idle_while_runnable_ns: u64,
+    ) -> AffinityUse {
+        candidates.retain(|c| {
+            c.slices >= PINNED_MIN_SLICES
+                && c.sched_delay_ns >= 1_000_000
+                && idle_while_runnable_ns > 0
+        });
+        candidates.sort_by(|a, b| {
+            b.sched_delay_ns
+                .cmp(&a.sched_delay_ns)
+                .then(a.pid.cmp(&b.pid))
+        });
+        candidates.truncate(PINNED_KEPT);
+        AffinityUse {
+            source: source.to_string(),
+            tasks_known,
+            looks_pinned: candidates,
+        }
+    }
 }
 
 /// Runqueue depth of one CPU (§4): waiting tasks, time-weighted mean and max.
@@ -252,6 +390,7 @@ impl Runqueues {
                     idle_while_runnable_ns: ns,
                 })
                 .collect(),
+            affinity: AffinityUse::default(),
         }
     }
 }
@@ -270,8 +409,8 @@ mod tests {
         let s = everything();
         let mut rq = Runqueues::default();
         rq.set_idle(1, true, 0, &s);
-        rq.wait(0, 1, 10, &s);
-        rq.wait(0, -1, 30, &s);
+        rq.wait(0, 1, 10, &s, None);
+        rq.wait(0, -1, 30, &s, None);
         rq.finish(100, &s);
         assert_eq!(rq.loss_ns(), (20, None));
         let row = rq.row(0, 100);
@@ -290,7 +429,7 @@ mod tests {
         let s = everything();
         let mut rq = Runqueues::default();
         rq.set_idle(0, true, 0, &s);
-        rq.wait(0, 1, 10, &s);
+        rq.wait(0, 1, 10, &s, None);
         rq.finish(50, &s);
         assert_eq!(rq.loss_ns().0, 0);
     }
@@ -302,10 +441,49 @@ mod tests {
         rq.set_llcs(vec![Some(0), Some(0), Some(1)], 2);
         rq.set_idle(1, true, 0, &s);
         rq.set_idle(2, true, 0, &s);
-        rq.wait(0, 1, 0, &s);
+        rq.wait(0, 1, 0, &s, None);
         rq.finish(10, &s);
         // Anywhere: CPUs 1 and 2 idle 10 ns each; within the LLC only CPU 1.
         assert_eq!(rq.loss_ns(), (20, Some(10)));
         assert_eq!(rq.loss_by_llc(), vec![10, 0]);
+    }
+
+    /// Two tasks pinned to CPU 1 (one runs, one waits) while CPU 0 idles: no loss, where the
+    /// unconstrained rule counts CPU 0 the whole time.
+    #[test]
+    fn a_pinned_wait_does_not_count_the_cpus_it_may_not_use() {
+        let s = everything();
+        let one = CpuSet::new(vec![1]);
+        let both = CpuSet::new(vec![0, 1]);
+        let mut rq = Runqueues::default();
+        rq.set_idle(0, true, 0, &s);
+        rq.wait(1, 1, 10, &s, Some(&one));
+        rq.wait(1, -1, 30, &s, Some(&one));
+        assert_eq!(rq.loss_ns().0, 0);
+        // A task allowed both CPUs waits on 1 from 40 to 50: CPU 0 counts.
+        rq.wait(1, 1, 40, &s, Some(&both));
+        // CPU 0 stops idling at 45, idles again at 47.
+        rq.set_idle(0, false, 45, &s);
+        rq.set_idle(0, true, 47, &s);
+        rq.wait(1, -1, 50, &s, Some(&both));
+        rq.finish(100, &s);
+        assert_eq!(rq.loss_ns().0, 5 + 3);
+    }
+
+    /// Constrained and unconstrained waits together: the union of the idle CPUs either may use.
+    #[test]
+    fn constrained_and_free_waits_count_each_idle_cpu_once() {
+        let s = everything();
+        let mut rq = Runqueues::default();
+        rq.set_llcs(vec![Some(0), Some(0), Some(0)], 1);
+        rq.set_idle(0, true, 0, &s);
+        rq.set_idle(2, true, 0, &s);
+        // A free task waits on CPU 0 (idle: its own runqueue, so only CPU 2 counts) ...
+        rq.wait(0, 1, 0, &s, None);
+        // ... and from 10 a task allowed CPUs 0-1 waits on CPU 1: CPU 0 counts too.
+        rq.wait(1, 1, 10, &s, Some(&CpuSet::new(vec![0, 1])));
+        rq.finish(20, &s);
+        // CPU 2: 20 ns; CPU 0: 10 ns (from 10).
+        assert_eq!(rq.loss_ns(), (30, Some(30)));
     }
 }

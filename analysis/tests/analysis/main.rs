@@ -3,6 +3,7 @@
 //! One test binary for the crate, each file a module, so that the dependencies are linked
 //! once instead of once per file (a fresh clone builds its tests in a fraction of the time).
 
+mod affinity_traces;
 mod common;
 mod compare_explain;
 mod compare_mixed;
@@ -16,6 +17,7 @@ mod ground_truth;
 mod invariants;
 mod metrics_rules;
 mod metrics_traces;
+mod recording_traces;
 mod report_additions;
 mod rules;
 mod series_traces;

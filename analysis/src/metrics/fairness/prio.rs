@@ -55,6 +55,17 @@ impl PrioScale {
         }
     }
 
+    /// Whether `prio` may not give the nice exactly (the BFS family's scales: BMQ's untraced
+    /// boost), so a recorded nice is the better source.
+    pub(crate) fn prio_ambiguous(self) -> bool {
+        self != PrioScale::Mainline
+    }
+
+    /// The kernel's weight of a fair-class task at `nice` (-20..=19).
+    pub(crate) fn weight_of_nice(nice: i32) -> u32 {
+        SCHED_PRIO_TO_WEIGHT[(nice.clamp(-20, 19) + 20) as usize]
+    }
+
     /// Fairness weight of a task at `prio`; `None` = left out of fairness.
     pub(crate) fn weight(self, prio: i32) -> Option<u32> {
         self.nice(prio)
