@@ -43,6 +43,21 @@ fn pinned_mi_tasks_are_named_then_settled_by_their_affinity() {
         assert!(named.iter().all(|p| p.cpu == cpu), "{kernel}");
         assert!(before.tasks.iter().all(|t| t.allowed_cpus.is_none()));
 
+        // Placement that cost a wait, by the CPUs they ran on: the CPU they ran on once
+        // before being pinned idled while they waited (174, 307 and 505 such wakeups).
+        let idle_allowed = |r: &analysis::Report| -> u64 {
+            r.tasks
+                .iter()
+                .filter(|t| re.is_match(&t.comm))
+                .map(|t| {
+                    t.wait_causes.placement.idle_allowed_llc
+                        + t.wait_causes.placement.idle_allowed_other
+                })
+                .sum()
+        };
+        let guessed = idle_allowed(&before);
+        assert!(guessed > 0, "{kernel}");
+
         let rule = format!("{names}={cpu}");
         let after = analyze(&path, &with_rules(&[&rule])).unwrap();
         let w = &after.system.work_conservation;
@@ -67,6 +82,12 @@ fn pinned_mi_tasks_are_named_then_settled_by_their_affinity() {
                 .iter()
                 .all(|p| !re.is_match(&p.comm)),
             "{kernel}"
+        );
+        // Told their one CPU, no other CPU could have taken them.
+        assert_eq!(
+            idle_allowed(&after),
+            0,
+            "{kernel}: {guessed} by the CPUs they ran on"
         );
         let cpu_text = cpu.to_string();
         for t in after.tasks.iter().filter(|t| re.is_match(&t.comm)) {
