@@ -5,18 +5,11 @@
 
 use crate::compare_support::*;
 use analysis::compare::explain::model::{Explain, ExplainedSubject};
-use analysis::compare::matching::{MatchBy, Matching};
+use analysis::compare::matching::Matching;
 use analysis::compare::{compare, Options};
 use analysis::PieceKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-const MI_ALIASES: [(&str, &str); 4] = [
-    ("mintr0", "mi-work0"),
-    ("mintr1", "mi-work1"),
-    ("mintr2", "mi-work2"),
-    ("mspin", "mi-spin"),
-];
 
 /// The parts of the tasks `take` picks in one report, as this test reads them: kind (and
 /// the occupant's role, through `role`) → ns.
@@ -129,18 +122,10 @@ fn mi() -> (Explain, Vec<Value>) {
         .zip(repeats)
         .map(|(l, r)| run(l, vec![r]))
         .collect::<Vec<_>>();
-    let opts = Options {
-        matching: Matching {
-            by: MatchBy::Exact,
-            aliases: MI_ALIASES
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-        },
-        workload: Some(regex::Regex::new("mi-|mintr|mspin").unwrap()),
-        ..Options::default()
-    };
-    (compare(&runs, &opts).unwrap().explain.unwrap(), reports)
+    (
+        compare(&runs, &mi_options()).unwrap().explain.unwrap(),
+        reports,
+    )
 }
 
 fn alias(comm: &str) -> String {
