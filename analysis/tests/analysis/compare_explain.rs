@@ -245,3 +245,48 @@ fn nice_on_bmq_waits_behind_the_nice0_role() {
     assert!(bmq.behind_ns.unwrap() as f64 >= 0.99 * bmq.wait_ns.unwrap() as f64);
     assert_eq!(bmq.longest.as_ref().unwrap().behind[0].comm, "nice0");
 }
+
+/// PDS's two mi captures as repeats on both sides (in the other order on one): the means
+/// are the same, every part's Welch p is 1, so every part is noise, unranked, and the
+/// parts still add up (to a change of 0); each mean is the two sched delays' mean, rounded.
+#[test]
+fn repeats_on_both_sides_put_every_unmoved_part_in_the_noise() {
+    let (a, b) = (
+        "pds-6.1-vm/mi/trace-v6.dat.xz",
+        "pds-6.1-vm/mi-repeat/trace-v6.dat.xz",
+    );
+    let sums: Vec<i64> = [a, b]
+        .iter()
+        .map(|f| {
+            let r = load(f).report;
+            r["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["comm"] == "mspin")
+                .map(|t| t["sched_delay"]["sum_ns"].as_i64().unwrap())
+                .sum()
+        })
+        .collect();
+    let runs = [
+        run("one", vec![load(a), load(b)]),
+        run("two", vec![load(b), load(a)]),
+    ];
+    let c = compare(&runs, &Options::default()).unwrap();
+    let e = c.explain.unwrap();
+    let spin = e.subjects.iter().find(|s| s.subject == "mspin").unwrap();
+    let total = sums[0] + sums[1];
+    assert_eq!(spin.runs[0].wait_ns, Some((total + 1).div_euclid(2)));
+    let ch = &spin.changes[0];
+    assert_eq!(ch.change_ns, 0);
+    assert_eq!(ch.components.iter().map(|c| c.change_ns).sum::<i64>(), 0);
+    assert_eq!(ch.p_value, Some(1.0));
+    assert!(!ch.components.is_empty());
+    for c in &ch.components {
+        assert_eq!(
+            (c.p_value, c.noise, c.rank),
+            (Some(1.0), true, None),
+            "{c:?}"
+        );
+    }
+}
