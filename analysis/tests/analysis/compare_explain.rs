@@ -5,18 +5,11 @@
 
 use crate::compare_support::*;
 use analysis::compare::explain::model::{Explain, ExplainedSubject};
-use analysis::compare::matching::{MatchBy, Matching};
+use analysis::compare::matching::Matching;
 use analysis::compare::{compare, Options};
 use analysis::PieceKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-const MI_ALIASES: [(&str, &str); 4] = [
-    ("mintr0", "mi-work0"),
-    ("mintr1", "mi-work1"),
-    ("mintr2", "mi-work2"),
-    ("mspin", "mi-spin"),
-];
 
 /// The parts of the tasks `take` picks in one report, as this test reads them: kind (and
 /// the occupant's role, through `role`) → ns.
@@ -129,18 +122,10 @@ fn mi() -> (Explain, Vec<Value>) {
         .zip(repeats)
         .map(|(l, r)| run(l, vec![r]))
         .collect::<Vec<_>>();
-    let opts = Options {
-        matching: Matching {
-            by: MatchBy::Exact,
-            aliases: MI_ALIASES
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-        },
-        workload: Some(regex::Regex::new("mi-|mintr|mspin").unwrap()),
-        ..Options::default()
-    };
-    (compare(&runs, &opts).unwrap().explain.unwrap(), reports)
+    (
+        compare(&runs, &mi_options()).unwrap().explain.unwrap(),
+        reports,
+    )
 }
 
 fn alias(comm: &str) -> String {
@@ -259,4 +244,49 @@ fn nice_on_bmq_waits_behind_the_nice0_role() {
     let bmq = &five.runs[1];
     assert!(bmq.behind_ns.unwrap() as f64 >= 0.99 * bmq.wait_ns.unwrap() as f64);
     assert_eq!(bmq.longest.as_ref().unwrap().behind[0].comm, "nice0");
+}
+
+/// PDS's two mi captures as repeats on both sides (in the other order on one): the means
+/// are the same, every part's Welch p is 1, so every part is noise, unranked, and the
+/// parts still add up (to a change of 0); each mean is the two sched delays' mean, rounded.
+#[test]
+fn repeats_on_both_sides_put_every_unmoved_part_in_the_noise() {
+    let (a, b) = (
+        "pds-6.1-vm/mi/trace-v6.dat.xz",
+        "pds-6.1-vm/mi-repeat/trace-v6.dat.xz",
+    );
+    let sums: Vec<i64> = [a, b]
+        .iter()
+        .map(|f| {
+            let r = load(f).report;
+            r["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["comm"] == "mspin")
+                .map(|t| t["sched_delay"]["sum_ns"].as_i64().unwrap())
+                .sum()
+        })
+        .collect();
+    let runs = [
+        run("one", vec![load(a), load(b)]),
+        run("two", vec![load(b), load(a)]),
+    ];
+    let c = compare(&runs, &Options::default()).unwrap();
+    let e = c.explain.unwrap();
+    let spin = e.subjects.iter().find(|s| s.subject == "mspin").unwrap();
+    let total = sums[0] + sums[1];
+    assert_eq!(spin.runs[0].wait_ns, Some((total + 1).div_euclid(2)));
+    let ch = &spin.changes[0];
+    assert_eq!(ch.change_ns, 0);
+    assert_eq!(ch.components.iter().map(|c| c.change_ns).sum::<i64>(), 0);
+    assert_eq!(ch.p_value, Some(1.0));
+    assert!(!ch.components.is_empty());
+    for c in &ch.components {
+        assert_eq!(
+            (c.p_value, c.noise, c.rank),
+            (Some(1.0), true, None),
+            "{c:?}"
+        );
+    }
 }

@@ -317,12 +317,20 @@ fn a_json_report_compares_like_its_trace() {
             y.from_json_report = false;
         }
     }
-    // The explanation names the file each run's longest wait was read from.
-    for c in [&mut a, &mut b] {
-        for s in c.explain.iter_mut().flat_map(|e| e.subjects.iter_mut()) {
-            for l in s.runs.iter_mut().filter_map(|r| r.longest.as_mut()) {
-                l.path.clear();
-            }
+    // The explanation's longest waits name the repeat they came from.
+    let paths_a: Vec<Option<String>> = a
+        .explain
+        .iter()
+        .flat_map(|e| e.subjects.iter().flat_map(|s| s.runs.iter()))
+        .map(|r| r.longest.as_ref().map(|l| l.path.clone()))
+        .collect();
+    let runs_b = b
+        .explain
+        .iter_mut()
+        .flat_map(|e| e.subjects.iter_mut().flat_map(|s| s.runs.iter_mut()));
+    for (r, path) in runs_b.zip(paths_a) {
+        if let (Some(l), Some(p)) = (r.longest.as_mut(), path) {
+            l.path = p;
         }
     }
     assert_eq!(a, b);

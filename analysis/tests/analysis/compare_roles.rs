@@ -5,7 +5,7 @@
 //! test of `render`: render/tests/render/compare_layouts.rs).
 
 use crate::compare_support::*;
-use analysis::compare::matching::{MatchBy, Matching};
+use analysis::compare::matching::Matching;
 use analysis::compare::model::Comparison;
 use analysis::compare::significance::welch_p;
 use analysis::compare::{compare, Options};
@@ -114,14 +114,6 @@ fn nice_on_four_kernels_one_row_per_role_shares_as_the_kernels_counted() {
     assert!(c.runs[0].repeats[0].worst_wait.starved.is_empty());
 }
 
-/// PDS named the massive_intr tasks `mintr0..2` and the spinner `mspin`.
-const MI_ALIASES: [(&str, &str); 4] = [
-    ("mintr0", "mi-work0"),
-    ("mintr1", "mi-work1"),
-    ("mintr2", "mi-work2"),
-    ("mspin", "mi-spin"),
-];
-
 /// The mi workload on three kernels, tasks matched through the PDS aliases; the layout
 /// tests of `render` compare the same runs with PDS repeated.
 fn mi_comparison() -> Comparison {
@@ -130,18 +122,7 @@ fn mi_comparison() -> Comparison {
         run("eevdf", vec![load("eevdf-6.12-vm/mi/trace-v6.dat.xz")]),
         run("pds", vec![load("pds-6.1-vm/mi/trace-v6.dat.xz")]),
     ];
-    let opts = Options {
-        matching: Matching {
-            by: MatchBy::Exact,
-            aliases: MI_ALIASES
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-        },
-        workload: Some(regex::Regex::new("mi-|mintr|mspin").unwrap()),
-        ..Options::default()
-    };
-    compare(&runs, &opts).unwrap()
+    compare(&runs, &mi_options()).unwrap()
 }
 
 #[test]

@@ -33,7 +33,7 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
     }
     let why = super::why::lines(c, width);
     if layout.explain && !why.is_empty() {
-        out.push_str("\no Why (change of each role's total wait against the baseline, by what its CPU ran)\n");
+        out.push_str("\no Why: change of each role's wait, by what its CPU ran\n");
         for line in why {
             out.push_str(&line);
             out.push('\n');

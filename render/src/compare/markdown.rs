@@ -56,9 +56,11 @@ pub fn render(c: &Comparison, layout: &Layout) -> String {
     }
     let why = super::why::lines(c, None);
     if layout.explain && !why.is_empty() {
-        out.push_str("\n### Why: change of each role's total wait, by what its CPU ran\n\n");
+        out.push_str("\n### Why: change of each role's wait, by what its CPU ran\n\n");
         for line in why {
-            let _ = writeln!(out, "- {}", line.trim_start());
+            // A run's longest wait belongs to the sentences above it.
+            let nest = if line.starts_with("    ") { "  " } else { "" };
+            let _ = writeln!(out, "{nest}- {}", line.trim_start());
         }
     }
     out

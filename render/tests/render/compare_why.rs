@@ -5,6 +5,7 @@
 
 use crate::compare_layouts::mi_comparison;
 use analysis::compare::explain::model::Component;
+use analysis::compare::model::Comparison;
 use analysis::PieceKind;
 
 fn ms(ns: i64) -> String {
@@ -63,15 +64,31 @@ fn kind(k: PieceKind) -> &'static str {
 #[test]
 fn lkml_why_block_parses_back_to_the_json_numbers() {
     let c = mi_comparison();
+    for width in [100, 80] {
+        let layout = render::compare::Layout {
+            width,
+            explain: true,
+            ..Default::default()
+        };
+        let text = render::compare::lkml::render(&c, &layout);
+        assert!(text.lines().all(|l| l.chars().count() <= width));
+        check_block(&c, &text);
+    }
+    // Off with --no-explain (Layout::explain false).
+    let plain = render::compare::lkml::render(
+        &c,
+        &render::compare::Layout {
+            width: 100,
+            ..Default::default()
+        },
+    );
+    assert!(!plain.contains("o Why"));
+}
+
+/// Every item of the block against the JSON's `explain`.
+fn check_block(c: &Comparison, text: &str) {
     let e = c.explain.as_ref().unwrap();
-    let layout = render::compare::Layout {
-        width: 100,
-        explain: true,
-        ..Default::default()
-    };
-    let text = render::compare::lkml::render(&c, &layout);
-    assert!(text.lines().all(|l| l.chars().count() <= 100));
-    let items = items(&text);
+    let items = items(text);
     let mut items = items.iter();
     let mut sentences = 0;
     for s in &e.subjects {
@@ -142,14 +159,4 @@ fn lkml_why_block_parses_back_to_the_json_numbers() {
         "the four mi roles and the workload, against two runs"
     );
     assert!(items.next().is_none());
-
-    // Off with --no-explain (Layout::explain false).
-    let plain = render::compare::lkml::render(
-        &c,
-        &render::compare::Layout {
-            width: 100,
-            ..Default::default()
-        },
-    );
-    assert!(!plain.contains("o Why"));
 }

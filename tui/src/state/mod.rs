@@ -515,7 +515,11 @@ impl App {
 
     fn enter(&mut self) {
         match self.view {
-            View::Tasks if self.current_task().is_some() => self.show(View::Detail),
+            View::Tasks if self.current_task().is_some() => {
+                // A new task's detail starts at its first occupant.
+                self.why_occupant = 0;
+                self.show(View::Detail)
+            }
             View::Compare => self.popup = self.compare_popup(),
             View::Timeline => match self.timeline.marked_range() {
                 Some((a, b)) => self.reanalyse_window(Some((a, b))),

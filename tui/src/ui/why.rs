@@ -30,20 +30,17 @@ pub(super) fn lines(app: &App, t: &TaskRow) -> Vec<Line<'static>> {
         return out;
     }
     let pct = |ns: u64| ns as f64 * 100.0 / total as f64;
-    out.push(Line::raw(format!(
-        "  behind {} ms {:.1} %  idle {} ms {:.1} %",
-        fmt::ms(w.behind_ns),
-        pct(w.behind_ns),
-        fmt::ms(w.idle_ns),
-        pct(w.idle_ns)
-    )));
-    out.push(Line::raw(format!(
-        "  enqueue {} ms {:.1} %  unknown {} ms {:.1} %",
-        fmt::ms(w.enqueue_ns),
-        pct(w.enqueue_ns),
-        fmt::ms(w.unknown_ns),
-        pct(w.unknown_ns)
-    )));
+    let kind = |name: &str, ns: u64| format!("{name} {} ms {:.1} %", fmt::ms(ns), pct(ns));
+    for pair in [
+        [("behind", w.behind_ns), ("idle", w.idle_ns)],
+        [("enqueue", w.enqueue_ns), ("unknown", w.unknown_ns)],
+    ] {
+        out.push(Line::raw(format!(
+            "  {}  {}",
+            kind(pair[0].0, pair[0].1),
+            kind(pair[1].0, pair[1].1)
+        )));
+    }
     let selected = app.selected_occupant().map(|(pid, _)| pid);
     for b in w.behind.iter().take(SHOWN) {
         let mark = if b.pid.is_some() && b.pid == selected {

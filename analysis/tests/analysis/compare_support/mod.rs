@@ -148,3 +148,28 @@ pub fn check_cell(what: &str, cell: &Cell, want: &Expected, is_base: bool) {
     let flag = if is_base { None } else { want.flag };
     assert_eq!(cell.flag.as_deref(), flag, "{what} flag");
 }
+
+/// PDS named the massive_intr tasks `mintr0..2` and the spinner `mspin`.
+pub const MI_ALIASES: [(&str, &str); 4] = [
+    ("mintr0", "mi-work0"),
+    ("mintr1", "mi-work1"),
+    ("mintr2", "mi-work2"),
+    ("mspin", "mi-spin"),
+];
+
+/// The options of the mi comparisons: PDS's names matched through [`MI_ALIASES`], the
+/// system rows over the workload tasks.
+pub fn mi_options() -> analysis::compare::Options {
+    use analysis::compare::matching::{MatchBy, Matching};
+    analysis::compare::Options {
+        matching: Matching {
+            by: MatchBy::Exact,
+            aliases: MI_ALIASES
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        },
+        workload: Some(regex::Regex::new("mi-|mintr|mspin").unwrap()),
+        ..Default::default()
+    }
+}
