@@ -8,6 +8,7 @@ mod convert;
 mod export;
 mod options;
 mod record;
+mod replay;
 mod runs;
 mod tui;
 mod values;
@@ -20,6 +21,7 @@ pub use convert::ConvertArgs;
 pub use export::ExportArgs;
 pub use options::Grouping;
 pub use record::RecordArgs;
+pub use replay::ReplayArgs;
 pub use runs::run_inputs;
 pub use tui::TuiArgs;
 use values::{parse_duration, parse_run_spec};
@@ -83,4 +85,7 @@ pub enum Command {
     /// analysis needs: allowed CPUs, topology, HZ, scheduler features
     #[command(long_about = record::LONG_ABOUT, after_help = record::AFTER_HELP)]
     Record(RecordArgs),
+    /// A trace's workload as per-task CPU bursts and blocks (JSON, rt-app JSON)
+    #[command(after_help = replay::AFTER_HELP)]
+    Replay(ReplayArgs),
 }

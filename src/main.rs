@@ -4,6 +4,7 @@
 mod advice;
 mod args;
 mod progress_bar;
+mod replay;
 
 use args::{AnalyzeArgs, Cli, Command, CompareArgs, ConvertArgs, ExportArgs, TuiArgs};
 use clap::Parser;
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
         Command::Export(e) => export(&e, read),
         // The recorded command's own exit status passes through.
         Command::Record(r) => return record(&r),
+        Command::Replay(r) => replay::run(&r, read).map_err(Failure::Message),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -103,6 +103,7 @@ pub mod worst_wait;
 pub use engine::Analyzer;
 /// Why a slice ended (the timeline store's `EndReason::SwitchedOut` names it).
 pub use interval::{EndReason, SwitchReason, ThreadState};
+pub use metrics::fairness::PrioScale;
 pub use report::{CpuRow, PieceKind, Quality, Report, Source, System, TaskRow, WaitCauses, Window};
 pub use scheduler::{scheduler_family, scheduler_name, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};

@@ -102,18 +102,70 @@ pub fn analyze_draining(
     read_with(path, options, analyzer).map(|(report, _)| report)
 }
 
+/// [`analyze_with_timeline`], with every event also handed to `observer` in the same pass
+/// (the replay's demand extraction records forks, exits and priorities beside the
+/// analysis), and the trace's metadata as read (defaults filled in).
+pub fn analyze_observing(
+    path: &Path,
+    options: &Options,
+    observer: &mut dyn ingest::EventSink,
+) -> Result<(Report, TimelineResult, ingest::TraceMeta), ingest::Error> {
+    let mut analyzer = Analyzer::new(options.config.clone());
+    let mut both = Both {
+        analyzer: &mut analyzer,
+        observer,
+    };
+    let meta = read_into(path, options, &mut both)?;
+    let (report, timeline) = analyzer.finish_with_timeline(&meta, &path.display().to_string());
+    Ok((report, timeline, meta.meta))
+}
+
+/// Hands each event to the analyzer, then to an observer.
+struct Both<'a> {
+    analyzer: &'a mut Analyzer,
+    observer: &'a mut dyn ingest::EventSink,
+}
+
+impl ingest::EventSink for Both<'_> {
+    fn event(&mut self, event: &ingest::Event) {
+        self.analyzer.event(event);
+        self.observer.event(event);
+    }
+
+    fn meta(&mut self, meta: &ingest::TraceMeta) {
+        self.analyzer.meta(meta);
+        self.observer.meta(meta);
+    }
+
+    fn marks(&mut self, marks: &ingest::Marks) {
+        self.analyzer.marks(marks);
+        self.observer.marks(marks);
+    }
+}
+
 /// Reads the trace at `path` through `analyzer`.
 fn read_with(
     path: &Path,
     options: &Options,
     mut analyzer: Analyzer,
 ) -> Result<(Report, TimelineResult), ingest::Error> {
-    let mut sink = ingest::meta::WithDefaults::new(&mut analyzer, options.kernel_release.clone());
+    let ingested = read_into(path, options, &mut analyzer)?;
+    Ok(analyzer.finish_with_timeline(&ingested, &path.display().to_string()))
+}
+
+/// Reads the trace at `path` into `sink`, with `--kernel-release` supplied where the trace
+/// lacks one.
+fn read_into(
+    path: &Path,
+    options: &Options,
+    sink: &mut dyn ingest::EventSink,
+) -> Result<ingest::Ingested, ingest::Error> {
+    let mut sink = ingest::meta::WithDefaults::new(sink, options.kernel_release.clone());
     let mut ingested = options.with_progress(|progress| {
         ingest::read_path_opts(path, &mut sink, progress, options.read)
     })?;
     ingested.meta = sink.complete(&ingested.meta);
-    Ok(analyzer.finish_with_timeline(&ingested, &path.display().to_string()))
+    Ok(ingested)
 }
 
 /// Reads `path` as a JSON report or analyses it as a trace; errors name the file.

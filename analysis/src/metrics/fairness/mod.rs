@@ -335,7 +335,7 @@ mod prio;
 mod report;
 mod windows;
 
-pub(crate) use prio::PrioScale;
+pub use prio::PrioScale;
 pub(crate) use report::{jain_per_cpu, merge, task_row};
 pub use report::{ShortTermFairness, SystemFairness, TaskFairness};
 pub(crate) use windows::{ShortTerm, WindowRecord};

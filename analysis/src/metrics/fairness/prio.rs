@@ -16,7 +16,7 @@ pub(super) const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
 
 /// How a kernel's `prio` (as the sched tracepoints print it) maps to nice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum PrioScale {
+pub enum PrioScale {
     /// Mainline CFS / EEVDF: 100..139 = nice -20..19, below 100 real-time.
     #[default]
     Mainline,
@@ -30,7 +30,7 @@ pub(crate) enum PrioScale {
 }
 
 impl PrioScale {
-    pub(crate) fn of_release(release: Option<&str>) -> PrioScale {
+    pub fn of_release(release: Option<&str>) -> PrioScale {
         let Some(r) = release.map(str::to_ascii_lowercase) else {
             return PrioScale::Mainline;
         };
@@ -45,7 +45,7 @@ impl PrioScale {
     }
 
     /// nice of a fair-class task, `None` for real-time, idle-class or unknown prios.
-    pub(crate) fn nice(self, prio: i32) -> Option<i32> {
+    pub fn nice(self, prio: i32) -> Option<i32> {
         match self {
             PrioScale::Mainline => (100..=139).contains(&prio).then(|| prio - 120),
             PrioScale::Pds => (152..=191).contains(&prio).then(|| prio - 172),
@@ -67,12 +67,12 @@ impl PrioScale {
     }
 
     /// Fairness weight of a task at `prio`; `None` = left out of fairness.
-    pub(crate) fn weight(self, prio: i32) -> Option<u32> {
+    pub fn weight(self, prio: i32) -> Option<u32> {
         self.nice(prio)
             .map(|n| SCHED_PRIO_TO_WEIGHT[(n + 20) as usize])
     }
 
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             PrioScale::Mainline => "mainline (prio 100..139 = nice -20..19)",
             PrioScale::Pds => "PDS (prio 152..191 = nice -20..19)",

@@ -1,0 +1,183 @@
+//! The demand model: what a workload asked of the scheduler, with the scheduler's own
+//! decisions taken out. A task is a sequence of CPU bursts and blocks; how long it waited
+//! runnable, where it ran and who preempted it are the traced kernel's answers, not its
+//! demand, so none of that is kept. A replay (rt-app, the simulator) asks the same again.
+//!
+//! Why bursts end only at blocking switch-outs: a preemption is the scheduler's decision,
+//! so a burst preempted five times is still one piece of work (`perf sched replay` splits
+//! it at every switch-out and replays the preemptions as sleeps, which is why it drifts).
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the `--demand-json` layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One trace's workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Demand {
+    pub schema_version: u32,
+    /// The trace, as given.
+    pub source: String,
+    pub kernel_release: Option<String>,
+    /// The traced scheduler ("CFS", "EEVDF", "PDS", "BMQ", ...), from the release.
+    pub scheduler: String,
+    /// CPUs of the traced system.
+    pub cpus: u32,
+    /// CPU groups sharing a last-level cache, and where they came from.
+    pub llcs: Vec<Vec<u32>>,
+    pub topology_source: String,
+    /// The kernel's tick rate, and where it came from.
+    pub hz: Hz,
+    /// The analysed window (trace clock, ns).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// One entry per task lifetime (a reused pid is a new task), in order of first sight;
+    /// a task's `id` is its index here.
+    pub tasks: Vec<TaskDemand>,
+    /// What could not be told apart and was taken as something else.
+    pub ledger: Ledger,
+}
+
+/// A tick rate and how it was known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hz {
+    pub value: u32,
+    pub source: HzSource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HzSource {
+    /// `--hz`.
+    Given,
+    /// The traced kernel's switches of runnable tasks fall on one tick grid (`hz.rs`).
+    Detected,
+    /// Neither: the common distribution default.
+    Assumed,
+}
+
+/// A task's scheduling class, from its traced priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// SCHED_OTHER / SCHED_BATCH: nice applies.
+    Normal,
+    /// SCHED_FIFO / SCHED_RR (the trace does not tell the two apart).
+    RealTime,
+    /// No priority traced, or one the kernel's scale does not map.
+    Unknown,
+}
+
+/// One task lifetime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskDemand {
+    pub id: usize,
+    pub pid: i32,
+    pub tgid: Option<i32>,
+    pub comm: String,
+    /// The last traced kernel priority (the kernel's own scale).
+    pub prio: Option<i32>,
+    /// nice, when `policy` is normal and the scale maps.
+    pub nice: Option<i32>,
+    pub policy: Policy,
+    /// The CPUs it may run on (see `affinity.rs`: observed ones for now).
+    pub cpus: Vec<u32>,
+    /// Who created it, when the fork was traced.
+    pub fork: Option<Fork>,
+    /// When it first wanted a CPU: its wakeup, or its first traced moment when it was
+    /// already runnable or running.
+    pub start_ns: u64,
+    pub end: TaskEnd,
+    /// Sum of the bursts: the analysis' runtime of the task.
+    pub runtime_ns: u64,
+    pub phases: Vec<Phase>,
+}
+
+impl TaskDemand {
+    /// The bursts' lengths, in order.
+    pub fn bursts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.phases.iter().filter_map(|p| match p {
+            Phase::Burst { ns } => Some(*ns),
+            Phase::Block { .. } => None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fork {
+    /// The parent's task id, when the parent is a traced task.
+    pub parent: Option<usize>,
+    pub parent_pid: i32,
+    pub at_ns: u64,
+}
+
+/// How a task's trace ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaskEnd {
+    /// It exited.
+    Exit { at_ns: u64 },
+    /// Still running or runnable at the end of the trace.
+    Running,
+    /// Asleep at the end of the trace (a final block with no wakeup is not a phase).
+    Asleep,
+}
+
+/// A piece of demand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Phase {
+    /// CPU time between two blocking switch-outs (preemptions inside it do not split it).
+    Burst { ns: u64 },
+    /// Off the CPU, not runnable, for `ns` in the traced run, until `wake`.
+    Block { ns: u64, wake: Wake },
+}
+
+/// What ended a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Wake {
+    /// Time alone: a timer or an interrupt (the waker was the idle task or a kernel
+    /// thread), or no waker known. A replay sleeps the block's length.
+    Timed {
+        source: TimedBy,
+        waker_pid: Option<i32>,
+    },
+    /// Another task: `task` woke it when that task had completed `after_bursts` bursts
+    /// and run `into_ns` of the next (a pipe peer writing, then reading). A replay wakes
+    /// it when the waker reaches that point, however long that takes.
+    Dependency {
+        task: usize,
+        pid: i32,
+        after_bursts: u32,
+        into_ns: u64,
+    },
+}
+
+/// Where a timed wakeup came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimedBy {
+    /// An interrupt on an idle CPU (the waker was pid 0).
+    Idle,
+    /// A kernel thread (kworker, ksoftirqd, rcu, ...): a timer or deferred work.
+    Kernel,
+    /// A user task that is not the one that usually wakes this task (see `extract.rs`):
+    /// an interrupt on its CPU, not its doing.
+    Interrupt,
+    /// The waker is not known (an untimed wakeup, a waker outside the trace).
+    Unknown,
+    /// The task's state was lost (lost events, a context-switch bug): not a real block.
+    Lost,
+}
+
+/// Counts of what the extraction had to guess.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// Blocks whose end was not traced as a wakeup (lost events, unknown state).
+    pub lost_blocks: u64,
+    /// Blocks woken by a task that is not in the trace or not found at that time.
+    pub unknown_wakers: u64,
+    /// Tasks with no running time (only waits or sleeps traced).
+    pub idle_tasks: u64,
+}

@@ -1,0 +1,25 @@
+//! What-if replay: take the workload out of one kernel's trace and run it again, on a real
+//! kernel (as rt-app JSON) or through a model of another scheduler.
+//!
+//! Stage one, here: the demand ([`demand`]): per task its CPU bursts and blocks, nice and
+//! policy, allowed CPUs, fork and exit, and the run's CPUs, LLCs and HZ. It is taken from
+//! the analysis' own timeline (`analysis::timeline_store`), so a task's bursts sum to the
+//! runtime `analyze` reports for it, by construction and checked by the tests.
+//!
+//! Modules, one concept each: [`demand`] (the model and its JSON), `extract` (trace to
+//! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
+//! priorities from the events), `hz` (the tick rate), `affinity` (allowed CPUs),
+//! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
+
+#![warn(unreachable_pub)]
+
+mod affinity;
+pub mod demand;
+mod extract;
+mod hz;
+mod kthread;
+mod observe;
+pub mod rtapp;
+mod segment;
+
+pub use extract::{extract, Extracted, Options};

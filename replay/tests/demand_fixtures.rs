@@ -1,0 +1,148 @@
+//! Demand extraction on every trace of `fixtures/`: each task's bursts sum to the runtime
+//! the analysis reports for it (a separate `analyze` pass, what `analyze --json` writes), and
+//! every dependency names a waker that exists and reaches the burst it is said to wake from.
+
+use replay::demand::{Demand, Phase, Wake};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every trace file in `fixtures/` (the project's captures and the small format fixtures).
+fn traces() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![fixtures::file("")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if is_trace(&name) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn is_trace(name: &str) -> bool {
+    let stem = name.trim_end_matches(".xz");
+    stem.ends_with(".dat")
+        || stem.ends_with(".data")
+        || stem.ends_with(".trace")
+        || stem.ends_with(".trace_pipe")
+        || stem.ends_with(".ftrace.txt")
+}
+
+fn extract(path: &Path) -> Demand {
+    replay::extract(path, &replay::Options::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .demand
+}
+
+#[test]
+fn bursts_sum_to_the_analysed_runtime_on_every_fixture() {
+    let traces = traces();
+    assert!(traces.len() >= 25, "fixtures found: {traces:?}");
+    for path in &traces {
+        let demand = extract(path);
+        let report = analysis::pipeline::analyze(path, &Default::default()).unwrap();
+        let mut analysed: BTreeMap<i32, u64> = BTreeMap::new();
+        for row in report.tasks.iter().filter(|r| r.pid > 0) {
+            *analysed.entry(row.pid).or_default() += row.runtime_ns;
+        }
+        let mut extracted: BTreeMap<i32, u64> = BTreeMap::new();
+        for task in &demand.tasks {
+            let bursts: u64 = task.bursts().sum();
+            assert_eq!(
+                bursts,
+                task.runtime_ns,
+                "{}: {} {}",
+                path.display(),
+                task.comm,
+                task.pid
+            );
+            *extracted.entry(task.pid).or_default() += bursts;
+        }
+        // Tasks that never ran need not be report rows, nor rows demand tasks.
+        extracted.retain(|_, ns| *ns > 0);
+        analysed.retain(|_, ns| *ns > 0);
+        assert_eq!(extracted, analysed, "{}", path.display());
+        assert!(!extracted.is_empty(), "{}: no task ran", path.display());
+    }
+}
+
+#[test]
+fn every_dependency_names_a_waker_that_reaches_that_point() {
+    for path in traces() {
+        let demand = extract(&path);
+        let mut dependencies = 0;
+        for task in &demand.tasks {
+            for phase in &task.phases {
+                let Phase::Block {
+                    wake:
+                        Wake::Dependency {
+                            task: waker,
+                            pid,
+                            after_bursts,
+                            into_ns,
+                        },
+                    ..
+                } = *phase
+                else {
+                    continue;
+                };
+                dependencies += 1;
+                let w = demand
+                    .tasks
+                    .get(waker)
+                    .unwrap_or_else(|| panic!("{}: waker {waker} missing", path.display()));
+                assert_eq!(w.pid, pid, "{}", path.display());
+                assert_ne!(waker, task.id, "{}: a task woke itself", path.display());
+                let bursts: Vec<u64> = w.bursts().collect();
+                assert!(
+                    after_bursts as usize <= bursts.len(),
+                    "{}: {} wakes {} after {after_bursts} of {} bursts",
+                    path.display(),
+                    w.comm,
+                    task.comm,
+                    bursts.len()
+                );
+                if let Some(&len) = bursts.get(after_bursts as usize) {
+                    assert!(
+                        into_ns <= len,
+                        "{}: {into_ns} into a {len} ns burst",
+                        path.display()
+                    );
+                } else {
+                    assert_eq!(into_ns, 0);
+                }
+            }
+        }
+        let name = path.to_string_lossy();
+        if name.contains("/pp1/") || name.contains("/pp2/") {
+            assert!(
+                dependencies > 1000,
+                "{name}: a ping-pong of 2000 round trips has {dependencies} dependencies"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_nice_fixture_spinners() {
+    // Two spinners pinned to one CPU at nice 0 and 5 (fixtures/traces/README.md); their
+    // runtimes are the analysis' (trace-cmd report gives the same switches).
+    let demand = extract(&fixtures::trace("cfs-6.1-vm/nice/trace-v6.dat.xz"));
+    let spinner = |comm: &str| demand.tasks.iter().find(|t| t.comm == comm).unwrap();
+    let (n0, n5) = (spinner("nice-n0"), spinner("nice-n5"));
+    assert_eq!((n0.nice, n5.nice), (Some(0), Some(5)));
+    assert_eq!(n0.cpus, n5.cpus);
+    assert_eq!(n0.cpus.len(), 1);
+    let parent = demand.tasks.iter().find(|t| t.comm == "schedwl").unwrap();
+    assert_eq!(n0.fork.unwrap().parent, Some(parent.id));
+    assert!(matches!(n0.end, replay::demand::TaskEnd::Exit { .. }));
+    assert_eq!(demand.cpus, 4);
+    assert_eq!(demand.hz.value, 250);
+    assert_eq!(demand.hz.source, replay::demand::HzSource::Detected);
+}
