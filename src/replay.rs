@@ -26,7 +26,7 @@ pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), Strin
         let duration = r.rt_app_duration.unwrap_or(window_s.max(1) as u32);
         write_out(
             path,
-            replay::rtapp::write(demand, duration).as_bytes(),
+            replay::rtapp::write(demand, duration, r.rt_app_cpus.unwrap_or(demand.cpus)).as_bytes(),
             "rt-app JSON",
         )?;
     }

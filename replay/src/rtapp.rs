@@ -3,15 +3,16 @@
 //! delays but does not use up), a timed block `sleep`, nice is `priority`, the allowed CPUs
 //! `cpus`, a task's start its `delay`; every task runs its sequence once (`loop` 1).
 //!
-//! Dependencies. rt-app's `resume` is a condition broadcast and `suspend` a condition wait,
-//! so a resume sent before its peer suspends is lost, and a ping-pong pair on one CPU
-//! loses one at once (the woken peer preempts the waker before it suspends). Two tasks that
-//! only ever wake each other are therefore written as a pair on one condition and mutex:
-//! a burst that wakes the peer and then waits for it is `sync` (signal and wait with the
-//! mutex held across both, so no wakeup is lost), a wake alone is `lock`/`signal`/`unlock`,
-//! a wait alone `lock`/`wait`/`unlock`; the pair's first runner starts [`PAIR_HEAD_START_US`]
-//! late so that its peer is waiting. Other dependencies use `resume`/`suspend`, with that
-//! race. A wake is sent at the end of the waker's burst, not `into_ns` into it.
+//! Dependencies are rendezvous. rt-app's `resume` is a condition broadcast and `suspend` a
+//! condition wait, so a resume sent before its peer suspends is lost, and a ping-pong pair
+//! on one CPU loses one at once (the woken peer preempts the waker before it suspends) and
+//! stops for good. Its `barrier` counts arrivals, so nothing is lost: each dependency is a
+//! barrier of its own name (`dep<task>-<phase>`) that the blocked task reaches at its block
+//! and the waker at its point in the burst that woke it (`into_ns`). Every rendezvous
+//! happened in the traced run in one time order that agrees with each task's own order, so
+//! the re-run cannot deadlock. What differs: a waker that arrives first waits for the
+//! wakee to reach its block (in the traced run the wakee was already blocked there).
+//! A dependency on a task that is not re-run (a kernel thread) is slept for its length.
 //!
 //! Which tasks: user tasks that ran (kernel threads and the tracer itself are the traced
 //! machine's, not the workload's). rt-app names threads by these keys, `comm-pid`.
@@ -23,9 +24,6 @@ use crate::demand::{Demand, Phase, Policy, TaskDemand, Wake};
 use crate::kthread::is_kernel_thread;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-
-/// The delay of a pair's first runner, so that its peer waits before the first signal.
-pub const PAIR_HEAD_START_US: u64 = 10_000;
 
 /// Recorders whose own threads are in the trace.
 const TRACERS: [&str; 3] = ["trace-cmd", "perf", "rt-app"];
@@ -40,12 +38,13 @@ pub fn thread_name(task: &TaskDemand) -> String {
     format!("{}-{}", task.comm, task.pid)
 }
 
-/// rt-app JSON of the workload in `demand`, running at most `duration_s` seconds.
-pub fn write(demand: &Demand, duration_s: u32) -> String {
+/// rt-app JSON of the workload in `demand`, running at most `duration_s` seconds, on a
+/// machine of `cpus` CPUs: a traced CPU beyond them is folded onto CPU `cpu % cpus`, which
+/// keeps tasks pinned to one CPU pinned to one, and tasks that shared a CPU together.
+pub fn write(demand: &Demand, duration_s: u32, cpus: u32) -> String {
     let tasks: Vec<&TaskDemand> = demand.tasks.iter().filter(|t| in_workload(t)).collect();
     let kept: BTreeSet<usize> = tasks.iter().map(|t| t.id).collect();
     let wakes = wakes_by_waker(demand, &kept);
-    let pairs = pairs(demand, &kept);
     let mut out = String::new();
     let _ = write!(
         out,
@@ -59,20 +58,18 @@ pub fn write(demand: &Demand, duration_s: u32) -> String {
         if let Some(nice) = task.nice.filter(|_| task.policy == Policy::Normal) {
             fields.push(("priority".into(), nice.to_string()));
         }
-        let cpus: Vec<String> = task.cpus.iter().map(u32::to_string).collect();
-        fields.push(("cpus".into(), format!("[{}]", cpus.join(", "))));
-        let mut delay_us = task.start_ns.saturating_sub(demand.start_ns) / 1000;
-        let pair = pairs.get(&task.id).copied();
-        if let Some(peer) = pair {
-            if first_runner(task, &demand.tasks[peer]) {
-                delay_us += PAIR_HEAD_START_US;
-            }
-        }
+        let folded: BTreeSet<u32> = task.cpus.iter().map(|c| c % cpus.max(1)).collect();
+        let folded: Vec<String> = folded.iter().map(u32::to_string).collect();
+        fields.push(("cpus".into(), format!("[{}]", folded.join(", "))));
+        let delay_us = task.start_ns.saturating_sub(demand.start_ns) / 1000;
         if delay_us > 0 {
             fields.push(("delay".into(), delay_us.to_string()));
         }
-        let events = events(task, &wakes, pair, demand);
-        for (i, (name, value)) in fields.into_iter().chain(events).enumerate() {
+        for (i, (name, value)) in fields
+            .into_iter()
+            .chain(events(task, &wakes, &kept))
+            .enumerate()
+        {
             let sep = if i == 0 { "" } else { "," };
             let _ = write!(out, "{sep}\n      {}: {value}", quoted(&name));
         }
@@ -82,16 +79,20 @@ pub fn write(demand: &Demand, duration_s: u32) -> String {
     out
 }
 
-/// Per waker task and burst index, the tasks it wakes then (kept tasks only).
-fn wakes_by_waker(demand: &Demand, kept: &BTreeSet<usize>) -> BTreeMap<(usize, u32), Vec<usize>> {
-    let mut wakes: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
+/// Per waker task and burst index, the rendezvous it reaches in that burst: how far into
+/// the burst, and the barrier's name (kept tasks only), in burst order.
+type Wakes = BTreeMap<(usize, u32), Vec<(u64, String)>>;
+
+fn wakes_by_waker(demand: &Demand, kept: &BTreeSet<usize>) -> Wakes {
+    let mut wakes = Wakes::new();
     for task in demand.tasks.iter().filter(|t| kept.contains(&t.id)) {
-        for phase in &task.phases {
+        for (phase_index, phase) in task.phases.iter().enumerate() {
             if let Phase::Block {
                 wake:
                     Wake::Dependency {
                         task: waker,
                         after_bursts,
+                        into_ns,
                         ..
                     },
                 ..
@@ -101,125 +102,52 @@ fn wakes_by_waker(demand: &Demand, kept: &BTreeSet<usize>) -> BTreeMap<(usize, u
                     wakes
                         .entry((*waker, *after_bursts))
                         .or_default()
-                        .push(task.id);
+                        .push((*into_ns, barrier(task.id, phase_index)));
                 }
             }
         }
     }
+    for list in wakes.values_mut() {
+        list.sort_unstable();
+    }
     wakes
 }
 
-/// Tasks whose every dependency is on one peer, whose every dependency is on them.
-fn pairs(demand: &Demand, kept: &BTreeSet<usize>) -> BTreeMap<usize, usize> {
-    let wakers = |t: &TaskDemand| -> BTreeSet<usize> {
-        t.phases
-            .iter()
-            .filter_map(|p| match p {
-                Phase::Block {
-                    wake: Wake::Dependency { task, .. },
-                    ..
-                } if kept.contains(task) => Some(*task),
-                _ => None,
-            })
-            .collect()
-    };
-    let sets: BTreeMap<usize, BTreeSet<usize>> = kept
-        .iter()
-        .map(|&id| (id, wakers(&demand.tasks[id])))
-        .collect();
-    let mut woken_by: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    for (&id, set) in &sets {
-        for &w in set {
-            woken_by.entry(w).or_default().insert(id);
-        }
-    }
-    let only =
-        |s: Option<&BTreeSet<usize>>| s.filter(|s| s.len() == 1).and_then(|s| s.first().copied());
-    sets.keys()
-        .filter_map(|&a| {
-            let b = only(sets.get(&a))?;
-            let mutual = only(sets.get(&b)) == Some(a)
-                && only(woken_by.get(&a)) == Some(b)
-                && only(woken_by.get(&b)) == Some(a);
-            mutual.then_some((a, b))
-        })
-        .collect()
-}
-
-/// Of a pair, the task whose first burst comes before its first wait.
-fn first_runner(task: &TaskDemand, peer: &TaskDemand) -> bool {
-    let starts_running = |t: &TaskDemand| matches!(t.phases.first(), Some(Phase::Burst { .. }));
-    starts_running(task) && (!starts_running(peer) || task.id < peer.id)
-}
-
-fn pair_names(a: usize, b: usize) -> (String, String) {
-    let (lo, hi) = (a.min(b), a.max(b));
-    (format!("pair{lo}-{hi}"), format!("pair{lo}-{hi}-mutex"))
+/// The barrier of task `task`'s block at `phase`.
+fn barrier(task: usize, phase: usize) -> String {
+    format!("dep{task}-{phase}")
 }
 
 /// The events of `task`, keyed `kindN`.
-fn events(
-    task: &TaskDemand,
-    wakes: &BTreeMap<(usize, u32), Vec<usize>>,
-    pair: Option<usize>,
-    demand: &Demand,
-) -> Vec<(String, String)> {
+fn events(task: &TaskDemand, wakes: &Wakes, kept: &BTreeSet<usize>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut push = |kind: &str, value: String| {
         let key = format!("{kind}{}", out.len());
         out.push((key, value));
     };
     let mut burst = 0u32;
-    let mut phases = task.phases.iter().peekable();
-    while let Some(phase) = phases.next() {
+    for (phase_index, phase) in task.phases.iter().enumerate() {
         match *phase {
             Phase::Burst { ns } => {
-                push("run", (ns / 1000).max(1).to_string());
                 let woken = wakes.get(&(task.id, burst)).map_or(&[][..], |v| &v[..]);
                 burst += 1;
-                let waits_on_peer = matches!(
-                    phases.peek(),
-                    Some(Phase::Block { wake: Wake::Dependency { task: w, .. }, .. }) if Some(*w) == pair
-                );
-                for &other in woken {
-                    if Some(other) == pair {
-                        let (cond, mutex) = pair_names(task.id, other);
-                        if waits_on_peer {
-                            push(
-                                "sync",
-                                format!(
-                                    "{{\"ref\": {}, \"mutex\": {}}}",
-                                    quoted(&cond),
-                                    quoted(&mutex)
-                                ),
-                            );
-                            phases.next();
-                        } else {
-                            push("lock", quoted(&mutex));
-                            push("signal", quoted(&cond));
-                            push("unlock", quoted(&mutex));
-                        }
-                    } else {
-                        push("resume", quoted(&thread_name(&demand.tasks[other])));
+                // The burst cut at each rendezvous it reaches (to the µs rt-app counts in).
+                let mut ran = 0;
+                for (into_ns, name) in woken {
+                    let at = (*into_ns).min(ns);
+                    if at >= ran + 1000 {
+                        push("run", ((at - ran) / 1000).to_string());
+                        ran = at;
                     }
+                    push("barrier", quoted(name));
+                }
+                if ns > ran && (ns - ran >= 1000 || ran == 0) {
+                    push("run", ((ns - ran) / 1000).max(1).to_string());
                 }
             }
             Phase::Block { ns, wake } => match wake {
-                Wake::Dependency { task: w, .. } if Some(w) == pair => {
-                    let (cond, mutex) = pair_names(task.id, w);
-                    push("lock", quoted(&mutex));
-                    push(
-                        "wait",
-                        format!(
-                            "{{\"ref\": {}, \"mutex\": {}}}",
-                            quoted(&cond),
-                            quoted(&mutex)
-                        ),
-                    );
-                    push("unlock", quoted(&mutex));
-                }
-                Wake::Dependency { task: w, .. } if in_workload(&demand.tasks[w]) => {
-                    push("suspend", quoted(&thread_name(task)));
+                Wake::Dependency { task: waker, .. } if kept.contains(&waker) => {
+                    push("barrier", quoted(&barrier(task.id, phase_index)));
                 }
                 _ => push("sleep", (ns / 1000).max(1).to_string()),
             },
@@ -258,14 +186,14 @@ mod tests {
         }
     }
 
-    fn dep(task: usize, after_bursts: u32) -> Phase {
+    fn dep(task: usize, after_bursts: u32, into_ns: u64) -> Phase {
         Phase::Block {
             ns: 5_000,
             wake: Wake::Dependency {
                 task,
                 pid: 100 + task as i32,
                 after_bursts,
-                into_ns: 0,
+                into_ns,
             },
         }
     }
@@ -291,36 +219,71 @@ mod tests {
     }
 
     #[test]
-    fn a_ping_pong_pair_syncs_and_its_first_runner_starts_late() {
+    fn a_ping_pong_meets_at_one_barrier_per_dependency() {
         let b = |ns| Phase::Burst { ns };
+        // ping wakes pong 2.5 µs into its first burst; pong wakes ping at the end of its
+        // first (6 µs) and 1 µs into its second.
         let a = task(
             0,
             "ping",
-            vec![b(3_000), dep(1, 0), b(4_000), dep(1, 1), b(2_000)],
+            vec![
+                b(3_000),
+                dep(1, 0, 6_000),
+                b(4_000),
+                dep(1, 1, 1_000),
+                b(2_000),
+            ],
         );
-        let p = task(1, "pong", vec![dep(0, 0), b(6_000), dep(0, 1), b(7_000)]);
-        let json: serde_json::Value = serde_json::from_str(&write(&demand(vec![a, p]), 2)).unwrap();
+        let p = task(
+            1,
+            "pong",
+            vec![dep(0, 0, 2_500), b(6_000), dep(0, 1, 4_000), b(7_000)],
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&write(&demand(vec![a, p]), 2, 2)).unwrap();
         let ping = &json["tasks"]["ping-100"];
-        assert_eq!(ping["delay"], 10_000);
+        assert!(ping.get("delay").is_none());
+        assert_eq!(ping["loop"], 1);
         assert_eq!(ping["priority"], 0);
         assert_eq!(ping["cpus"], serde_json::json!([1]));
-        assert_eq!(ping["run0"], 3);
-        assert_eq!(ping["sync1"]["ref"], "pair0-1");
-        assert_eq!(ping["run2"], 4);
-        assert_eq!(ping["sync3"]["mutex"], "pair0-1-mutex");
-        assert_eq!(ping["run4"], 2);
+        // 2.5 µs of run (to the µs), meet pong at its first block, block itself.
+        assert_eq!(ping["run0"], 2);
+        assert_eq!(ping["barrier1"], "dep1-0");
+        assert_eq!(ping["barrier2"], "dep0-1");
+        assert_eq!(ping["run3"], 4);
+        assert_eq!(
+            ping["barrier4"], "dep1-2",
+            "pong's second wait ends at this burst's end"
+        );
+        assert_eq!(ping["barrier5"], "dep0-3");
+        assert_eq!(ping["run6"], 2);
+        assert_eq!(ping.as_object().unwrap().len(), 3 + 7);
         let pong = &json["tasks"]["pong-101"];
-        assert!(pong.get("delay").is_none());
-        assert_eq!(pong["lock0"], "pair0-1-mutex");
-        assert_eq!(pong["wait1"]["ref"], "pair0-1");
-        assert_eq!(pong["unlock2"], "pair0-1-mutex");
-        assert_eq!(pong["run3"], 6);
-        assert_eq!(pong["sync4"]["ref"], "pair0-1");
-        assert_eq!(pong["run5"], 7);
-        // Its last burst wakes ping, which then waits no more: a signal alone.
-        assert_eq!(pong["lock6"], "pair0-1-mutex");
-        assert_eq!(pong["signal7"], "pair0-1");
-        assert_eq!(pong["unlock8"], "pair0-1-mutex");
+        assert_eq!(pong["priority"], 1);
+        assert_eq!(pong["barrier0"], "dep1-0");
+        assert_eq!(pong["run1"], 6);
+        assert_eq!(pong["barrier2"], "dep0-1");
+        assert_eq!(pong["barrier3"], "dep1-2");
+        assert_eq!(pong["run4"], 1);
+        assert_eq!(pong["barrier5"], "dep0-3");
+        assert_eq!(pong["run6"], 6);
+        // Each barrier is named by exactly two threads (rt-app counts its users so).
+        let text = write(
+            &demand(vec![
+                task(0, "ping", vec![b(3_000), dep(1, 0, 6_000)]),
+                task(1, "pong", vec![dep(0, 0, 2_500), b(6_000)]),
+            ]),
+            1,
+            2,
+        );
+        assert_eq!(text.matches("\"dep1-0\"").count(), 2);
+        assert_eq!(text.matches("\"dep0-1\"").count(), 2);
+        // CPU 3 of a 4-CPU trace on a 2-CPU machine is CPU 1.
+        let mut wide = task(0, "w", vec![b(5_000)]);
+        wide.cpus = vec![1, 3];
+        let json: serde_json::Value =
+            serde_json::from_str(&write(&demand(vec![wide]), 1, 2)).unwrap();
+        assert_eq!(json["tasks"]["w-100"]["cpus"], serde_json::json!([1]));
         // The text keeps the events in order (rt-app runs them as written).
         let text = write(
             &demand(vec![task(
@@ -339,6 +302,7 @@ mod tests {
                 ],
             )]),
             1,
+            2,
         );
         let order: Vec<usize> = ["\"run0\"", "\"sleep1\"", "\"run2\""]
             .iter()
@@ -355,7 +319,7 @@ mod tests {
             task(1, "trace-cmd", vec![b]),
             task(2, "spin", vec![b]),
         ]);
-        let json: serde_json::Value = serde_json::from_str(&write(&d, 1)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&write(&d, 1, 2)).unwrap();
         let names: Vec<&String> = json["tasks"].as_object().unwrap().keys().collect();
         assert_eq!(names, vec!["spin-102"]);
     }

@@ -26,6 +26,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "SECONDS")]
     pub rt_app_duration: Option<u32>,
 
+    /// CPUs of the machine rt-app will run on (default: the trace's); a traced CPU beyond them
+    /// is folded onto CPU `cpu % N`, which keeps pinned tasks pinned
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8192))]
+    pub rt_app_cpus: Option<u32>,
+
     /// The traced kernel's tick rate (CONFIG_HZ); default: detected from the trace when its
     /// slices end at the tick, else 250
     #[arg(long, value_name = "HZ", value_parser = clap::value_parser!(u32).range(10..=10000))]

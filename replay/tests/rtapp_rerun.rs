@@ -1,0 +1,235 @@
+//! The rt-app JSON made from the `nice` and `pp1` fixtures runs under rt-app on this
+//! machine's kernel, recorded with `perf sched record`; the re-run's own demand then has
+//! the same tasks, nice levels, pinning and burst/block pattern.
+//!
+//! Needs `rt-app` and a `perf` that may record sched events (root; `.ci/run` installs
+//! both). Without them the test prints one `skipped …` line and passes, except under
+//! `CI=true`, where that is a failure.
+
+use replay::demand::{Demand, Phase, TaskDemand, TimedBy, Wake};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// rt-app calibrates its loop on CPU 0 before it starts the threads: long on a busy machine.
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+fn skip(why: &str) -> bool {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("rtapp_rerun: {why} and CI=true");
+    }
+    let line = format!("skipped rtapp_rerun: {why}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    true
+}
+
+/// Whether rt-app and a recording perf are here.
+fn tools_missing(dir: &Path) -> bool {
+    let works = |cmd: &mut Command| {
+        cmd.stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !works(Command::new("sh").args(["-c", "command -v rt-app"])) {
+        return skip("rt-app is absent (apt-get install rt-app)");
+    }
+    let probe = dir.join("probe.data");
+    if !works(
+        Command::new("perf")
+            .arg("sched")
+            .arg("record")
+            .arg("-o")
+            .arg(&probe)
+            .arg("true"),
+    ) {
+        return skip("perf cannot record sched events here (not root, or no perf)");
+    }
+    false
+}
+
+/// Runs `json` under rt-app, recorded; the recording's demand.
+fn rerun(json: &Path, dir: &Path) -> Demand {
+    let data = dir.join(format!(
+        "{}.perf.data",
+        json.file_stem().unwrap().to_string_lossy()
+    ));
+    let log = std::fs::File::create(dir.join("rt-app.log")).unwrap();
+    // At nice 0 whatever the test runs at: rt-app 1.0 leaves a thread at "priority" 0 at the
+    // nice it inherited (a test run under `nice -n 5` gave every thread nice 5).
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("exec nice -n $((0 - $(nice))) perf sched record -o \"$0\" -- rt-app \"$1\"")
+        .arg(&data)
+        .arg(json)
+        .current_dir(dir)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = std::fs::read_to_string(dir.join("rt-app.log")).unwrap_or_default();
+            panic!(
+                "{}: rt-app did not finish in {TIMEOUT:?}:\n{log}",
+                json.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        status.success(),
+        "{}: perf / rt-app failed: {status}",
+        json.display()
+    );
+    replay::extract(&data, &replay::Options::default())
+        .unwrap()
+        .demand
+}
+
+/// Dependency blocks per waker name.
+fn dependencies(demand: &Demand, task: &TaskDemand) -> BTreeMap<String, usize> {
+    let mut by = BTreeMap::new();
+    for phase in &task.phases {
+        if let Phase::Block {
+            wake: Wake::Dependency { task: w, .. },
+            ..
+        } = phase
+        {
+            *by.entry(demand.tasks[*w].comm.clone()).or_default() += 1;
+        }
+    }
+    by
+}
+
+/// Bursts, joined across blocks that are lost track, not blocks (perf drops events on a
+/// busy machine).
+fn real_bursts(task: &TaskDemand) -> usize {
+    let mut n = 0;
+    let mut open = false;
+    for phase in &task.phases {
+        match phase {
+            Phase::Burst { .. } if !open => {
+                n += 1;
+                open = true;
+            }
+            Phase::Block {
+                wake:
+                    Wake::Timed {
+                        source: TimedBy::Lost,
+                        ..
+                    },
+                ..
+            }
+            | Phase::Burst { .. } => {}
+            Phase::Block { .. } => open = false,
+        }
+    }
+    n
+}
+
+/// How often `task` wakes another task of the workload (a rendezvous in the re-run).
+fn wakes_given(demand: &Demand, task: &TaskDemand) -> usize {
+    let workload = |t: &TaskDemand| replay::rtapp::in_workload(t);
+    demand
+        .tasks
+        .iter()
+        .filter(|t| workload(t))
+        .flat_map(|t| &t.phases)
+        .filter(|p| matches!(p, Phase::Block { wake: Wake::Dependency { task: w, .. }, .. } if *w == task.id))
+        .count()
+}
+
+/// Blocks of an rt-app thread before its first event (creation, affinity, priority).
+const SETUP_BLOCKS: usize = 4;
+
+/// The kernel's name of an rt-app thread (15 bytes).
+fn comm(name: &str) -> String {
+    name.chars().take(15).collect()
+}
+
+fn check(fixture: &str, dir: &Path, cpus: u32) {
+    let original = replay::extract(&fixtures::trace(fixture), &replay::Options::default())
+        .unwrap()
+        .demand;
+    let window_s = (original.end_ns - original.start_ns).div_ceil(1_000_000_000) as u32;
+    let json = dir.join(format!("{}.json", fixture.replace('/', "-")));
+    std::fs::write(&json, replay::rtapp::write(&original, window_s + 1, cpus)).unwrap();
+    let again = rerun(&json, dir);
+    let workload: Vec<&TaskDemand> = original
+        .tasks
+        .iter()
+        .filter(|t| replay::rtapp::in_workload(t))
+        .collect();
+    assert!(workload.len() >= 2, "{fixture}");
+    // Original names -> re-run names, for the dependency peers.
+    let renamed: BTreeMap<String, String> = workload
+        .iter()
+        .map(|t| (t.comm.clone(), comm(&replay::rtapp::thread_name(t))))
+        .collect();
+    for task in &workload {
+        let name = comm(&replay::rtapp::thread_name(task));
+        let found = again
+            .tasks
+            .iter()
+            .filter(|t| t.comm == name)
+            .max_by_key(|t| t.runtime_ns);
+        let Some(re) = found else {
+            panic!("{fixture}: thread {name} is not in the re-run");
+        };
+        assert_eq!(re.nice, task.nice, "{fixture}: {name}'s nice");
+        let folded: Vec<u32> = task
+            .cpus
+            .iter()
+            .map(|c| c % cpus)
+            .collect::<BTreeSet<u32>>()
+            .into_iter()
+            .collect();
+        assert_eq!(re.cpus, folded, "{fixture}: {name}'s CPUs");
+        // A spinner stays a spinner: its bursts are split again only where it meets a
+        // task it woke (a barrier, which it may reach first and wait at) and by rt-app's
+        // thread setup; its re-run may be cut short by rt-app's duration.
+        let spins = task.bursts().max().unwrap_or(0) * 10 > task.runtime_ns * 9;
+        if spins && task.runtime_ns > 500_000_000 {
+            let bound = real_bursts(task) + wakes_given(&original, task) + SETUP_BLOCKS;
+            assert!(
+                real_bursts(re) <= bound,
+                "{fixture}: {name} spun in one burst, re-run: {:?}",
+                re.phases
+            );
+        }
+        // A task that waited on a peer hundreds of times waits on the same peer again.
+        for (peer, n) in dependencies(&original, task) {
+            if n < 100 {
+                continue;
+            }
+            let peer = renamed.get(&peer).cloned().unwrap_or(peer);
+            let again_n = dependencies(&again, re).get(&peer).copied().unwrap_or(0);
+            assert!(
+                again_n * 2 >= n,
+                "{fixture}: {name} waited {n} times on {peer}, {again_n} in the re-run"
+            );
+        }
+    }
+}
+
+#[test]
+fn rtapp_rerun_of_nice_and_pp1() {
+    let dir = std::env::temp_dir().join(format!("schedtrace-rtapp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    if tools_missing(&dir) {
+        return;
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    check("cfs-6.1-vm/nice/trace-v6.dat.xz", &dir, cpus);
+    check("cfs-6.1-vm/pp1/trace-v6.dat.xz", &dir, cpus);
+    let _ = std::fs::remove_dir_all(&dir);
+}
