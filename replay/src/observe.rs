@@ -109,8 +109,10 @@ mod tests {
 
     #[test]
     fn fork_and_exit_lookup() {
-        let mut o = Observed::default();
-        o.forks = vec![(5, 1, 100), (6, 1, 200), (5, 2, 900)];
+        let mut o = Observed {
+            forks: vec![(5, 1, 100), (6, 1, 200), (5, 2, 900)],
+            ..Default::default()
+        };
         o.exits.insert(5, vec![500, 1500]);
         assert_eq!(o.fork_of(5, 150), Some((1, 100)));
         assert_eq!(o.fork_of(5, 1000), Some((2, 900)));

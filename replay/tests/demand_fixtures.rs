@@ -146,3 +146,40 @@ fn the_nice_fixture_spinners() {
     assert_eq!(demand.hz.value, 250);
     assert_eq!(demand.hz.source, replay::demand::HzSource::Detected);
 }
+
+#[test]
+fn timer_wakeups_on_a_busy_cpu_are_timed_blocks() {
+    // mi: three workers run 8 ms and sleep 1 ms (a timer) beside a spinner on one CPU; the
+    // trace names whoever ran when the timer fired as their waker.
+    for kernel in ["cfs-6.1-vm", "eevdf-6.12-vm"] {
+        let demand = extract(&fixtures::trace(&format!("{kernel}/mi/trace-v6.dat.xz")));
+        let workers: Vec<_> = demand
+            .tasks
+            .iter()
+            .filter(|t| t.comm.starts_with("mi-work"))
+            .collect();
+        assert_eq!(workers.len(), 3, "{kernel}");
+        for w in workers {
+            let blocks = w
+                .phases
+                .iter()
+                .filter(|p| matches!(p, Phase::Block { .. }))
+                .count();
+            let timed = w
+                .phases
+                .iter()
+                .filter(|p| {
+                    matches!(
+                        p,
+                        Phase::Block {
+                            wake: Wake::Timed { .. },
+                            ..
+                        }
+                    )
+                })
+                .count();
+            assert!(blocks > 80, "{kernel}: {} blocked {blocks} times", w.comm);
+            assert_eq!(timed, blocks, "{kernel}: {}", w.comm);
+        }
+    }
+}
