@@ -2,8 +2,7 @@
 //! `slices`, which are written from the same batches): the analysing thread sends it batches over a
 //! bounded channel ([`DEPTH`] batches in flight, so memory stays bounded when the writer
 //! is slower than the analysis) and goes on reading the trace while the rows are
-//! formatted and written — before, formatting on the analysing thread made an export
-//! 7 to 17 times as long as `analyze`.
+//! formatted and written, so formatting runs beside the analysis, not after it on its thread.
 //!
 //! The writers run at a lower priority than the analysis ([`WRITER_NICE`]) with room for
 //! [`DEPTH`] batches each: the analysis is the export's critical path (nothing is written
@@ -24,15 +23,14 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Batches queued to one writer at most (each about a drain's chunk of 65,536 events: for
-/// `intervals` and `slices`, some 3 MiB of views). On the large trace of `bench/`
-/// (CSV export, paired runs, median of 7), 32 at [`WRITER_NICE`] against 4 at the analysis'
-/// priority as before: 0.90 times the wall time for 1.01 times the CPU, peak RSS 266 MiB
-/// (was 152: 22 % of the 1.22 GB file).
+/// `intervals` and `slices`, some 3 MiB of views): deep enough that a writer at
+/// [`WRITER_NICE`] can lag behind the analysis without stalling it, shallow enough that the
+/// queued views stay a small part of the trace's size.
 const DEPTH: usize = 32;
 
 /// How much lower the writers' priority is than the analysis' (their nice value that much
-/// higher). 19 was no faster than 10 (0.98, within the noise), and 10 leaves them a fair
-/// share beside other processes' work.
+/// higher): low enough that the analysis, the critical path, wins a shared core, while
+/// the writers keep a fair share beside other processes' work.
 const WRITER_NICE: i32 = 10;
 
 /// Lowers the calling thread's priority by [`WRITER_NICE`]; best effort (a failure only
