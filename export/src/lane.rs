@@ -16,7 +16,6 @@ use crate::batch::{Batch, Named};
 use crate::cell::{Cell, RowSink};
 use crate::tables::Table;
 use crate::write::TableWriter;
-use analysis::timeline_store::ThreadState;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
@@ -196,43 +195,5 @@ impl RowSink for Counted<'_> {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         self.rows += 1;
         self.sink.row(cells)
-    }
-
-    fn intervals(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        let taken = self.sink.intervals(task, views)?;
-        if taken {
-            self.rows += views.len() as u64;
-        }
-        Ok(taken)
-    }
-
-    fn slices(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        let taken = self.sink.slices(task, views)?;
-        if taken {
-            let running = views.iter().filter(|v| v.state == ThreadState::Running);
-            self.rows += running.count() as u64;
-        }
-        Ok(taken)
-    }
-
-    fn waits(
-        &mut self,
-        waits: &[analysis::records::WaitRecord],
-        tasks: &[Option<analysis::drain::NameId>],
-        names: &[Named],
-    ) -> std::io::Result<bool> {
-        let taken = self.sink.waits(waits, tasks, names)?;
-        if taken {
-            self.rows += waits.len() as u64;
-        }
-        Ok(taken)
     }
 }

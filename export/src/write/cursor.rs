@@ -184,14 +184,6 @@ impl Chunked {
         self.len
     }
 
-    /// The text, as made.
-    pub(super) fn text(&self) -> Vec<u8> {
-        match self.len <= CHUNK {
-            true => self.chunk[..self.len].to_vec(),
-            false => self.long.clone(),
-        }
-    }
-
     #[inline(always)]
     pub(super) fn write(&self, out: &mut Cursor) {
         if self.len <= CHUNK {
