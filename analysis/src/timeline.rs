@@ -8,10 +8,10 @@
 
 use crate::interval::{EndReason, Fields, SwitchReason, TaskLog, ThreadState};
 use crate::metrics::fairness::{FairSlots, FairTask, Presence};
+use crate::metrics::latency::TaskSamples;
 use crate::metrics::placement::{PairKind, TaskAffinity};
 use crate::metrics::preemption::Enqueue;
 use crate::scope::Scope;
-use crate::stats::Samples;
 use ingest::{Comm, PrevState};
 
 /// How the current wait of a runnable task started, i.e. which sample it will give.
@@ -111,10 +111,8 @@ pub(crate) struct Task {
     pub(crate) migrations: u64,
     /// Wakeups ended on a busy target CPU (the §5 ratio's denominator).
     pub(crate) busy_target_wakeups: u64,
-    pub(crate) slices: Samples,
-    /// The wakeup latencies are kept once, split by locality in `affinity`
-    /// ([`crate::report::TaskSamples::wakeup_latency`] gives them all).
-    pub(crate) preemption_wait: Samples,
+    /// Slices and waits, exact (the latency concern's).
+    pub(crate) samples: TaskSamples,
     pub(crate) fair: FairTask,
     pub(crate) affinity: TaskAffinity,
     // Rarely touched.
@@ -163,8 +161,7 @@ impl Task {
             runqueue_moves: 0,
             wakeups: 0,
             reasons: [0; 4],
-            slices: Samples::default(),
-            preemption_wait: Samples::default(),
+            samples: TaskSamples::default(),
             presence: Presence::NONE,
             fair_weight: 0,
             fair_member: 0,
@@ -306,7 +303,7 @@ impl Task {
             State::Running { cpu: c } if c == cpu => {
                 // A complete slice: its start is the observed switch-in.
                 if counted {
-                    self.slices.push(now - self.since, now);
+                    self.samples.slices.push(now - self.since, now);
                 }
             }
             // First event (or a new life of a reused pid): earlier time is not counted.
@@ -372,9 +369,9 @@ impl Task {
             State::Running { cpu: c } if c == cpu => return,
             State::Runnable { wait, .. } if counted => {
                 let waited = now.saturating_sub(self.since);
-                // A wakeup latency is recorded by `wakeup_ended` (as local or remote).
+                // A wakeup latency is sampled by `wakeup_ended` (as local or remote).
                 if wait == Wait::Preempt {
-                    self.preemption_wait.push(waited, now);
+                    self.samples.preemption_wait.push(waited, now);
                 } else {
                     self.wakeup_ended(cpu, (wait == Wait::Wakeup).then_some((waited, now)));
                 }
@@ -408,7 +405,11 @@ impl Task {
         if let Some(prev) = self.last_run_cpu {
             self.affinity.count(PairKind::WakePrev, prev, cpu);
         }
-        self.affinity.wakeup_ended(self.waker_cpu, cpu, latency);
+        self.affinity.wakeup_ended(self.waker_cpu, cpu);
+        if let Some((value, at)) = latency {
+            self.samples
+                .push_wakeup_latency(self.waker_cpu == cpu, value, at);
+        }
         if self.target_busy {
             self.busy_target_wakeups += 1;
         }

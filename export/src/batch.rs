@@ -59,22 +59,6 @@ pub(crate) type WaitRows = (Vec<WaitRecord>, Vec<Option<NameId>>);
 /// Wakeup preemptions with the names of their waker, wakee and victim.
 pub(crate) type PreemptionRows = (Vec<PreemptionRecord>, Vec<[Option<NameId>; 3]>);
 
-/// Tasks for the writers' tests: a name that needs quoting in CSV and no tgid, a plain one,
-/// and one that needs escaping in JSON.
-#[cfg(test)]
-pub(crate) fn test_tasks() -> [Named; 3] {
-    let named = |pid, tgid, comm: &str| Named {
-        pid,
-        tgid,
-        comm: comm.into(),
-    };
-    [
-        named(42, None, "a,b \"c\""),
-        named(7, Some(5), "bash"),
-        named(9, Some(9), "tab\there\u{e9}"),
-    ]
-}
-
 /// The name of `id` in a writer's table (the feeder sends every name before its first use).
 pub(crate) fn named(names: &[Named], id: NameId) -> &Named {
     &names[id as usize]

@@ -1,5 +1,5 @@
-//! A table's columns and cells: the one typed model every table builds and every
-//! writer (CSV, NDJSON, Parquet) writes, so that the three formats cannot disagree.
+//! A table's columns and cells: the one typed model every table fills its
+//! [`crate::columns::ColumnBatch`] with, which every writer (CSV, NDJSON, Parquet) writes.
 //! A row is a slice of cells handed to a [`RowSink`]; its text cells borrow (a task's
 //! name, a state's name), so building a row allocates nothing.
 
@@ -73,47 +73,10 @@ impl PartialEq for Cell<'_> {
     }
 }
 
-/// Where rows go (a writer). An error stops the table.
+/// Where rows go (a table's [`crate::columns::ColumnBatch`], or a writer that gathers
+/// them into one). An error stops the table.
 pub(crate) trait RowSink {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()>;
-
-    /// The `intervals` table's rows of `task`'s `views`, a row a view, taken at once by a
-    /// writer with a cheaper way for a task's run than row by row (Parquet gathers it column
-    /// by column: `write/parquet/intervals.rs`; the text writers format them from the
-    /// views: `write/interval_text.rs`); false, and nothing written, when this writer takes
-    /// rows one by one.
-    fn intervals(
-        &mut self,
-        _task: &crate::batch::Named,
-        _views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        Ok(false)
-    }
-
-    /// The `slices` table's rows of `task`'s `views`, a row a running one, taken at once
-    /// by a writer with a cheaper way (the text writers: `write/interval_text.rs`); false,
-    /// and nothing written, when this writer takes rows one by one.
-    fn slices(
-        &mut self,
-        _task: &crate::batch::Named,
-        _views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        Ok(false)
-    }
-
-    /// The `waits` table's rows of `waits`, a row a wait, its task `tasks[i]` (an id of
-    /// `names`), taken at once by a writer with a cheaper way than row by row (Parquet
-    /// gathers them column by column: `write/parquet/waits.rs`; the text writers format
-    /// them from the records: `write/wait_text.rs`); false, and nothing written, when this
-    /// writer takes rows one by one.
-    fn waits(
-        &mut self,
-        _waits: &[analysis::records::WaitRecord],
-        _tasks: &[Option<analysis::drain::NameId>],
-        _names: &[crate::batch::Named],
-    ) -> std::io::Result<bool> {
-        Ok(false)
-    }
 }
 
 impl<'a> Cell<'a> {
@@ -177,7 +140,6 @@ impl<'a> Cell<'a> {
     }
 
     /// Whether the cell can be stored in a column of `kind` (Null fits any).
-    #[cfg(debug_assertions)]
     pub(crate) fn fits(&self, kind: Kind) -> bool {
         matches!(
             (self, kind),

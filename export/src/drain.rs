@@ -120,19 +120,13 @@ fn interval_rows(
     views: &[IntervalView],
     sink: &mut dyn RowSink,
 ) -> std::io::Result<()> {
-    if !sink.intervals(task, views)? {
-        views
-            .iter()
-            .try_for_each(|v| tables::intervals::row(task, v, sink))?;
-    }
-    Ok(())
+    views
+        .iter()
+        .try_for_each(|v| tables::intervals::row(task, v, sink))
 }
 
 /// The `slices` rows of `views` (a run of `task`'s): its running intervals.
 fn slice_rows(task: &Named, views: &[IntervalView], sink: &mut dyn RowSink) -> std::io::Result<()> {
-    if sink.slices(task, views)? {
-        return Ok(());
-    }
     views
         .iter()
         .filter(|v| v.state == ThreadState::Running)
@@ -152,9 +146,6 @@ fn wait_rows(
     names: &[Named],
     sink: &mut dyn crate::cell::RowSink,
 ) -> std::io::Result<()> {
-    if sink.waits(waits, tasks, names)? {
-        return Ok(());
-    }
     waits
         .iter()
         .zip(tasks)

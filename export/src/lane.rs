@@ -2,8 +2,7 @@
 //! `slices`, which are written from the same batches): the analysing thread sends it batches over a
 //! bounded channel ([`DEPTH`] batches in flight, so memory stays bounded when the writer
 //! is slower than the analysis) and goes on reading the trace while the rows are
-//! formatted and written — before, formatting on the analysing thread made an export
-//! 7 to 17 times as long as `analyze`.
+//! formatted and written, so formatting runs beside the analysis, not after it on its thread.
 //!
 //! The writers run at a lower priority than the analysis ([`WRITER_NICE`]) with room for
 //! [`DEPTH`] batches each: the analysis is the export's critical path (nothing is written
@@ -17,22 +16,20 @@ use crate::batch::{Batch, Named};
 use crate::cell::{Cell, RowSink};
 use crate::tables::Table;
 use crate::write::TableWriter;
-use analysis::timeline_store::ThreadState;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Batches queued to one writer at most (each about a drain's chunk of 65,536 events: for
-/// `intervals` and `slices`, some 3 MiB of views). On the large trace of `bench/`
-/// (CSV export, paired runs, median of 7), 32 at [`WRITER_NICE`] against 4 at the analysis'
-/// priority as before: 0.90 times the wall time for 1.01 times the CPU, peak RSS 266 MiB
-/// (was 152: 22 % of the 1.22 GB file).
+/// `intervals` and `slices`, some 3 MiB of views): deep enough that a writer at
+/// [`WRITER_NICE`] can lag behind the analysis without stalling it, shallow enough that the
+/// queued views stay a small part of the trace's size.
 const DEPTH: usize = 32;
 
 /// How much lower the writers' priority is than the analysis' (their nice value that much
-/// higher). 19 was no faster than 10 (0.98, within the noise), and 10 leaves them a fair
-/// share beside other processes' work.
+/// higher): low enough that the analysis, the critical path, wins a shared core, while
+/// the writers keep a fair share beside other processes' work.
 const WRITER_NICE: i32 = 10;
 
 /// Lowers the calling thread's priority by [`WRITER_NICE`]; best effort (a failure only
@@ -198,43 +195,5 @@ impl RowSink for Counted<'_> {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         self.rows += 1;
         self.sink.row(cells)
-    }
-
-    fn intervals(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        let taken = self.sink.intervals(task, views)?;
-        if taken {
-            self.rows += views.len() as u64;
-        }
-        Ok(taken)
-    }
-
-    fn slices(
-        &mut self,
-        task: &crate::batch::Named,
-        views: &[analysis::timeline_store::IntervalView],
-    ) -> std::io::Result<bool> {
-        let taken = self.sink.slices(task, views)?;
-        if taken {
-            let running = views.iter().filter(|v| v.state == ThreadState::Running);
-            self.rows += running.count() as u64;
-        }
-        Ok(taken)
-    }
-
-    fn waits(
-        &mut self,
-        waits: &[analysis::records::WaitRecord],
-        tasks: &[Option<analysis::drain::NameId>],
-        names: &[Named],
-    ) -> std::io::Result<bool> {
-        let taken = self.sink.waits(waits, tasks, names)?;
-        if taken {
-            self.rows += waits.len() as u64;
-        }
-        Ok(taken)
     }
 }

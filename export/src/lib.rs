@@ -17,6 +17,7 @@
 mod analyse;
 mod batch;
 mod cell;
+mod columns;
 mod dataset;
 mod drain;
 mod flatten;

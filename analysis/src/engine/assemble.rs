@@ -13,8 +13,8 @@ use crate::metrics::runqueue::{AffinityUse, LooksPinned};
 use crate::metrics::{latency, quality, wait_causes};
 use crate::recording::RecordingInfo;
 use crate::report::{
-    CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TaskSamples,
-    TopologyInfo, Window, SCHEMA_VERSION,
+    CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TopologyInfo, Window,
+    SCHEMA_VERSION,
 };
 use crate::series;
 use crate::series_sums::IntervalSums;
@@ -277,9 +277,7 @@ impl Analyzer {
         let on_cpus = t.runtime_ns > 0
             || t.reasons.iter().any(|&n| n > 0)
             || t.migrations > 0
-            || !t.slices.is_empty()
-            || !t.affinity.wakeup_latency_is_empty()
-            || !t.preemption_wait.is_empty();
+            || !t.samples.is_empty();
         on_cpus
             || (!self.scope.filters_cpus() && (t.sleep_ns > 0 || t.unknown_ns > 0 || t.wakeups > 0))
     }
@@ -312,12 +310,7 @@ impl Analyzer {
 /// A finished task's row, with its samples kept for grouping.
 fn task_row(t: Task, affinity: TaskAffinityRow) -> TaskRow {
     let reason = |r: SwitchReason| t.reasons[r.index()];
-    let mut samples = TaskSamples {
-        slices: t.slices,
-        preemption_wait: t.preemption_wait,
-        latency_local: t.affinity.latency_local,
-        latency_remote: t.affinity.latency_remote,
-    };
+    let mut samples = t.samples;
     let mut row = TaskRow {
         pid: t.pid,
         tgid: (t.tgid >= 0).then_some(t.tgid),

@@ -34,6 +34,25 @@ impl TaskSamples {
         Samples::union(&[&self.latency_local, &self.latency_remote])
     }
 
+    /// A timed wakeup wait of `value` ns ended at `at`, the wakee on the waker's CPU
+    /// (`local`) or not.
+    #[inline]
+    pub(crate) fn push_wakeup_latency(&mut self, local: bool, value: u64, at: u64) {
+        if local {
+            self.latency_local.push(value, at);
+        } else {
+            self.latency_remote.push(value, at);
+        }
+    }
+
+    /// Whether no wait and no slice was sampled.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.slices.is_empty()
+            && self.preemption_wait.is_empty()
+            && self.latency_local.is_empty()
+            && self.latency_remote.is_empty()
+    }
+
     pub fn merge(&mut self, other: &TaskSamples) {
         self.slices.merge(&other.slices);
         self.preemption_wait.merge(&other.preemption_wait);

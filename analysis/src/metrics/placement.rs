@@ -6,7 +6,7 @@
 //! built, once the topology is known — the trace's own topology arrives with its
 //! metadata, and a pair map is small next to the events.
 
-use crate::stats::{Samples, Stats};
+use crate::stats::Stats;
 use ingest::topology::Topology;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -71,10 +71,6 @@ pub(crate) struct TaskAffinity {
     /// Wakeups where the waker's CPU is / is not the CPU the wakee ran on next.
     wakeups_local: u64,
     wakeups_remote: u64,
-    /// The task's wakeup latencies, split: each is kept once, and the whole set is their
-    /// union (a second copy of every latency would cost 4 bytes per wakeup).
-    pub(crate) latency_local: Samples,
-    pub(crate) latency_remote: Samples,
 }
 
 impl TaskAffinity {
@@ -103,28 +99,15 @@ impl TaskAffinity {
         *self.pairs.entry(key(kind, from, to)).or_insert(0) += 1;
     }
 
-    /// A wakeup wait ended on `cpu` after `latency` (None: untimed); `waker_cpu` is
-    /// where the wakeup fired.
-    pub(crate) fn wakeup_ended(&mut self, waker_cpu: u32, cpu: u32, latency: Option<(u64, u64)>) {
+    /// A wakeup wait ended on `cpu`; `waker_cpu` is where the wakeup fired. Its latency,
+    /// if timed, is the latency concern's ([`crate::metrics::latency::TaskSamples`]).
+    pub(crate) fn wakeup_ended(&mut self, waker_cpu: u32, cpu: u32) {
         self.count(PairKind::WakeWaker, waker_cpu, cpu);
-        let local = waker_cpu == cpu;
-        if local {
+        if waker_cpu == cpu {
             self.wakeups_local += 1;
         } else {
             self.wakeups_remote += 1;
         }
-        if let Some((value, at)) = latency {
-            if local {
-                self.latency_local.push(value, at);
-            } else {
-                self.latency_remote.push(value, at);
-            }
-        }
-    }
-
-    /// Every wakeup latency (local and remote).
-    pub(crate) fn wakeup_latency_is_empty(&self) -> bool {
-        self.latency_local.is_empty() && self.latency_remote.is_empty()
     }
 
     /// Every counted pair of two different CPUs: (kind, from, to, count). The pairs of a
@@ -245,6 +228,20 @@ pub struct Placement {
     pub waker_llc: u64,
     pub other: u64,
     pub waker_unknown: u64,
+}
+
+impl Placement {
+    /// Wakeups placed on another CPU that shares the previous slice's LLC, SMT siblings
+    /// included (the `llc` column).
+    pub fn within_llc(&self) -> u64 {
+        self.same_core + self.same_llc
+    }
+
+    /// Wakeups placed across an LLC boundary, on the same node or another (the `xllc`
+    /// column).
+    pub fn cross_llc(&self) -> u64 {
+        self.same_node + self.remote_node
+    }
 }
 
 impl std::ops::AddAssign<&Placement> for Placement {
@@ -529,13 +526,18 @@ mod tests {
         a.count(PairKind::Slice, 0, 4);
         a.count(PairKind::Slice, 4, 1);
         a.count(PairKind::WakePrev, 4, 1);
-        a.wakeup_ended(2, 1, Some((500, 9)));
+        a.wakeup_ended(2, 1);
         a.add_runtime(0, 30);
         a.add_runtime(1, 10);
         let (row, moves) = task_row(&a, Some(&juno()));
         assert_eq!((row.restarts, row.warm_restarts), (3, 1));
         assert_eq!((moves.same_llc, moves.same_node), (1, 1));
         assert_eq!((row.placement.same_node, row.placement.waker_llc), (1, 1));
+        // 4 -> 1 crosses juno's LLCs, on the one node.
+        assert_eq!(
+            (row.placement.within_llc(), row.placement.cross_llc()),
+            (0, 1)
+        );
         assert_eq!((row.wakeups_local, row.wakeups_remote), (0, 1));
         assert_eq!(row.top_cpu_share, Some(0.75));
         assert_eq!(row.top_llc_share, Some(0.75));

@@ -12,17 +12,6 @@ use analysis::timeline_store::{IntervalView, ThreadState};
 pub(crate) const DOC: &str =
     "one row per state interval of a task: running, runnable, sleeping, blocked, unknown";
 
-/// Every state, each at the index `state as usize` gives (a text writer's pieces of the
-/// table's rows are looked up so: `write/interval_text.rs`).
-pub(crate) const STATES: [ThreadState; 6] = [
-    ThreadState::Running,
-    ThreadState::RunnableWakeup,
-    ThreadState::RunnablePreempted,
-    ThreadState::Sleeping,
-    ThreadState::Blocked,
-    ThreadState::Unknown,
-];
-
 pub(crate) fn state(s: ThreadState) -> &'static str {
     match s {
         ThreadState::Running => "running",
@@ -73,24 +62,14 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
     columns
 }
 
-/// Whether `defs` are this table's columns, in its order (a writer made for them may
-/// take a task's run of intervals at once: [`crate::cell::RowSink::intervals`]).
-pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
-    super::same_columns(defs, &columns())
-}
-
 /// The row of interval `v` of `task`.
 pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
     let [pid, tgid, comm] = task_cells(task);
-    let [state, cpu, start, dur, end, waker, timed] = own_cells(v);
-    sink.row(&[pid, tgid, comm, state, cpu, start, dur, end, waker, timed])
-}
-
-/// The cells of interval `v` after its task's (`pid`, `tgid`, `comm`): [`row`]'s, and the
-/// CSV writer's, which formats a task's cells once for its run (`RowSink::intervals`).
-pub(crate) fn own_cells(v: &IntervalView) -> [Cell<'static>; 7] {
     let wakeup = v.state == ThreadState::RunnableWakeup;
-    [
+    sink.row(&[
+        pid,
+        tgid,
+        comm,
         Cell::word(state(v.state)),
         Cell::opt_int(v.cpu),
         Cell::int(v.start_ns),
@@ -102,21 +81,5 @@ pub(crate) fn own_cells(v: &IntervalView) -> [Cell<'static>; 7] {
         } else {
             Cell::Null
         },
-    ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_state_is_at_its_index() {
-        for (i, &s) in STATES.iter().enumerate() {
-            assert_eq!(s as usize, i, "{s:?}");
-        }
-        let mut names: Vec<_> = STATES.iter().map(|&s| state(s)).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), STATES.len());
-    }
+    ])
 }

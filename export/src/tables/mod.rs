@@ -51,15 +51,6 @@ pub(crate) fn task_cells(task: &Named) -> [Cell<'_>; 3] {
     ]
 }
 
-/// Whether `defs` are `ours`, names and kinds in order.
-fn same_columns(defs: &[ColumnDef], ours: &[ColumnDef]) -> bool {
-    defs.len() == ours.len()
-        && defs
-            .iter()
-            .zip(ours)
-            .all(|(a, b)| a.name == b.name && a.kind == b.kind)
-}
-
 /// The (tgid, comm) cells of a task, null when the pid names none.
 fn who(task: Option<&Named>) -> [Cell<'_>; 2] {
     match task {
@@ -164,35 +155,6 @@ impl Table {
     }
 }
 
-/// Every end reason, each at the index [`end_index`] gives (a text writer's pieces of the
-/// `intervals` rows are looked up so: `write/interval_text.rs`).
-pub(crate) const END_REASONS: [EndReason; 8] = [
-    EndReason::SwitchedIn,
-    EndReason::SwitchedOut(analysis::SwitchReason::Block),
-    EndReason::SwitchedOut(analysis::SwitchReason::WakeupPreempt),
-    EndReason::SwitchedOut(analysis::SwitchReason::Preempt),
-    EndReason::SwitchedOut(analysis::SwitchReason::Exit),
-    EndReason::Woken,
-    EndReason::LostTrack,
-    EndReason::TraceEnd,
-];
-
-/// The index of `end` in [`END_REASONS`].
-#[inline]
-pub(crate) fn end_index(end: EndReason) -> usize {
-    use analysis::SwitchReason as Out;
-    match end {
-        EndReason::SwitchedIn => 0,
-        EndReason::SwitchedOut(Out::Block) => 1,
-        EndReason::SwitchedOut(Out::WakeupPreempt) => 2,
-        EndReason::SwitchedOut(Out::Preempt) => 3,
-        EndReason::SwitchedOut(Out::Exit) => 4,
-        EndReason::Woken => 5,
-        EndReason::LostTrack => 6,
-        EndReason::TraceEnd => 7,
-    }
-}
-
 /// What ended an interval, as the `slices` and `intervals` tables name it.
 pub(crate) fn end_reason(end: EndReason) -> &'static str {
     match end {
@@ -213,20 +175,4 @@ pub(crate) fn end_reason(end: EndReason) -> &'static str {
 /// interval tables keep whole intervals, as the timeline store does, for those.
 pub(crate) fn in_window(w: Window, start_ns: u64, dur_ns: u64) -> bool {
     start_ns <= w.end_ns && start_ns + dur_ns >= w.start_ns
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_end_reason_is_at_its_index() {
-        for (i, &e) in END_REASONS.iter().enumerate() {
-            assert_eq!(end_index(e), i, "{e:?}");
-        }
-        let mut names: Vec<_> = END_REASONS.iter().map(|&e| end_reason(e)).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), END_REASONS.len());
-    }
 }

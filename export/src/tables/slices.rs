@@ -31,12 +31,6 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
     columns
 }
 
-/// Whether `defs` are this table's columns, in its order (a writer made for them may take
-/// a task's run of intervals at once: [`crate::cell::RowSink::slices`]).
-pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
-    super::same_columns(defs, &columns())
-}
-
 /// The row of running interval `v` of `task`.
 pub(crate) fn row(task: &Named, v: &IntervalView, sink: &mut dyn RowSink) -> std::io::Result<()> {
     let [pid, tgid, comm] = task_cells(task);

@@ -5,25 +5,7 @@
 use super::who;
 use crate::batch::Named;
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
-use analysis::records::{PlacementClass, WaitKind, WaitRecord};
-
-/// Every kind of wait, each at the index `kind as usize` gives (a text writer's pieces are
-/// looked up so: `write/wait_text.rs`).
-pub(crate) const KINDS: [WaitKind; 3] = [
-    WaitKind::Wakeup,
-    WaitKind::WakeupUntimed,
-    WaitKind::Preemption,
-];
-
-/// Every placement class, each at the index `class as usize` gives.
-pub(crate) const PLACEMENTS: [PlacementClass; 6] = [
-    PlacementClass::SameCpu,
-    PlacementClass::SameCore,
-    PlacementClass::SameLlc,
-    PlacementClass::SameNode,
-    PlacementClass::RemoteNode,
-    PlacementClass::Unknown,
-];
+use analysis::records::WaitRecord;
 
 /// For `schemas/export.md` (made by `schema_doc`, under test).
 #[cfg(test)]
@@ -67,12 +49,6 @@ pub(crate) fn columns() -> Vec<ColumnDef> {
     ]
 }
 
-/// Whether `defs` are this table's columns, in its order (a writer made for them may
-/// take a batch of waits at once: [`crate::cell::RowSink::waits`]).
-pub(crate) fn are_its_columns(defs: &[ColumnDef]) -> bool {
-    super::same_columns(defs, &columns())
-}
-
 /// The row of wait `w` of `task` (None: its pid named no task when it was drained).
 pub(crate) fn row(
     w: &WaitRecord,
@@ -95,19 +71,4 @@ pub(crate) fn row(
         Cell::opt_word(w.placement.map(|p| p.name())),
         Cell::opt_word(w.waker_placement.map(|p| p.name())),
     ])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_kind_and_class_is_at_its_index() {
-        for (i, &k) in KINDS.iter().enumerate() {
-            assert_eq!(k as usize, i, "{k:?}");
-        }
-        for (i, &c) in PLACEMENTS.iter().enumerate() {
-            assert_eq!(c as usize, i, "{c:?}");
-        }
-    }
 }

@@ -5,7 +5,6 @@
 //! per cell.
 
 use super::cursor::{Cursor, RowBound};
-use super::pieces::Syntax;
 use super::text;
 use super::text_table::{RowText, TextTable};
 use crate::cell::{Cell, ColumnDef};
@@ -26,8 +25,7 @@ pub(super) fn create(file: File, columns: &[ColumnDef]) -> std::io::Result<TextT
         // Commas and the newline.
         bound: RowBound::new(columns, columns.len(), text::most),
     };
-    let syntax = || Syntax::csv(columns.len());
-    TextTable::new(file, columns, csv, syntax, out.written())
+    TextTable::new(file, csv, out.written())
 }
 
 impl Csv {

@@ -2,10 +2,9 @@
 //! row does not fit, and a [`Cursor`] that a row is formatted through.
 //!
 //! A row asks for room for its longest text once ([`TextFile::row`]), then its cells are
-//! written into that room without a capacity check each: in the profile of a CSV export
-//! the `intervals` writer thread spent 12 % in small `memmove` calls (each cell's bytes
-//! appended to a `Vec`) and part of its 16 % in `CsvWriter::row` on the growth check
-//! before each. The room is plain initialised bytes, so a bound computed too small is a
+//! written into that room without a capacity check each (appending each cell's bytes to a
+//! `Vec` is a small `memmove` and a growth check per cell, which dominated the writer
+//! threads' profiles). The room is plain initialised bytes, so a bound computed too small is a
 //! bounds-check panic (a bug the tests see), never a write out of the buffer.
 
 use crate::cell::{Cell, ColumnDef, Kind};
@@ -183,14 +182,6 @@ impl Chunked {
 
     pub(super) fn len(&self) -> usize {
         self.len
-    }
-
-    /// The text, as made.
-    pub(super) fn text(&self) -> Vec<u8> {
-        match self.len <= CHUNK {
-            true => self.chunk[..self.len].to_vec(),
-            false => self.long.clone(),
-        }
     }
 
     #[inline(always)]

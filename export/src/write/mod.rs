@@ -1,23 +1,26 @@
 //! Writers of one table file: CSV and NDJSON always, Parquet with the `parquet` feature.
-//! Each takes rows one at a time ([`RowSink`]) and holds at most a batch of them.
+//! A table's rows are gathered into a [`ColumnBatch`] ([`TableFile`]); each full batch, and
+//! the last, goes to the format's [`BatchWriter`], so a file of any length holds one batch
+//! in memory.
 
 mod csv;
 mod cursor;
-mod interval_text;
 mod ndjson;
 #[cfg(feature = "parquet")]
 mod parquet;
-mod pieces;
-#[cfg(test)]
-mod record_tests;
 #[cfg(test)]
 mod tests;
 mod text;
 mod text_table;
-mod wait_text;
 
-use crate::cell::{ColumnDef, RowSink};
+use crate::cell::{Cell, ColumnDef, RowSink};
+use crate::columns::ColumnBatch;
 use std::path::Path;
+
+/// Rows per batch, and so per Parquet row group: large enough for good compression and
+/// statistics, small enough to keep a batch of the widest table (tasks, about 100 columns)
+/// to some tens of MiB.
+pub(crate) const BATCH_ROWS: usize = 1 << 16;
 
 /// File format of a dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +84,41 @@ pub(crate) trait TableWriter: RowSink + Send {
     fn finish(self: Box<Self>) -> std::io::Result<()>;
 }
 
+/// A format's writer of a table's batches.
+pub(crate) trait BatchWriter: Send {
+    /// Writes the batch's rows after those written before.
+    fn write(&mut self, batch: &ColumnBatch) -> std::io::Result<()>;
+    /// Writes what the format ends a file with, and syncs it.
+    fn finish(self: Box<Self>) -> std::io::Result<()>;
+}
+
+/// A table's rows gathered into a batch, written by the format a batch at a time.
+struct TableFile {
+    batch: ColumnBatch,
+    format: Box<dyn BatchWriter>,
+}
+
+impl RowSink for TableFile {
+    #[inline]
+    fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
+        self.batch.row(cells)?;
+        if self.batch.len() >= BATCH_ROWS {
+            self.format.write(&self.batch)?;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+}
+
+impl TableWriter for TableFile {
+    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
+        if self.batch.len() > 0 {
+            self.format.write(&self.batch)?;
+        }
+        self.format.finish()
+    }
+}
+
 /// Creates `path` (which must not exist) for a table of `columns` in `format`.
 pub(crate) fn create(
     format: Format,
@@ -91,46 +129,20 @@ pub(crate) fn create(
         .write(true)
         .create_new(true)
         .open(path)?;
-    Ok(match format {
+    let writer: Box<dyn BatchWriter> = match format {
         Format::Csv => Box::new(csv::create(file, columns)?),
         Format::Ndjson => Box::new(ndjson::create(file, columns)?),
         #[cfg(feature = "parquet")]
-        Format::Parquet => Box::new(parquet::ParquetTableWriter::new(file, columns)?),
+        Format::Parquet => Box::new(parquet::ParquetTable::new(file, columns)?),
         #[cfg(not(feature = "parquet"))]
         Format::Parquet => {
             return Err(std::io::Error::other(
                 Format::Parquet.available().unwrap_err(),
             ))
         }
-    })
-}
-
-/// Checks a row against the columns (a table's code and its column list disagreeing is
-/// a bug that must not write a file whose columns are shifted).
-///
-/// The count always; each cell's kind against its column's only in debug builds (which
-/// the tests are, and they write every table): it is fixed by each table's code, and in
-/// the profile of a CSV export checking it on every row was a tenth of a writer thread.
-#[inline]
-fn check_row(columns: &[ColumnDef], cells: &[crate::cell::Cell]) -> std::io::Result<()> {
-    if cells.len() != columns.len() {
-        return Err(std::io::Error::other(format!(
-            "internal error: a row of {} cells for {} columns",
-            cells.len(),
-            columns.len()
-        )));
-    }
-    #[cfg(debug_assertions)]
-    if let Some((c, cell)) = columns
-        .iter()
-        .zip(cells)
-        .find(|(c, cell)| !cell.fits(c.kind))
-    {
-        return Err(std::io::Error::other(format!(
-            "internal error: column {} ({}) given {cell:?}",
-            c.name,
-            c.kind.name()
-        )));
-    }
-    Ok(())
+    };
+    Ok(Box::new(TableFile {
+        batch: ColumnBatch::new(columns),
+        format: writer,
+    }))
 }

@@ -4,7 +4,6 @@
 //! cell.
 
 use super::cursor::{Chunked, Cursor, RowBound};
-use super::pieces::Syntax;
 use super::text;
 use super::text_table::{RowText, TextTable};
 use crate::cell::{Cell, ColumnDef};
@@ -22,12 +21,11 @@ pub(super) fn create(file: File, columns: &[ColumnDef]) -> std::io::Result<TextT
     let keys: Vec<Chunked> = columns.iter().map(|c| key(&c.name)).collect();
     // Braces, keys, commas, newline.
     let frame = keys.iter().map(Chunked::len).sum::<usize>() + columns.len() + 2;
-    let texts: Vec<Vec<u8>> = keys.iter().map(Chunked::text).collect();
     let ndjson = Ndjson {
         keys,
         bound: RowBound::new(columns, frame, most),
     };
-    TextTable::new(file, columns, ndjson, || Syntax::ndjson(&texts), b"")
+    TextTable::new(file, ndjson, b"")
 }
 
 /// The most bytes a value of a non-text column takes.

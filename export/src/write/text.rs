@@ -64,10 +64,9 @@ fn decimal_digits(n: u64) -> usize {
 
 /// Writes `n` in decimal, in place from its last digit, four digits a division.
 ///
-/// Hand-written rather than through `itoa` (which the writers used before): `itoa` formats
-/// into its own buffer, and copying its variable-length result out was a `memmove` call per
-/// integer; in the profile of a CSV export itoa was 13 % of the `intervals` writer thread
-/// and the small `memmove`s 12 %. This is the same digit-pair-table method, four digits a
+/// Hand-written rather than through `itoa`: `itoa` formats into its own buffer, and copying
+/// its variable-length result out is a `memmove` call per integer, which showed in the
+/// writer threads' profiles. This is the same digit-pair-table method, four digits a
 /// division; the tests hold it to `to_string` around every power of ten and at i64::MIN.
 #[inline(always)]
 pub(super) fn int(out: &mut Cursor, n: i64) {
