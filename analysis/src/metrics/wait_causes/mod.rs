@@ -200,6 +200,23 @@ impl WaitCauses {
             .saturating_add(self.unknown_ns)
     }
 
+    /// Adds another part's four kinds (in [`PieceKind`] order), ends and placements.
+    fn add_counts(&mut self, kinds: [u64; 4], ended_by: &EndedBy, placement: &PlacementCost) {
+        for (total, ns) in [
+            &mut self.enqueue_ns,
+            &mut self.idle_ns,
+            &mut self.behind_ns,
+            &mut self.unknown_ns,
+        ]
+        .into_iter()
+        .zip(kinds)
+        {
+            *total = total.saturating_add(ns);
+        }
+        self.ended_by.add(ended_by);
+        self.placement.add(placement);
+    }
+
     /// The time of one kind.
     pub fn of(&self, kind: PieceKind) -> u64 {
         match kind {
@@ -224,12 +241,11 @@ pub(crate) fn section<'a>(
     let parts: Vec<&Totals> = parts.into_iter().collect();
     let mut longest: Option<&Longest> = None;
     for t in &parts {
-        out.enqueue_ns = out.enqueue_ns.saturating_add(t.enqueue_ns);
-        out.idle_ns = out.idle_ns.saturating_add(t.idle_ns);
-        out.behind_ns = out.behind_ns.saturating_add(t.behind_ns);
-        out.unknown_ns = out.unknown_ns.saturating_add(t.unknown_ns);
-        out.ended_by.add(&t.ended_by);
-        out.placement.add(&t.placement);
+        out.add_counts(
+            [t.enqueue_ns, t.idle_ns, t.behind_ns, t.unknown_ns],
+            &t.ended_by,
+            &t.placement,
+        );
         if let Some(l) = &t.longest {
             if longest.is_none_or(|b| l.end - l.start > b.end - b.start) {
                 longest = Some(l);
@@ -314,12 +330,11 @@ fn ranked(rows: &mut [(i32, u64, u64)], name: impl Fn(i32) -> String) -> Vec<Beh
 /// the occupants are re-ranked over the members' listed rows (each member's "others" row
 /// stays summed), and the longest wait is the longest member's.
 pub(crate) fn merge(row: &mut WaitCauses, m: &WaitCauses) {
-    row.enqueue_ns = row.enqueue_ns.saturating_add(m.enqueue_ns);
-    row.idle_ns = row.idle_ns.saturating_add(m.idle_ns);
-    row.behind_ns = row.behind_ns.saturating_add(m.behind_ns);
-    row.unknown_ns = row.unknown_ns.saturating_add(m.unknown_ns);
-    row.ended_by.add(&m.ended_by);
-    row.placement.add(&m.placement);
+    row.add_counts(
+        [m.enqueue_ns, m.idle_ns, m.behind_ns, m.unknown_ns],
+        &m.ended_by,
+        &m.placement,
+    );
     let mut rows: Vec<(i32, u64, u64)> = Vec::new();
     let mut comms: FxHashMap<i32, &str> = FxHashMap::default();
     let mut others = BehindRow::default();
