@@ -349,25 +349,16 @@ impl Task {
         reason
     }
 
-    /// Whether switching this task in on `cpu` at `now` ends a wait that gives a sched
-    /// delay sample: the rule [`Task::switch_in`] samples by (a timed wait, counted).
-    pub(crate) fn ends_counted_wait(&self, now: u64, cpu: u32, scope: &Scope) -> bool {
-        matches!(
-            self.state,
-            State::Runnable {
-                wait: Wait::Wakeup | Wait::Preempt,
-                ..
-            }
-        ) && scope.counts(now, cpu)
-    }
-
-    /// `cpu` switched this task in at `now`.
-    pub(crate) fn switch_in(&mut self, now: u64, cpu: u32, epoch: u32, scope: &Scope) {
+    /// `cpu` switched this task in at `now`. Returns whether that ended a wait that gives a
+    /// sched delay sample (a timed wait, counted): the wait causes split exactly those.
+    pub(crate) fn switch_in(&mut self, now: u64, cpu: u32, epoch: u32, scope: &Scope) -> bool {
         let counted = scope.counts(now, cpu);
+        let mut sampled = false;
         match self.state {
             // Same CPU again without a switch-out (duplicate record): nothing changes.
-            State::Running { cpu: c } if c == cpu => return,
+            State::Running { cpu: c } if c == cpu => return false,
             State::Runnable { wait, .. } if counted => {
+                sampled = wait != Wait::Untimed;
                 let waited = now.saturating_sub(self.since);
                 // A wakeup latency is sampled by `wakeup_ended` (as local or remote).
                 if wait == Wait::Preempt {
@@ -398,6 +389,7 @@ impl Task {
         self.pending_waking = false;
         self.last_run_cpu = Some(cpu);
         self.enter(State::Running { cpu }, now, cpu, epoch);
+        sampled
     }
 
     /// Placement and busy-target counts of a wakeup wait that ends on `cpu`.

@@ -326,8 +326,8 @@ impl Analyzer {
             if self.records.is_some() {
                 self.record_wait(n, ts, cpu);
             }
-            self.wait_ended(n, ts, cpu, prev.pid, prev_reason);
-            self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
+            let sampled = self.tasks[n].switch_in(ts, cpu, epoch, &self.scope);
+            self.wait_ended(n, ts, cpu, sampled, prev.pid, prev_reason);
             self.observe(n);
         }
         self.cpus[ci].set(Occupant::of_pid(next.pid), ts, &self.scope);

@@ -106,18 +106,20 @@ impl Analyzer {
         self.waits.open(slot, t.pid, now, awaiting, queued);
     }
 
-    /// Task `slot` is about to be switched in on `cpu` at `now` after `prev_pid` (switched
-    /// out for `prev_reason`): its wait's pieces are added up when the wait is a counted
-    /// sched delay sample (`Task::ends_counted_wait`), else dropped.
+    /// Task `slot` was switched in on `cpu` at `now` after `prev_pid` (switched out for
+    /// `prev_reason`): its wait's pieces are added up when the switch-in took a sched delay
+    /// sample (`sampled`, from `Task::switch_in`), else dropped. Its wait has not been
+    /// observed leaving the runqueue yet, so it is still settled up to `now` here.
     pub(crate) fn wait_ended(
         &mut self,
         slot: usize,
         now: u64,
         cpu: u32,
+        sampled: bool,
         prev_pid: i32,
         prev_reason: Option<SwitchReason>,
     ) {
-        if !self.tasks[slot].ends_counted_wait(now, cpu, &self.scope) {
+        if !sampled {
             self.waits.discard(slot);
             return;
         }
