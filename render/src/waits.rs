@@ -57,9 +57,16 @@ pub(crate) fn render(r: &Report, out: &mut String) {
     );
     let p = &s.placement;
     if p.busy_wakeups > 0 {
+        // Which CPUs count as usable: the allowed ones where the recording or --affinity
+        // gave them, else those the task ran on (docs/metrics.md §3a).
+        let usable = if r.system.work_conservation.affinity.tasks_known > 0 {
+            "a CPU the task may use (allowed, else one it ran on)"
+        } else {
+            "a CPU the task had run on"
+        };
         let _ = writeln!(
             out,
-            "placement: {} wakeups queued on a busy CPU; {} while a CPU the task had run on idled in the same LLC ({:.3} ms waited), {} while one idled elsewhere ({:.3} ms)",
+            "placement: {} wakeups queued on a busy CPU; {} while {usable} idled in the same LLC ({:.3} ms waited), {} while one idled elsewhere ({:.3} ms)",
             p.busy_wakeups,
             p.idle_allowed_llc,
             p.wait_llc_ns as f64 / 1e6,

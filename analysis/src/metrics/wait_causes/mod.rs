@@ -94,8 +94,8 @@ impl EndedBy {
 }
 
 /// Wakeups that queued the task on a busy CPU while a CPU it may use was idle (nothing
-/// queued on it): placements that cost a wait. Which CPUs a task may use: those it ran on
-/// in the window (the trace carries no affinity masks).
+/// queued on it): placements that cost a wait. Which CPUs a task may use: its allowed CPUs
+/// where the recording or `--affinity` gives them, else those it ran on in the window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlacementCost {
     /// Counted wakeup waits that began on a busy CPU.
