@@ -74,6 +74,11 @@ impl Queue {
         }
     }
 
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.log.len()
+    }
+
     /// Whether the log has grown enough to be compacted.
     #[inline]
     pub(super) fn long(&self) -> bool {

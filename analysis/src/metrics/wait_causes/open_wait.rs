@@ -41,6 +41,9 @@ pub(super) struct OpenWait {
     /// Time behind occupants, one (pid, ns, new piece) per piece: added up per occupant
     /// when the wait ends, so that a piece costs a push whatever the number of occupants.
     pub(super) behind: Vec<(i32, u32, u64)>,
+    /// The length at which `behind` is folded to one entry per occupant (a long wait behind
+    /// many switches stays a few words per occupant).
+    behind_fold_at: usize,
     /// The first [`PIECES_KEPT`] pieces, how many there were, and the last one (a piece
     /// that goes on with the same occupant is extended, not repeated).
     pub(super) pieces: Vec<Piece>,
@@ -64,6 +67,7 @@ impl Default for OpenWait {
             idle_elsewhere: None,
             kinds: [0; 4],
             behind: Vec::new(),
+            behind_fold_at: BEHIND_FOLD_AT,
             pieces: Vec::new(),
             pieces_seen: 0,
             last: None,
@@ -74,6 +78,8 @@ impl Default for OpenWait {
 /// Capacity kept for the per-piece list between waits: a long wait's list is not held by
 /// its task for the rest of the run.
 const BEHIND_CAPACITY_KEPT: usize = 256;
+/// Per-piece entries kept before they are folded per occupant.
+const BEHIND_FOLD_AT: usize = 4096;
 
 impl OpenWait {
     /// Starts a new wait of task `pid` at `at`.
@@ -92,12 +98,32 @@ impl OpenWait {
     pub(super) fn clear_pieces(&mut self) {
         self.kinds = [0; 4];
         self.behind.clear();
+        self.behind_fold_at = BEHIND_FOLD_AT;
         if self.behind.capacity() > BEHIND_CAPACITY_KEPT {
             self.behind.shrink_to(BEHIND_CAPACITY_KEPT);
         }
         self.pieces.clear();
         self.pieces_seen = 0;
         self.last = None;
+    }
+
+    /// Notes `len` behind `pid` (`new`: 1 for a new piece); past the fold length the
+    /// entries are added up per occupant, and the next fold waits for twice as many.
+    fn push_behind(&mut self, pid: i32, new: u32, len: u64) {
+        self.behind.push((pid, new, len));
+        if self.behind.len() < self.behind_fold_at {
+            return;
+        }
+        self.behind.sort_unstable_by_key(|b| b.0);
+        self.behind.dedup_by(|b, kept| {
+            let same = kept.0 == b.0;
+            if same {
+                kept.1 = kept.1.saturating_add(b.1);
+                kept.2 = kept.2.saturating_add(b.2);
+            }
+            same
+        });
+        self.behind_fold_at = (self.behind.len() * 2).max(BEHIND_FOLD_AT);
     }
 
     /// Adds a piece that starts where the last one ended.
@@ -114,7 +140,7 @@ impl OpenWait {
                 // The same occupant goes on (across a settle): extend, not a new piece.
                 last.end = p.end;
                 if p.kind == PieceKind::Behind {
-                    self.behind.push((p.pid, 0, len));
+                    self.push_behind(p.pid, 0, len);
                 }
                 if self.pieces_seen <= PIECES_KEPT as u64 {
                     if let Some(kept) = self.pieces.last_mut() {
@@ -125,7 +151,7 @@ impl OpenWait {
             }
         }
         if p.kind == PieceKind::Behind {
-            self.behind.push((p.pid, 1, len));
+            self.push_behind(p.pid, 1, len);
         }
         self.pieces_seen += 1;
         if self.pieces.len() < PIECES_KEPT {
@@ -161,6 +187,23 @@ mod tests {
         assert_eq!(w.behind, [(7, 1, 10), (7, 0, 15)]);
         assert_eq!((w.pieces.len(), w.pieces_seen), (2, 2));
         assert_eq!(w.pieces[0].end, 25);
+    }
+
+    #[test]
+    fn many_pieces_behind_few_occupants_are_folded_per_occupant() {
+        let mut w = OpenWait::default();
+        w.begin(1, 0, false);
+        for i in 0..10_000u64 {
+            w.add(piece(PieceKind::Behind, (i % 3) as i32 + 2, i, i + 1));
+        }
+        assert!(w.behind.len() < BEHIND_FOLD_AT, "{}", w.behind.len());
+        let mut per = [(0u32, 0u64); 3];
+        for &(pid, new, ns) in &w.behind {
+            let e = &mut per[(pid - 2) as usize];
+            e.0 += new;
+            e.1 += ns;
+        }
+        assert_eq!(per, [(3334, 3334), (3333, 3333), (3333, 3333)]);
     }
 
     #[test]

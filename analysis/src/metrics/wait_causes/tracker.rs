@@ -174,9 +174,15 @@ impl WaitTracker {
     /// analyzer learns of lost events afterwards: no waiter's piece is cut before its time).
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
         self.queue(cpu as usize).push(occupant, at);
-        let q = &self.queues[cpu as usize];
-        if q.long() {
-            let oldest = q.waiters.iter().map(|&w| self.open[w as usize].entry).min();
+        if self.queues[cpu as usize].long() {
+            // A task queued here for a long time (starved, or never seen to run again) would
+            // hold the whole log: its waiters add up what they waited through so far, and
+            // only what they still need is kept.
+            let waiters = self.queues[cpu as usize].waiters.clone();
+            for &w in &waiters {
+                self.settle(w as usize, at);
+            }
+            let oldest = waiters.iter().map(|&w| self.open[w as usize].entry).min();
             self.queues[cpu as usize].compact(oldest);
         }
     }
@@ -411,6 +417,28 @@ mod tests {
             (p.busy_wakeups, p.idle_allowed_llc, p.idle_allowed_other),
             (2, 1, 0)
         );
+    }
+
+    /// A task queued behind 20,000 switches of two occupants: the CPU's log stays short,
+    /// and the wait still adds up exactly.
+    #[test]
+    fn a_long_wait_does_not_hold_the_log() {
+        let mut w = WaitTracker::default();
+        w.occupant_changed(0, Occupant::Task(1), 0);
+        w.open(0, 42, 0, false, Some(0));
+        for i in 1..=20_000u64 {
+            w.occupant_changed(0, Occupant::Task(1 + (i % 2) as i32), i * 10);
+        }
+        assert!(
+            w.queues[0].len() <= 2 * 4096,
+            "log of {}",
+            w.queues[0].len()
+        );
+        w.end(0, 0, 200_010, WaitEnd::OccupantBlocked);
+        let t = w.totals(0).unwrap();
+        assert_eq!(t.behind_ns, 200_010);
+        assert_eq!((t.behind[&1].0, t.behind[&2].0), (100_010, 100_000));
+        assert_eq!((t.behind[&1].1, t.behind[&2].1), (10_001, 10_000));
     }
 
     /// A wait on no named runqueue is unknown; one dropped leaves nothing behind.
