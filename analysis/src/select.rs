@@ -201,18 +201,53 @@ impl Report {
                     .as_ref()
                     .is_none_or(|f| f.matches(&t.comm) || t.comms.iter().any(|c| f.matches(c)))
         });
-        let mut rows: Vec<TaskRow> = match sel.group {
-            GroupBy::Pid => kept.cloned().collect(),
-            GroupBy::Process => group(kept, |t| t.tgid.unwrap_or(t.pid).to_string(), false),
-            GroupBy::Name => group(kept, |t| fold_name(&t.comm).to_string(), true),
+        // Rows by pid are sorted and cut as references: only the rows kept are copied.
+        let rows: Vec<TaskRow> = match sel.group {
+            GroupBy::Pid => {
+                let mut refs: Vec<&TaskRow> = kept.collect();
+                refs.sort_by(|a, b| sel.sort.compare(a, b));
+                refs.truncate(sel.top.unwrap_or(usize::MAX));
+                refs.into_iter().cloned().collect()
+            }
+            GroupBy::Process | GroupBy::Name => {
+                let mut rows = match sel.group {
+                    GroupBy::Process => group(kept, |t| t.tgid.unwrap_or(t.pid).to_string(), false),
+                    _ => group(kept, |t| fold_name(&t.comm).to_string(), true),
+                };
+                rows.sort_by(|a, b| sel.sort.compare(a, b));
+                rows.truncate(sel.top.unwrap_or(usize::MAX));
+                rows
+            }
         };
-        rows.sort_by(|a, b| sel.sort.compare(a, b));
-        if let Some(n) = sel.top {
-            rows.truncate(n);
-        }
+        self.with_tasks(rows)
+    }
+
+    /// A copy of the report with `tasks` for its rows (the report's own rows, the bulk of
+    /// it, are not copied).
+    fn with_tasks(&self, tasks: Vec<TaskRow>) -> Report {
+        let Report {
+            schema_version,
+            source,
+            window,
+            quality,
+            tasks: _,
+            cpus,
+            system,
+            series,
+            trace_span,
+            records,
+        } = self;
         Report {
-            tasks: rows,
-            ..self.clone()
+            schema_version: *schema_version,
+            source: source.clone(),
+            window: *window,
+            quality: quality.clone(),
+            tasks,
+            cpus: cpus.clone(),
+            system: system.clone(),
+            series: series.clone(),
+            trace_span: *trace_span,
+            records: records.clone(),
         }
     }
 }

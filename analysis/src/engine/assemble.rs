@@ -88,10 +88,7 @@ impl Analyzer {
         }
         let mut affinity_rows = Vec::new();
         let mut pinned_candidates = Vec::new();
-        let names: wait_causes::Names = all_tasks
-            .iter()
-            .map(|t| (t.pid, t.comm.to_string_lossy()))
-            .collect();
+        let names: wait_causes::Names = all_tasks.iter().map(|t| (t.pid, t.comm)).collect();
         let mut waited = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()

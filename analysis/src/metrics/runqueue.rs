@@ -110,18 +110,24 @@ impl Runqueues {
         self.llcs = vec![Group::default(); count];
     }
 
+    /// Makes room for `cpu` (the check inline: it runs at every wait's change).
+    #[inline]
     fn grow(&mut self, cpu: usize) {
         if self.depth.len() <= cpu {
-            let n = cpu + 1;
-            self.depth.resize(n, 0);
-            self.idle.resize(n, false);
-            self.since.resize(n, 0);
-            self.area.resize(n, 0);
-            self.max_depth.resize(n, 0);
-            self.free.resize(n, 0);
-            self.eligible.resize(n, 0);
-            self.eligible_llc.resize(n, 0);
+            self.grow_to(cpu + 1);
         }
+    }
+
+    #[cold]
+    fn grow_to(&mut self, n: usize) {
+        self.depth.resize(n, 0);
+        self.idle.resize(n, false);
+        self.since.resize(n, 0);
+        self.area.resize(n, 0);
+        self.max_depth.resize(n, 0);
+        self.free.resize(n, 0);
+        self.eligible.resize(n, 0);
+        self.eligible_llc.resize(n, 0);
     }
 
     fn llc(&self, cpu: usize) -> Option<usize> {

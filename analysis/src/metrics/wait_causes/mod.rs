@@ -228,8 +228,9 @@ impl WaitCauses {
     }
 }
 
-/// Names the occupants' pids (their last task's name).
-pub(crate) type Names = FxHashMap<i32, String>;
+/// Names the occupants' pids (their last task's name), turned to text only for the
+/// occupants a section lists.
+pub(crate) type Names = FxHashMap<i32, ingest::Comm>;
 
 /// The report section of one task's totals, or of several added (the system's): the
 /// occupants ranked over the sum of every part.
@@ -266,7 +267,11 @@ pub(crate) fn section<'a>(
         }
         merged.into_iter().map(|(p, (ns, n))| (p, ns, n)).collect()
     };
-    let name = |pid: i32| names.get(&pid).cloned().unwrap_or_default();
+    let name = |pid: i32| {
+        names
+            .get(&pid)
+            .map_or_else(String::new, |c| c.to_string_lossy())
+    };
     out.behind = ranked(&mut rows, |pid| name(pid));
     let parts_seen = parts.len();
     // One task's longest wait; the system's is `system.worst_wait`.

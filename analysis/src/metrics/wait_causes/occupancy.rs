@@ -48,6 +48,7 @@ impl Queue {
 
     /// Walks from entry `idx` (in force at `since`) to `until`: calls `piece(occupant,
     /// start, end)` for each stretch with a length, and returns the entry in force at `until`.
+    #[inline]
     pub(super) fn walk(
         &self,
         idx: u64,

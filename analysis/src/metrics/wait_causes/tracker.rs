@@ -4,7 +4,10 @@
 //! Lazy: a switch only appends the CPU's new occupant to its log; a waiting task adds up
 //! the stretch of the log it waited through when its wait ends or moves to another
 //! runqueue. The work is the same as closing every waiter's piece at each switch, but a
-//! deep runqueue costs nothing per switch and each wait reads its stretch in order.
+//! deep runqueue costs nothing per switch and each wait reads its stretch in order. The
+//! pieces themselves are listed only where the log cannot give them again later (see
+//! `open_wait`): a wait that ends as its task's longest reads its last stretch twice, the
+//! others once.
 
 use super::occupancy::Queue;
 use super::open_wait::{OpenWait, Piece};
@@ -144,16 +147,24 @@ impl WaitTracker {
 
     /// Where task `slot` is queued now (`None`: on no runqueue: running, asleep, unknown,
     /// or a runqueue the trace did not name). A waiting task that moves takes its wait along.
+    #[inline]
     pub(crate) fn follow(&mut self, slot: usize, queued_on: Option<u32>, now: u64) {
         let cpu = queued_on.map_or(-1, |c| c as i32);
-        let Some(o) = self.open.get(slot).filter(|o| o.active) else {
-            // Not waiting: never on a runqueue list.
-            return;
-        };
-        if o.cpu == cpu {
-            return;
+        // Not waiting: never on a runqueue list.
+        if self
+            .open
+            .get(slot)
+            .is_some_and(|o| o.active && o.cpu != cpu)
+        {
+            self.moved(slot, cpu, now);
         }
+    }
+
+    /// The waiting task `slot` moves to runqueue `cpu` (-1: none) at `now`: what it waited
+    /// through on the one it leaves is listed (that log will not be read for it again).
+    fn moved(&mut self, slot: usize, cpu: i32, now: u64) {
         self.settle(slot, now);
+        self.list_stay(slot);
         self.leave(slot);
         if cpu >= 0 {
             let q = self.queue(cpu as usize);
@@ -164,6 +175,8 @@ impl WaitTracker {
             o.cpu = cpu;
             o.pos = pos;
             o.entry = entry;
+            o.stay_entry = entry;
+            o.stay_from = o.since;
             if o.first_cpu < 0 {
                 o.first_cpu = cpu;
             }
@@ -173,17 +186,24 @@ impl WaitTracker {
     /// CPU `cpu` runs `occupant` from `at` on (`at` may lie before the last event when the
     /// analyzer learns of lost events afterwards: no waiter's piece is cut before its time).
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
-        self.queue(cpu as usize).push(occupant, at);
-        if self.queues[cpu as usize].long() {
+        let c = cpu as usize;
+        self.queue(c);
+        self.queues[c].push(occupant, at);
+        if self.queues[c].long() {
             // A task queued here for a long time (starved, or never seen to run again) would
-            // hold the whole log: its waiters add up what they waited through so far, and
-            // only what they still need is kept.
-            let waiters = self.queues[cpu as usize].waiters.clone();
-            for &w in &waiters {
-                self.settle(w as usize, at);
+            // hold the whole log: its waiters add up and list what they waited through so
+            // far, and only what they still need is kept.
+            for i in 0..self.queues[c].waiters.len() {
+                let w = self.queues[c].waiters[i] as usize;
+                self.settle(w, at);
+                self.list_stay(w);
             }
-            let oldest = waiters.iter().map(|&w| self.open[w as usize].entry).min();
-            self.queues[cpu as usize].compact(oldest);
+            let oldest = self.queues[c]
+                .waiters
+                .iter()
+                .map(|&w| self.open[w as usize].entry)
+                .min();
+            self.queues[c].compact(oldest);
         }
     }
 
@@ -206,6 +226,8 @@ impl WaitTracker {
             end: now,
         };
         o.add(enqueue);
+        o.stay_entry = o.entry;
+        o.stay_from = o.since;
     }
 
     /// The wait of task `slot` ended without a sample (not counted): it is dropped.
@@ -224,21 +246,29 @@ impl WaitTracker {
             return 0;
         }
         self.settle(slot, now);
-        self.leave(slot);
         if slot >= self.totals.len() {
             self.totals.resize_with(slot + 1, Totals::default);
         }
+        let o = &self.open[slot];
+        let len = now - o.start;
+        let longest = self.totals[slot]
+            .longest
+            .as_ref()
+            .is_none_or(|l| len > l.end - l.start);
+        if longest {
+            self.list_stay(slot);
+        }
+        self.leave(slot);
         let o = &mut self.open[slot];
         o.active = false;
         let t = &mut self.totals[slot];
         t.add(o);
         let pulled = o.first_cpu >= 0 && o.first_cpu != cpu as i32;
         t.ended_by.count(if pulled { WaitEnd::Pulled } else { end });
-        let len = now - o.start;
         if o.busy_target {
             t.placement.count(o.idle_elsewhere, len);
         }
-        if t.longest.as_ref().is_none_or(|l| len > l.end - l.start) {
+        if longest {
             let l = t.longest.get_or_insert_with(Longest::default);
             l.start = o.start;
             l.end = now;
@@ -262,6 +292,7 @@ impl WaitTracker {
         }
         let (cpu, own) = (o.cpu, o.pid);
         let Some(q) = (cpu >= 0).then(|| self.queues.get(cpu as usize)).flatten() else {
+            // Nothing to read again later: listed at once.
             let piece = Piece {
                 kind: PieceKind::Unknown,
                 cpu,
@@ -271,23 +302,36 @@ impl WaitTracker {
             };
             o.add(piece);
             o.since = at;
+            o.stay_from = at;
             return;
         };
         o.entry = q.walk(o.entry, o.since, at, |occupant, start, end| {
-            let (kind, pid) = match occupant {
-                Occupant::Idle => (PieceKind::Idle, 0),
-                Occupant::Task(p) if p != own => (PieceKind::Behind, p),
-                _ => (PieceKind::Unknown, 0),
-            };
-            o.add(Piece {
-                kind,
-                cpu,
-                pid,
-                start,
-                end,
-            });
+            o.sum(piece_of(occupant, own, cpu, start, end));
         });
         o.since = at;
+    }
+
+    /// Lists the pieces of task `slot`'s stretch on its runqueue not listed yet (up to where
+    /// it is settled), unless its list is full already.
+    fn list_stay(&mut self, slot: usize) {
+        let o = &mut self.open[slot];
+        if !o.active || o.stay_from >= o.since || o.cpu < 0 {
+            return;
+        }
+        let (cpu, own) = (o.cpu, o.pid);
+        if !o.list_full() {
+            let q = &self.queues[cpu as usize];
+            q.walk(
+                o.stay_entry,
+                o.stay_from,
+                o.since,
+                |occupant, start, end| {
+                    o.record(piece_of(occupant, own, cpu, start, end));
+                },
+            );
+        }
+        o.stay_entry = o.entry;
+        o.stay_from = o.since;
     }
 
     /// Takes task `slot` off the runqueue list it is on, if any.
@@ -308,9 +352,27 @@ impl WaitTracker {
     }
 }
 
+/// The piece of task `own`'s wait on `cpu` while `occupant` ran there.
+#[inline]
+fn piece_of(occupant: Occupant, own: i32, cpu: i32, start: u64, end: u64) -> Piece {
+    let (kind, pid) = match occupant {
+        Occupant::Idle => (PieceKind::Idle, 0),
+        Occupant::Task(p) if p != own => (PieceKind::Behind, p),
+        _ => (PieceKind::Unknown, 0),
+    };
+    Piece {
+        kind,
+        cpu,
+        pid,
+        start,
+        end,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::wait_causes::PIECES_KEPT;
 
     fn kinds(t: &Totals) -> (u64, u64, u64, u64) {
         (t.enqueue_ns, t.idle_ns, t.behind_ns, t.unknown_ns)
@@ -439,6 +501,66 @@ mod tests {
         assert_eq!(t.behind_ns, 200_010);
         assert_eq!((t.behind[&1].0, t.behind[&2].0), (100_010, 100_000));
         assert_eq!((t.behind[&1].1, t.behind[&2].1), (10_001, 10_000));
+    }
+
+    fn listed(t: &Totals) -> Vec<(PieceKind, i32, i32, u64, u64)> {
+        let l = t.longest.as_ref().unwrap();
+        l.pieces
+            .iter()
+            .map(|p| (p.kind, p.cpu, p.pid, p.start, p.end))
+            .collect()
+    }
+
+    /// The longest wait's pieces on a runqueue it left are listed when it leaves, those on
+    /// its last one when it ends; a shorter wait later does not replace them.
+    #[test]
+    fn the_longest_wait_lists_every_runqueue_it_was_on() {
+        use PieceKind::{Behind, Idle};
+        let mut w = WaitTracker::default();
+        w.occupant_changed(1, Occupant::Task(7), 0);
+        w.occupant_changed(2, Occupant::Idle, 0);
+        w.open(0, 42, 100, false, Some(1));
+        w.occupant_changed(1, Occupant::Task(8), 120);
+        w.follow(0, Some(2), 150);
+        w.occupant_changed(2, Occupant::Task(9), 170);
+        w.end(0, 2, 200, WaitEnd::OccupantPreempted);
+        let expected = [
+            (Behind, 1, 7, 100, 120),
+            (Behind, 1, 8, 120, 150),
+            (Idle, 2, 0, 150, 170),
+            (Behind, 2, 9, 170, 200),
+        ];
+        assert_eq!(listed(w.totals(0).unwrap()), expected);
+        w.open(0, 42, 300, false, Some(2));
+        w.end(0, 2, 310, WaitEnd::OccupantBlocked);
+        assert_eq!(listed(w.totals(0).unwrap()), expected);
+        assert_eq!(w.totals(0).unwrap().longest.as_ref().unwrap().left_out, 0);
+    }
+
+    /// A wait through several compactions of its CPU's log keeps its first pieces, and
+    /// counts the rest.
+    #[test]
+    fn the_longest_wait_survives_compaction() {
+        let mut w = WaitTracker::default();
+        w.occupant_changed(0, Occupant::Task(1), 0);
+        w.open(0, 42, 5, true, Some(0));
+        w.enqueued(0, 7);
+        for i in 1..=20_000u64 {
+            w.occupant_changed(0, Occupant::Task(1 + (i % 2) as i32), i * 10);
+        }
+        w.end(0, 0, 200_010, WaitEnd::OccupantBlocked);
+        let t = w.totals(0).unwrap();
+        let pieces = listed(t);
+        assert_eq!(pieces.len(), PIECES_KEPT);
+        assert_eq!(pieces[0], (PieceKind::Enqueue, 0, 0, 5, 7));
+        assert_eq!(pieces[1], (PieceKind::Behind, 0, 1, 7, 10));
+        for (i, p) in pieces.iter().enumerate().skip(2) {
+            let i = i as u64 - 1;
+            let pid = 1 + (i % 2) as i32;
+            assert_eq!(*p, (PieceKind::Behind, 0, pid, i * 10, i * 10 + 10));
+        }
+        let l = t.longest.as_ref().unwrap();
+        assert_eq!(l.left_out, 1 + 20_001 - PIECES_KEPT as u64);
     }
 
     /// A wait on no named runqueue is unknown; one dropped leaves nothing behind.
