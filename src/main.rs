@@ -21,6 +21,7 @@ fn main() -> ExitCode {
     let read = ingest::ReadOptions {
         strict: cli.strict,
         max_inflate: cli.max_inflate,
+        ..Default::default()
     };
     let result = match cli.command {
         Command::Analyze(a) => analyze(&a, read),

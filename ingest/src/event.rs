@@ -211,6 +211,16 @@ const _: () = assert!(std::mem::size_of::<Mark>() == 4);
 pub trait EventSink {
     fn event(&mut self, event: &Event);
 
+    /// A batch of events in order, as a reader on another thread hands them over: one call
+    /// per batch through each layer of sinks (progress count, defaults) instead of one per
+    /// event, so that a sink's own [`EventSink::event`] is called directly and can be inlined.
+    #[inline]
+    fn events(&mut self, events: &[Event]) {
+        for event in events {
+            self.event(event);
+        }
+    }
+
     /// What the reader knows about the trace before its first event (kernel release,
     /// topology), for sinks whose one pass depends on it (priority-to-weight mapping of
     /// the scheduler family, per-LLC accounting). Called at most once, before any

@@ -227,8 +227,8 @@ fn read_tracked(
 ) -> Result<Ingested> {
     tracker.whole(bytes.len() as u64, || match Format::detect(bytes)? {
         Format::TraceDat => tracedat::read_tracked(bytes, release, sink, tracker),
-        // Both read on a second thread while the sink works on this one (perfdata::split,
-        // tracedat's merge).
+        // Both decode on a second thread while the sink works on this one (`relay`), unless
+        // `ReadOptions::one_thread`.
         Format::PerfData => perfdata::read_tracked(bytes, release, sink, tracker),
         Format::Text => text::read_tracked(bytes, release, sink, tracker),
         Format::Perfetto => perfetto::read_tracked(bytes, sink, tracker),

@@ -139,6 +139,14 @@ impl crate::EventSink for WithDefaults<'_> {
         self.sink.event(event);
     }
 
+    fn events(&mut self, events: &[crate::Event]) {
+        if !self.told && !events.is_empty() {
+            let meta = self.complete(&TraceMeta::default());
+            self.meta(&meta);
+        }
+        self.sink.events(events);
+    }
+
     fn meta(&mut self, meta: &TraceMeta) {
         self.told = true;
         let meta = self.complete(meta);

@@ -12,4 +12,9 @@ pub struct ReadOptions {
     /// `--max-inflate`: the total bytes one input may inflate to; `None`: the default rule of
     /// [`crate::inflate::Budget`] (a floor plus a multiple of the compressed bytes read).
     pub max_inflate: Option<u64>,
+    /// Decode on the caller's thread alone, interleaved with its sink, instead of on a second
+    /// thread that hands the sink ordered batches (perf.data, trace.dat). The events, their
+    /// order and the ledger are the same either way (a test holds the two to the same report);
+    /// one thread suits a caller that already runs one read per core.
+    pub one_thread: bool,
 }

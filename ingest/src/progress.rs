@@ -218,6 +218,15 @@ impl EventSink for Counting<'_> {
         }
     }
 
+    fn events(&mut self, events: &[Event]) {
+        self.inner.events(events);
+        let before = self.seen;
+        self.seen += events.len() as u64;
+        if self.seen / PUBLISH_EVERY != before / PUBLISH_EVERY {
+            self.publish();
+        }
+    }
+
     fn meta(&mut self, meta: &TraceMeta) {
         self.inner.meta(meta);
     }

@@ -91,9 +91,7 @@ pub(crate) fn run_batches<T: Send>(
             match message {
                 Message::Meta(meta) => sink.meta(&meta),
                 Message::Events(mut batch) => {
-                    for event in &batch {
-                        sink.event(event);
-                    }
+                    sink.events(&batch);
                     batch.clear();
                     let _ = empty.send(batch);
                 }

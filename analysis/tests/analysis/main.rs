@@ -12,6 +12,7 @@ mod compare_roles;
 mod compare_schema;
 mod compare_support;
 mod compare_vm;
+mod decode_threads;
 mod drain_traces;
 mod ground_truth;
 mod invariants;

@@ -8,7 +8,10 @@
 //! became safe to emit, sorted, to [`emit`], which decodes each record in place into the
 //! sink, and the input before the oldest waiting record is given up. Memory stays at about
 //! two rounds of records whatever the size of the trace, and records are decoded while
-//! their bytes are still in the cache.
+//! their bytes are still in the cache. All of that runs on a second thread, which hands the
+//! caller's sink the decoded events in ordered batches ([`crate::relay`]), so that reading one
+//! round overlaps the analysis of the one before (`ReadOptions::one_thread`: all on the
+//! caller's thread, with the same events and ledger).
 //!
 //! Why not the `linux-perf-data` crate: we need byte-level access to sample fields in place
 //! (zero-copy through a sort that only moves keys), the RAW payload handed straight to the
@@ -30,7 +33,6 @@ mod rounds;
 mod sample;
 mod scan;
 mod source;
-mod split;
 pub(crate) mod wrapped;
 
 use crate::ftrace::TracingData;
@@ -76,7 +78,40 @@ pub(crate) fn read_tracked(
     }
     let data = header.data.slice(bytes, "data", 40)?;
     let end = header.data.offset as usize + data.len();
-    split::run(&header, scan, bytes, end, release, sink, progress)
+    let read = |sink: &mut dyn EventSink| {
+        let mut source = source::Mapped::new(bytes, end, release);
+        emit_rounds(&header, scan, &mut source, sink, progress)
+    };
+    if progress.options().one_thread {
+        read(sink)
+    } else {
+        // Framing, ordering and decoding on a second thread, the sink on this one: the
+        // analysis is the larger half, and it gets a core of its own.
+        crate::relay::run(read, sink)
+    }
+}
+
+/// The one pass over `source`: every round framed, ordered and decoded into `sink` on the
+/// calling thread, then the ledger and the metadata.
+fn emit_rounds(
+    header: &header::Header,
+    scan: Scan,
+    source: &mut impl source::Source,
+    sink: &mut dyn EventSink,
+    progress: &Tracker,
+) -> Result<Ingested> {
+    let mut emitting = pass::Emitting {
+        emitter: emit::Emitter::default(),
+        sink,
+        stats: crate::IngestStats::default(),
+    };
+    let pass = pass::run(header, scan, source, &mut emitting, progress)?;
+    let pass::Emitting {
+        emitter,
+        sink,
+        stats,
+    } = emitting;
+    pass.finish(emitter, stats, sink)
 }
 
 /// True when `prefix` (at least 16 bytes) starts a pipe-mode perf.data: the one kind of
@@ -115,18 +150,7 @@ pub(crate) fn read_stream_tracked(
         ));
     }
     let scan = Scan::new(header.endian, progress.options());
-    let mut emitting = pass::Emitting {
-        emitter: emit::Emitter::default(),
-        sink,
-        stats: crate::IngestStats::default(),
-    };
-    let pass = pass::run(&header, scan, &mut source, &mut emitting, progress)?;
-    let pass::Emitting {
-        emitter,
-        sink,
-        stats,
-    } = emitting;
-    let mut ingested = pass.finish(emitter, stats, sink)?;
+    let mut ingested = emit_rounds(&header, scan, &mut source, sink, progress)?;
     ingested.meta.extra.insert(
         "perf.stream_peak_buffered_bytes".into(),
         source::Source::peak_held(&source).to_string(),

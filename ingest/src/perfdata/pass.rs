@@ -1,7 +1,6 @@
 //! The one pass over the record stream: frame a record, let [`Scan`] take it in, and
-//! whenever a FINISHED_ROUND makes a round safe, hand it to a [`Rounds`] and give up the input
-//! before the oldest record still waiting. [`Emitting`] decodes the rounds into a sink on the
-//! same thread; `split` sends them to another.
+//! whenever a FINISHED_ROUND makes a round safe, decode it into the sink ([`Emitting`]) and
+//! give up the input before the oldest record still waiting.
 
 use super::bytes::{u16_at, u32_at, u64_at};
 use super::emit::{Emitter, Segment, Session};
@@ -22,23 +21,7 @@ use std::sync::Arc;
 const PREFETCH_AHEAD: u64 = 4096 + 512;
 
 /// Where the rounds go, in order: the metadata (once, before any round), the session
-/// whenever it changed, then the rounds.
-pub(super) trait Rounds {
-    fn meta(&mut self, meta: &TraceMeta);
-    /// The attrs, ids or decoder changed (and before the first round).
-    fn session(
-        &mut self,
-        session: &Session,
-        tracing: Option<&Arc<TracingData>>,
-        decoder: Option<&Arc<Decoder>>,
-    );
-    /// One round's keys, sorted, and the segments they point into.
-    fn round(&mut self, keys: &[Key], session: &Session, input: Segment, unpacked: Segment);
-    /// After the rounds handed so far, no input before offset `at` is needed.
-    fn done_before(&mut self, at: u64);
-}
-
-/// [`Rounds`] decoded on the reader's thread into a sink.
+/// whenever it changed, then the rounds, each decoded into the sink as it comes.
 pub(super) struct Emitting<'s> {
     pub emitter: Emitter,
     pub sink: &'s mut dyn EventSink,
@@ -46,28 +29,22 @@ pub(super) struct Emitting<'s> {
     pub stats: IngestStats,
 }
 
-impl Rounds for Emitting<'_> {
+impl Emitting<'_> {
     fn meta(&mut self, meta: &TraceMeta) {
         self.sink.meta(meta);
     }
 
-    fn session(
-        &mut self,
-        session: &Session,
-        tracing: Option<&Arc<TracingData>>,
-        _: Option<&Arc<Decoder>>,
-    ) {
+    /// The attrs, ids or decoder changed (and before the first round).
+    fn session(&mut self, session: &Session, tracing: Option<&Arc<TracingData>>) {
         self.emitter
             .prepare(session, tracing.map_or(&[][..], |t| &t.formats[..]));
     }
 
+    /// One round's keys, sorted, and the segments they point into.
     fn round(&mut self, keys: &[Key], session: &Session, input: Segment, unpacked: Segment) {
         self.emitter
             .run(keys, session, input, unpacked, self.sink, &mut self.stats);
     }
-
-    /// The source gives up its input itself, on this same thread.
-    fn done_before(&mut self, _: u64) {}
 }
 
 /// What is built once the metadata has arrived, before the first event goes out.
@@ -75,9 +52,9 @@ impl Rounds for Emitting<'_> {
 pub(super) struct Ready {
     tracing: Option<Arc<TracingData>>,
     decoder: Option<Arc<Decoder>>,
-    /// The metadata went to [`Rounds::meta`] (the final one is rebuilt at the end).
+    /// The metadata went to [`Emitting::meta`] (the final one is rebuilt at the end).
     meta_sent: bool,
-    /// `Scan::generation` last handed to [`Rounds::session`].
+    /// `Scan::generation` last handed to [`Emitting::session`].
     session_sent: Option<u64>,
 }
 
@@ -95,13 +72,13 @@ pub(super) struct Pass<'h> {
 const REPORT_EVERY: u64 = 256 << 10;
 
 /// Reads every record of the data from `header.data.offset` to the end of `source` and
-/// hands the rounds to `rounds`, reporting the framed input to `progress` every
+/// decodes the rounds with `rounds`, reporting the framed input to `progress` every
 /// [`REPORT_EVERY`] bytes (stopping there when it is cancelled).
 pub(crate) fn run<'h>(
     header: &'h Header,
     scan: Scan,
     source: &mut impl Source,
-    rounds: &mut impl Rounds,
+    rounds: &mut Emitting,
     progress: &Tracker,
 ) -> Result<Pass<'h>> {
     let mut pass = Pass {
@@ -287,18 +264,14 @@ impl Pass<'_> {
         &mut self,
         source: &mut impl Source,
         pos: u64,
-        rounds: &mut impl Rounds,
+        rounds: &mut Emitting,
         last: bool,
     ) -> Result<()> {
         self.prepare(rounds)?;
         let Pass { scan, ready, .. } = self;
         scan.freeze_ids();
         if ready.session_sent != Some(scan.generation) {
-            rounds.session(
-                &session(scan, ready),
-                ready.tracing.as_ref(),
-                ready.decoder.as_ref(),
-            );
+            rounds.session(&session(scan, ready), ready.tracing.as_ref());
             ready.session_sent = Some(scan.generation);
         }
         let session = Session {
@@ -332,7 +305,6 @@ impl Pass<'_> {
             .queue
             .lowest_offset(SEG_INPUT)
             .map_or(pos, |o| (o as u64).min(pos));
-        rounds.done_before(low_input);
         source.done_before(low_input);
         if let Some(unpacker) = &mut scan.unpacker {
             let low = scan
@@ -346,7 +318,7 @@ impl Pass<'_> {
 
     /// Before the first round: the tracing data, the decoder and the trace's metadata.
     /// Tracing data that only arrives later is taken in then.
-    fn prepare(&mut self, rounds: &mut impl Rounds) -> Result<()> {
+    fn prepare(&mut self, rounds: &mut Emitting) -> Result<()> {
         let Pass {
             header,
             scan,

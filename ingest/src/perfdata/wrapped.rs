@@ -24,17 +24,18 @@ pub(crate) fn read(
     let plain = crate::Progress::new();
     let framing =
         Tracker::with_options(&plain, progress.options()).with_marks(progress.marks().clone());
-    crate::relay::run(
-        |sink| {
-            let inflating = decoder(wrapper, Counted::new(raw, progress)).map_err(|e| {
-                Error::whole(format!("{} decompression failed: {e}", wrapper.name()))
-            })?;
-            let stream = Budgeted::new(inflating, &budget, wrapper.label());
-            super::read_stream_tracked(Vec::new(), stream, sink, &framing)
-        },
-        sink,
-    )
-    .map_err(|e| match progress.progress().check() {
+    let read = |sink: &mut dyn EventSink| {
+        let inflating = decoder(wrapper, Counted::new(raw, progress))
+            .map_err(|e| Error::whole(format!("{} decompression failed: {e}", wrapper.name())))?;
+        let stream = Budgeted::new(inflating, &budget, wrapper.label());
+        super::read_stream_tracked(Vec::new(), stream, sink, &framing)
+    };
+    let got = if progress.options().one_thread {
+        read(sink)
+    } else {
+        crate::relay::run(read, sink)
+    };
+    got.map_err(|e| match progress.progress().check() {
         Err(cancelled) => cancelled,
         Ok(()) => e,
     })

@@ -28,10 +28,11 @@ pub(super) fn run(
     cmdlines: &[(i32, Comm)],
     sink: &mut dyn EventSink,
 ) -> Result<()> {
-    if rayon::current_thread_index().is_some() {
+    if rayon::current_thread_index().is_some() || shared.progress.options().one_thread {
         // Called from a rayon worker (a caller reading several traces on the pool): a thread
         // blocked here waiting for batches would hold a worker that the decoding needs, and
-        // with every worker waiting nothing decodes. Decode and feed inline instead.
+        // with every worker waiting nothing decodes. Decode and feed inline instead (as asked
+        // with `ReadOptions::one_thread`).
         return merge_batches(streams, shared, cmdlines, |batch| {
             for event in batch.drain(..) {
                 sink.event(&event);
