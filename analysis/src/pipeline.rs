@@ -177,7 +177,7 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
             .map_err(|e| e.to_string());
     }
     let head = read_head(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let wrapper = ingest::input::Wrapper::detect(&head);
+    let wrapper = ingest::source::Wrapper::detect(&head);
     let json = match wrapper {
         None => starts_like_json(&head),
         // Only the head is inflated to tell a compressed report from a compressed trace: a
@@ -192,7 +192,7 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
             .map_err(|e| e.to_string());
     }
     let bytes = options
-        .with_progress(|progress| ingest::input::load_with(path, progress, options.read))
+        .with_progress(|progress| ingest::source::load_with(path, progress, options.read))
         .map_err(|e| e.to_string())?;
     // The head starts like JSON, so the whole is a report or an error.
     json_report(&bytes)
@@ -209,10 +209,10 @@ fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// The first inflated bytes of a file compressed with `wrapper`.
-fn inflated_head(path: &Path, wrapper: ingest::input::Wrapper) -> std::io::Result<Vec<u8>> {
+fn inflated_head(path: &Path, wrapper: ingest::source::Wrapper) -> std::io::Result<Vec<u8>> {
     let file = std::io::BufReader::new(std::fs::File::open(path)?);
     let mut head = Vec::with_capacity(64);
-    ingest::input::decoder(wrapper, file)?
+    ingest::source::decoder(wrapper, file)?
         .take(64)
         .read_to_end(&mut head)?;
     Ok(head)

@@ -269,7 +269,7 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
         None
     } else {
         let bytes =
-            ingest::input::load_with(path, progress, sources.read).map_err(|e| e.to_string())?;
+            ingest::source::load_with(path, progress, sources.read).map_err(|e| e.to_string())?;
         if let Some(value) =
             analysis::pipeline::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))?
         {
@@ -317,5 +317,5 @@ fn plain_trace(path: &Path) -> std::io::Result<bool> {
     let mut head = Vec::with_capacity(64);
     std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
     let json = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    Ok(!json && ingest::input::Wrapper::detect(&head).is_none())
+    Ok(!json && ingest::source::Wrapper::detect(&head).is_none())
 }

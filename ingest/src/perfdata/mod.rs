@@ -34,9 +34,9 @@ mod split;
 pub(crate) mod wrapped;
 
 use crate::ftrace::TracingData;
-use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
 use crate::progress::Tracker;
+use crate::source::{KeepAll, Release};
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
 use scan::Scan;
