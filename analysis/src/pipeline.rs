@@ -171,7 +171,10 @@ fn read_into(
 /// Reads `path` as a JSON report or analyses it as a trace; errors name the file.
 pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
     let shown = path.display().to_string();
-    if path.as_os_str() == "-" {
+    // A stream (stdin, a FIFO, `<(...)`) is read once: its head is not peeked at here, it goes
+    // to the reader whole (a JSON report in one is read as trace text, and refused).
+    let stream = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if path.as_os_str() == "-" || stream {
         return analyze(path, options)
             .map(|r| Loaded::Trace(Box::new(r)))
             .map_err(|e| e.to_string());

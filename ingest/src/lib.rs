@@ -28,6 +28,7 @@ mod progress;
 mod relay;
 mod schedviz;
 pub mod source;
+mod stream;
 pub mod text;
 pub mod topology;
 pub mod tracedat;
@@ -44,8 +45,9 @@ use std::path::Path;
 /// Reads the trace at `path` (`-` = stdin) and feeds its events to `sink` in time order.
 ///
 /// A pipe-mode perf.data on stdin (`perf record -o - | schedtrace analyze -`) is read as a
-/// stream, round by round; other inputs on stdin are read whole first (trace.dat and
-/// file-mode perf.data point back and forth in the file).
+/// stream, round by round; other inputs on stdin are held whole first (trace.dat and
+/// file-mode perf.data point back and forth in the file), once their first bytes are known to
+/// start a trace and within a limit ([`stream`]).
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
     read_path_with(path, sink, &Progress::new())
 }
@@ -155,7 +157,7 @@ fn read_stream(
         tracker.finish_stream();
         return Ok(got);
     }
-    let bytes = source::load_reader_with(prefix, reader, tracker.progress(), tracker.options())?;
+    let bytes = stream::load(prefix, reader, tracker.progress(), tracker.options())?;
     read_tracked(&bytes, &source::KeepAll, sink, tracker)
 }
 
