@@ -66,7 +66,7 @@ mod tests {
         fn event(&mut self, event: &Event) {
             self.analyzer.event(event);
             self.seen += 1;
-            if self.every > 0 && self.seen % self.every == 0 {
+            if self.every > 0 && self.seen.is_multiple_of(self.every) {
                 let mut tasks = std::mem::take(&mut self.analyzer.tasks);
                 self.analyzer.sum_series(&mut tasks);
                 self.analyzer.tasks = tasks;
