@@ -49,8 +49,10 @@ pub struct Cli {
 
     /// Most bytes one input may decompress to (`.xz` / `.gz` / `.zst` wrappers, trace.dat v7
     /// chunks, perf.data -z records), e.g. `8G`; default 64 times the compressed bytes read
-    /// plus 64 MiB. A larger inflation stops with an error naming the limit: a decompression
-    /// bomb must not take all memory
+    /// plus 64 MiB. Also the most bytes held of an input that is not a regular file (stdin, a
+    /// FIFO, `<(...)`, a device) in a format read whole (all but a pipe-mode perf.data);
+    /// default half the memory available. Past either, an error names the limit: a
+    /// decompression bomb or an endless stream must not take all memory
     #[arg(long, global = true, value_name = "SIZE", value_parser = ingest::inflate::parse_size)]
     pub max_inflate: Option<u64>,
 

@@ -171,13 +171,16 @@ fn read_into(
 /// Reads `path` as a JSON report or analyses it as a trace; errors name the file.
 pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
     let shown = path.display().to_string();
-    if path.as_os_str() == "-" {
+    // A stream (stdin, a FIFO, `<(...)`) is read once: its head is not peeked at here, it goes
+    // to the reader whole (a JSON report in one is read as trace text, and refused).
+    let stream = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if path.as_os_str() == "-" || stream {
         return analyze(path, options)
             .map(|r| Loaded::Trace(Box::new(r)))
             .map_err(|e| e.to_string());
     }
     let head = read_head(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let wrapper = ingest::input::Wrapper::detect(&head);
+    let wrapper = ingest::source::Wrapper::detect(&head);
     let json = match wrapper {
         None => starts_like_json(&head),
         // Only the head is inflated to tell a compressed report from a compressed trace: a
@@ -192,7 +195,7 @@ pub fn load(path: &Path, options: &Options) -> Result<Loaded, String> {
             .map_err(|e| e.to_string());
     }
     let bytes = options
-        .with_progress(|progress| ingest::input::load_with(path, progress, options.read))
+        .with_progress(|progress| ingest::source::load_with(path, progress, options.read))
         .map_err(|e| e.to_string())?;
     // The head starts like JSON, so the whole is a report or an error.
     json_report(&bytes)
@@ -209,10 +212,10 @@ fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// The first inflated bytes of a file compressed with `wrapper`.
-fn inflated_head(path: &Path, wrapper: ingest::input::Wrapper) -> std::io::Result<Vec<u8>> {
+fn inflated_head(path: &Path, wrapper: ingest::source::Wrapper) -> std::io::Result<Vec<u8>> {
     let file = std::io::BufReader::new(std::fs::File::open(path)?);
     let mut head = Vec::with_capacity(64);
-    ingest::input::decoder(wrapper, file)?
+    ingest::source::decoder(wrapper, file)?
         .take(64)
         .read_to_end(&mut head)?;
     Ok(head)

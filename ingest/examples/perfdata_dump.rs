@@ -3,7 +3,7 @@ use std::time::Instant;
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: perfdata_dump FILE");
-    let bytes = ingest::input::load(path.as_ref()).expect("load");
+    let bytes = ingest::source::load(path.as_ref()).expect("load");
     // REPEAT=k reads k times and reports the fastest (warm page cache and mappings).
     let repeat: usize = std::env::var("REPEAT")
         .ok()

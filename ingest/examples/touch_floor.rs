@@ -25,12 +25,12 @@ fn main() {
     };
     match mode.as_str() {
         "map" | "mapkeep" => {
-            let bytes = ingest::input::load(path.as_ref()).expect("load");
+            let bytes = ingest::source::load(path.as_ref()).expect("load");
             for at in (0..bytes.len()).step_by(STEP) {
                 let end = (at + STEP).min(bytes.len());
                 touch(&bytes[at..end]);
                 if mode == "map" {
-                    ingest::input::Release::release(&bytes, at..end);
+                    ingest::source::Release::release(&bytes, at..end);
                 }
             }
         }

@@ -9,7 +9,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: tracedat_speed FILE [ROUNDS]");
     let rounds: usize = args.next().map_or(20, |r| r.parse().expect("ROUNDS"));
-    let bytes = ingest::input::load(std::path::Path::new(&path)).expect("load");
+    let bytes = ingest::source::load(std::path::Path::new(&path)).expect("load");
     let mut events = 0u64;
     let mut switches = 0u64;
     let start = Instant::now();

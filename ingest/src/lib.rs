@@ -19,7 +19,6 @@ pub mod error;
 mod event;
 mod ftrace;
 pub mod inflate;
-pub mod input;
 mod mark;
 pub mod meta;
 mod options;
@@ -28,6 +27,8 @@ pub mod perfetto;
 mod progress;
 mod relay;
 mod schedviz;
+pub mod source;
+mod stream;
 pub mod text;
 pub mod topology;
 pub mod tracedat;
@@ -44,8 +45,9 @@ use std::path::Path;
 /// Reads the trace at `path` (`-` = stdin) and feeds its events to `sink` in time order.
 ///
 /// A pipe-mode perf.data on stdin (`perf record -o - | schedtrace analyze -`) is read as a
-/// stream, round by round; other inputs on stdin are read whole first (trace.dat and
-/// file-mode perf.data point back and forth in the file).
+/// stream, round by round; other inputs on stdin are held whole first (trace.dat and
+/// file-mode perf.data point back and forth in the file), once their first bytes are known to
+/// start a trace and within a limit ([`stream`]).
 pub fn read_path(path: &Path, sink: &mut dyn EventSink) -> Result<Ingested> {
     read_path_with(path, sink, &Progress::new())
 }
@@ -82,16 +84,16 @@ fn read_path_counted(
     tracker: &progress::Tracker,
 ) -> Result<Ingested> {
     if path.as_os_str() == "-" {
-        input::widen_stdin_pipe();
+        source::widen_stdin_pipe();
         return read_stream(std::io::stdin(), sink, tracker).map_err(|e| e.in_file(path));
     }
     if path.is_dir() && schedviz::is_capture_dir(path) {
         return schedviz::read_dir(path, sink, tracker).map_err(|e| e.in_file(path));
     }
     let (progress, options) = (tracker.progress(), tracker.options());
-    match input::open(path)? {
-        input::Opened::Stream(file) => {
-            let fifo = input::is_fifo(&file);
+    match source::open(path)? {
+        source::Opened::Stream(file) => {
+            let fifo = source::is_fifo(&file);
             read_stream(file, sink, tracker).map_err(|e| {
                 // A FIFO reads as empty at once when nobody has it open for writing.
                 if fifo && e.cause.starts_with("empty input") {
@@ -102,14 +104,14 @@ fn read_path_counted(
                 .in_file(path)
             })
         }
-        input::Opened::Regular(file) => {
-            let raw = input::map_file(file, path)?;
-            if let Some(wrapper) = input::Wrapper::detect(&raw) {
+        source::Opened::Regular(file) => {
+            let raw = source::map_file(file, path)?;
+            if let Some(wrapper) = source::Wrapper::detect(&raw) {
                 if let Some(got) = read_inflating(&raw, wrapper, sink, tracker) {
                     return got.map_err(|e| e.in_file(path));
                 }
             }
-            let bytes = input::unwrap_compression_with(raw, progress, options)
+            let bytes = source::unwrap_compression_with(raw, progress, options)
                 .map_err(|e| e.in_file(path))?;
             // A memory map gives consumed pages back as the readers stream through it.
             read_tracked(&bytes, &bytes, sink, tracker).map_err(|e| e.in_file(path))
@@ -122,11 +124,11 @@ fn read_path_counted(
 /// first (a trace.dat or file-mode perf.data points back and forth, an HTML page is searched).
 fn read_inflating(
     raw: &[u8],
-    wrapper: input::Wrapper,
+    wrapper: source::Wrapper,
     sink: &mut dyn EventSink,
     tracker: &progress::Tracker,
 ) -> Option<Result<Ingested>> {
-    let head = input::wrapped_head(raw, wrapper, input::SNIFF)?;
+    let head = source::wrapped_head(raw, wrapper, source::SNIFF)?;
     let len = raw.len() as u64;
     if text::wrapped::is_text(&head) {
         Some(tracker.whole(len, || {
@@ -145,9 +147,9 @@ fn read_stream(
     sink: &mut dyn EventSink,
     tracker: &progress::Tracker,
 ) -> Result<Ingested> {
-    let prefix = input::read_prefix(&mut reader, 16)?;
+    let prefix = source::read_prefix(&mut reader, 16)?;
     if perfdata::is_pipe_header(&prefix) {
-        let stream = input::ReadAhead::new(reader);
+        let stream = source::ReadAhead::new(reader);
         let got = relay::run(
             |sink| perfdata::read_stream_tracked(prefix, stream, sink, tracker),
             sink,
@@ -155,8 +157,8 @@ fn read_stream(
         tracker.finish_stream();
         return Ok(got);
     }
-    let bytes = input::load_reader_with(prefix, reader, tracker.progress(), tracker.options())?;
-    read_tracked(&bytes, &input::KeepAll, sink, tracker)
+    let bytes = stream::load(prefix, reader, tracker.progress(), tracker.options())?;
+    read_tracked(&bytes, &source::KeepAll, sink, tracker)
 }
 
 /// Reads a trace held in memory (already decompressed) and feeds its events to `sink`.
@@ -184,17 +186,17 @@ pub fn read_bytes_opts(
     let tracker = progress::Tracker::with_options(progress, options);
     mark::read_marked(tracker.marks(), sink, |sink| {
         let mut counting = progress::Counting::new(sink, progress);
-        let result = read_tracked(bytes, &input::KeepAll, &mut counting, &tracker);
+        let result = read_tracked(bytes, &source::KeepAll, &mut counting, &tracker);
         counting.finish();
         result
     })
 }
 
 /// [`read_bytes`] for a reader that may tell `release` which byte ranges of `bytes` it has
-/// finished with (see [`input::Release`]; an [`input::InputBytes`] is its own `release`).
+/// finished with (see [`source::Release`]; an [`source::InputBytes`] is its own `release`).
 pub fn read_releasing(
     bytes: &[u8],
-    release: &dyn input::Release,
+    release: &dyn source::Release,
     sink: &mut dyn EventSink,
 ) -> Result<Ingested> {
     let progress = Progress::new();
@@ -221,7 +223,7 @@ pub(crate) fn read_alone(
 /// headers).
 fn read_tracked(
     bytes: &[u8],
-    release: &dyn input::Release,
+    release: &dyn source::Release,
     sink: &mut dyn EventSink,
     tracker: &progress::Tracker,
 ) -> Result<Ingested> {

@@ -8,7 +8,7 @@ const TRACE: &str = "eevdf-6.18-host/pipe_pinned/trace.dat";
 
 /// The texts of the trace's markers, in time order, from `trace-cmd report`.
 fn report_texts() -> Vec<String> {
-    let report = crate::input::load(&fixtures::trace(
+    let report = crate::source::load(&fixtures::trace(
         "eevdf-6.18-host/pipe_pinned/trace-cmd.report.txt.xz",
     ))
     .unwrap();
@@ -38,7 +38,7 @@ fn read_with_limit(bytes: &[u8], limit: usize) -> (Ingested, Vec<Mark>) {
         }
     };
     let got = read_marked(tracker.marks(), &mut sink, |sink| {
-        crate::read_tracked(bytes, &crate::input::KeepAll, sink, &tracker)
+        crate::read_tracked(bytes, &crate::source::KeepAll, sink, &tracker)
     })
     .unwrap();
     (got, marks)
@@ -51,7 +51,7 @@ fn read_with_limit(bytes: &[u8], limit: usize) -> (Ingested, Vec<Mark>) {
 /// the room only shrinks), and, with room for the shortest text alone, exactly that one kept.
 #[test]
 fn a_full_table_keeps_the_texts_that_fit_and_counts_the_rest() {
-    let bytes = crate::input::load(&fixtures::trace(TRACE)).unwrap();
+    let bytes = crate::source::load(&fixtures::trace(TRACE)).unwrap();
     let want = report_texts();
     assert_eq!(want.len(), 6);
     let total: usize = want.iter().map(String::len).sum();
@@ -113,7 +113,7 @@ fn every_read_starts_with_a_table_of_its_own() {
     let path = fixtures::trace(TRACE);
     let want = report_texts();
     // A read whose table is full from its first marker on does not shorten the next one's.
-    let bytes = crate::input::load(&path).unwrap();
+    let bytes = crate::source::load(&path).unwrap();
     let (full, _) = read_with_limit(&bytes, 0);
     assert_eq!(full.stats.rejected.get(DROPPED_REASON), Some(&6));
     for _ in 0..3 {

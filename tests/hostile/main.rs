@@ -8,6 +8,7 @@
 
 mod convert_window;
 mod hostile_inflate;
+mod hostile_stream;
 mod hostile_support;
 mod hostile_time;
 mod hostile_warnings;

@@ -285,7 +285,7 @@ fn analyze_via_stdin(path: &str) -> Value {
         .spawn()
         .unwrap();
     // Decompressed, as `perf record -o -` or `trace-cmd` would write them into the pipe.
-    let bytes = ingest::input::load(std::path::Path::new(path))
+    let bytes = ingest::source::load(std::path::Path::new(path))
         .unwrap()
         .to_vec();
     let mut stdin = child.stdin.take().unwrap();

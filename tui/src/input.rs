@@ -269,7 +269,7 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
         None
     } else {
         let bytes =
-            ingest::input::load_with(path, progress, sources.read).map_err(|e| e.to_string())?;
+            ingest::source::load_with(path, progress, sources.read).map_err(|e| e.to_string())?;
         if let Some(value) =
             analysis::pipeline::json_report(&bytes).map_err(|e| format!("{shown}: {e}"))?
         {
@@ -312,10 +312,16 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     })
 }
 
-/// True when `path` starts like neither a compressed file nor JSON (the usual trace).
+/// True when `path` is a regular file that starts like neither a compressed file nor JSON (the
+/// usual trace). A stream (a FIFO, `<(...)`) is not peeked at: it can be read only once, and
+/// opening a FIFO here would wait for its writer.
 fn plain_trace(path: &Path) -> std::io::Result<bool> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Ok(false);
+    }
     let mut head = Vec::with_capacity(64);
     std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
     let json = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    Ok(!json && ingest::input::Wrapper::detect(&head).is_none())
+    Ok(!json && ingest::source::Wrapper::detect(&head).is_none())
 }

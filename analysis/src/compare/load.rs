@@ -78,7 +78,7 @@ pub(crate) fn estimated_bytes(path: &Path) -> u64 {
     }
     let size = std::fs::metadata(path).map_or(0, |m| m.len());
     let head = read_head(path, 64);
-    let variable = match ingest::input::Wrapper::detect(&head) {
+    let variable = match ingest::source::Wrapper::detect(&head) {
         None if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => size * 8,
         None => size / 4,
         // What the reader streams as it inflates (trace text, a pipe-mode perf.data), judged
@@ -90,9 +90,9 @@ pub(crate) fn estimated_bytes(path: &Path) -> u64 {
 }
 
 /// Whether the compressed `path` holds what the reader reads as it inflates.
-fn streams_inflating(path: &Path, wrapper: ingest::input::Wrapper) -> bool {
+fn streams_inflating(path: &Path, wrapper: ingest::source::Wrapper) -> bool {
     let raw = read_head(path, 1 << 20);
-    ingest::input::wrapped_head(&raw, wrapper, ingest::input::SNIFF).is_some_and(|head| {
+    ingest::source::wrapped_head(&raw, wrapper, ingest::source::SNIFF).is_some_and(|head| {
         ingest::text::wrapped::is_text(&head) || ingest::perfdata::is_pipe_header(&head)
     })
 }

@@ -17,6 +17,7 @@ use crate::metrics::runqueue::Runqueues;
 use crate::metrics::wait_causes::WaitTracker;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
+use crate::series_sums::IntervalSums;
 use crate::timeline::{State, Task, WakeKind, WakeStart};
 use crate::Config;
 use ingest::topology::Topology;
@@ -64,6 +65,12 @@ pub struct Analyzer {
     pub(crate) store: Option<crate::timeline_store::StoreState>,
     /// `--series` counts per window.
     pub(crate) series: Option<Box<SeriesCounts>>,
+    /// The series' interval sums made in the pass from the kept store's logs
+    /// (`series_pass`); `None` before the first store check, or drained, or past the limit.
+    pub(crate) series_sums: Option<IntervalSums>,
+    /// Whether the kept store's logs are summed for the series in the pass (always, but for
+    /// the test that holds the result equal to the finished store's sums).
+    pub(crate) sum_series_in_pass: bool,
     /// Suspect gaps between consecutive events (the first [`crate::report::TIME_JUMPS_KEPT`]).
     pub(crate) time_jumps: Vec<crate::report::TimeJump>,
     /// Per-event records when `Config::records` asks for them.
@@ -118,6 +125,8 @@ impl Analyzer {
             weights_unsettled: false,
             store,
             series,
+            series_sums: None,
+            sum_series_in_pass: true,
             time_jumps: Vec::new(),
             records: config_records.map(|limit| Box::new(Recorder::new(limit))),
             drain: None,

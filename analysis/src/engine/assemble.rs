@@ -68,6 +68,8 @@ impl Analyzer {
         self.fill_cpu_metrics(&mut cpus, window);
         let map = self.cpu_map();
         let mut all_tasks = std::mem::take(&mut self.tasks);
+        // The last intervals (closed by `finish` above) join the sums made in the pass.
+        self.sum_series(&mut all_tasks);
         let timeline = self.take_timeline(&mut all_tasks, window);
         let cpu_list: Vec<u32> = cpus.iter().map(|c| c.cpu).collect();
         let (series, timeline) = self.series(timeline, &all_tasks, window, &cpu_list);
@@ -431,9 +433,10 @@ impl Analyzer {
             (_, Some(drained)) => drained
                 .sums
                 .unwrap_or_else(|| IntervalSums::new(window.start_ns, counts.window_ns)),
-            (Some(Ok(store)), None) => {
-                IntervalSums::of_timeline(store, window, counts.window_ns, &self.scope)
-            }
+            (Some(Ok(store)), None) => match self.series_sums.take() {
+                Some(sums) => sums,
+                None => IntervalSums::of_timeline(store, window, counts.window_ns, &self.scope),
+            },
             // Past its memory limit the series cannot be built: say why (as for --timeline).
             _ => return (None, timeline),
         };

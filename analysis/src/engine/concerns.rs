@@ -244,7 +244,8 @@ impl Analyzer {
     /// A log for a new task when the store records.
     pub(crate) fn new_log(&self) -> Option<Box<TaskLog>> {
         let drained = self.drain.is_some();
-        self.store.as_ref().and_then(|s| s.new_log(drained))
+        let summed = self.series.is_some() && self.sum_series_in_pass;
+        self.store.as_ref().and_then(|s| s.new_log(drained, summed))
     }
 
     /// Called for every event when the store is on: every [`CHECK_EVERY`] events, the
@@ -261,6 +262,9 @@ impl Analyzer {
         store.countdown = self.drain.as_ref().map_or(CHECK_EVERY, |d| d.every);
         if self.drain.is_none() {
             store.enforce_limit(&mut self.tasks, self.now);
+            let mut tasks = std::mem::take(&mut self.tasks);
+            self.sum_series(&mut tasks);
+            self.tasks = tasks;
             return;
         }
         // Drained, the store holds a few chunks at most: no limit to check.

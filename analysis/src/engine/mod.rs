@@ -7,6 +7,8 @@
 //! - `concerns`: after each state change, the calls that keep the §4–7 accumulators
 //!   (runqueue depth, work conservation, fairness, wakeup preemption), the per-event
 //!   records and the timeline store's per-task logs in step with it; each O(1).
+//! - `series_pass`: the `--series` durations summed from the store's logs as they close
+//!   intervals, when the store is kept.
 //! - `streaming`: a drain's side of the pass (`Analyzer::drain_into`, for the export).
 //! - `assemble`: the final state turned into a [`crate::Report`] (each concern asked for
 //!   its part), with the timeline store and the `--series` when asked for.
@@ -14,6 +16,7 @@
 mod analyzer;
 mod assemble;
 mod concerns;
+mod series_pass;
 mod streaming;
 
 pub use analyzer::Analyzer;

@@ -25,6 +25,10 @@ struct Mark {
 pub(crate) struct TaskLog {
     /// Drained: the closed intervals since the last drain (the bytes stay empty).
     views: Option<Vec<IntervalView>>,
+    /// Kept and summed for a series: the intervals closed since the series' sums last took
+    /// them ([`TaskLog::unsummed`]), beside the bytes, so the sums are made in the pass
+    /// instead of decoding the whole store again at its end.
+    unsummed: Option<Vec<IntervalView>>,
     bytes: Vec<u8>,
     marks: Vec<Mark>,
     /// Intervals written (gaps included).
@@ -39,6 +43,7 @@ impl Default for TaskLog {
     fn default() -> TaskLog {
         TaskLog {
             views: None,
+            unsummed: None,
             bytes: Vec::new(),
             marks: Vec::new(),
             len: 0,
@@ -55,6 +60,19 @@ impl TaskLog {
             views: Some(Vec::new()),
             ..TaskLog::default()
         }
+    }
+
+    /// A kept log that also hands its closed intervals to the series' sums.
+    pub(crate) fn summed() -> TaskLog {
+        TaskLog {
+            unsummed: Some(Vec::new()),
+            ..TaskLog::default()
+        }
+    }
+
+    /// The intervals closed since the series' sums last emptied this (`None`: not summed).
+    pub(crate) fn unsummed(&mut self) -> Option<&mut Vec<IntervalView>> {
+        self.unsummed.as_mut()
     }
 
     /// Appends the interval `[start, now)`. A task's intervals are contiguous apart from
@@ -74,6 +92,11 @@ impl TaskLog {
             self.ctx.start_ns += dur_ns;
             self.len += 1;
             return;
+        }
+        if let Some(unsummed) = &mut self.unsummed {
+            if let Some(view) = codec::view(start, now.saturating_sub(start), &fields) {
+                unsummed.push(view);
+            }
         }
         if self.len % MARK_EVERY == 0 {
             self.marks.push(Mark {
@@ -173,6 +196,7 @@ impl TaskLog {
 
     /// Gives back the capacity the growth left unused (once, when the log is complete).
     pub(crate) fn shrink(&mut self) {
+        self.unsummed = None;
         self.bytes.shrink_to_fit();
         self.marks.shrink_to_fit();
         if let Some(views) = &mut self.views {

@@ -59,11 +59,13 @@ impl StoreState {
     }
 
     /// A log for a new task when the store records (`drained`: for a drain, which takes
-    /// its intervals every few thousand events, so they are kept unencoded).
-    pub(crate) fn new_log(&self, drained: bool) -> Option<Box<TaskLog>> {
-        let log = || match drained {
-            true => TaskLog::drained(),
-            false => TaskLog::default(),
+    /// its intervals every few thousand events, so they are kept unencoded; `summed`: kept,
+    /// and summed for a series in the pass).
+    pub(crate) fn new_log(&self, drained: bool, summed: bool) -> Option<Box<TaskLog>> {
+        let log = || match (drained, summed) {
+            (true, _) => TaskLog::drained(),
+            (false, true) => TaskLog::summed(),
+            (false, false) => TaskLog::default(),
         };
         self.recording().then(|| Box::new(log()))
     }

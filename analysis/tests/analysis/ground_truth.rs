@@ -324,7 +324,7 @@ fn vm_traces_match_kernel_counters() {
 /// Time of the `gt_snapshot` marker each workload task wrote right after reading its own
 /// counters, from the `trace-cmd report` reference output (µs resolution).
 fn snapshot_markers(report_txt: &Path) -> HashMap<i32, u64> {
-    let bytes = ingest::input::load(report_txt).unwrap();
+    let bytes = ingest::source::load(report_txt).unwrap();
     let text = std::str::from_utf8(&bytes).unwrap();
     let mut markers = HashMap::new();
     for line in text

@@ -257,7 +257,7 @@ fn usual_layout_path_agrees_with_the_general_plan() {
     use crate::ftrace::{PageDecoder, PageItem};
     use crate::tracedat::layout::CpuSource;
     let path = fixtures::trace("cfs-6.1-vm/pp1/trace-v6.dat.xz");
-    let bytes = crate::input::load(&path).unwrap();
+    let bytes = crate::source::load(&path).unwrap();
     let layout = crate::tracedat::v6::parse(&bytes).unwrap();
     let pages = PageDecoder::new(layout.endian, layout.header_page);
     let mut records: Vec<Vec<u8>> = Vec::new();

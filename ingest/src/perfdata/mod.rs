@@ -36,9 +36,9 @@ mod source;
 pub(crate) mod wrapped;
 
 use crate::ftrace::TracingData;
-use crate::input::{KeepAll, Release};
 use crate::meta::{Format, TraceMeta};
 use crate::progress::Tracker;
+use crate::source::{KeepAll, Release};
 use crate::{EventSink, Ingested, Result};
 use header::Mode;
 use scan::Scan;

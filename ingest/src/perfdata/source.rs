@@ -7,7 +7,7 @@
 //! pages back ([`Release`]), a stream drops them from its buffer, so `perf record -o - |
 //! schedtrace analyze -` holds about two rounds of records, whatever the length of the run.
 
-use crate::input::Release;
+use crate::source::Release;
 use crate::{Error, Result};
 use std::io::Read;
 
@@ -197,7 +197,7 @@ mod tests {
     #[test]
     fn mapped_bounds_by_the_data_end() {
         let data = [1u8, 2, 3, 4, 5];
-        let mut m = Mapped::new(&data, 4, &crate::input::KeepAll);
+        let mut m = Mapped::new(&data, 4, &crate::source::KeepAll);
         assert_eq!(m.get(2, 8).unwrap(), &[3, 4]);
         assert!(m.get(9, 8).unwrap().is_empty());
     }

@@ -5,8 +5,8 @@
 //! other inflation, so a bomb stops with the limit named.
 
 use crate::inflate::Budgeted;
-use crate::input::{decoder, Counted, Wrapper};
 use crate::progress::Tracker;
+use crate::source::{decoder, Counted, Wrapper};
 use crate::{Error, EventSink, Ingested, Result};
 
 /// Reads the pipe-mode perf.data that `wrapper` holds in `raw` into `sink`, on a second thread

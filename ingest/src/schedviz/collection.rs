@@ -4,9 +4,9 @@
 use super::topology;
 use crate::ftrace::format::{parse_format, parse_header_page};
 use crate::ftrace::{Endian, HeaderPage};
-use crate::input::{InputBytes, KeepAll};
 use crate::meta::{Format, TraceMeta};
 use crate::progress::Tracker;
+use crate::source::{InputBytes, KeepAll};
 use crate::tracedat::compress::Codec;
 use crate::tracedat::layout::{CpuData, CpuSource, Layout};
 use crate::{Error, EventSink, Ingested, Result};

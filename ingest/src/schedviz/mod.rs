@@ -16,8 +16,8 @@ mod topology;
 
 use collection::Collection;
 
-use crate::input::{map_file, InputBytes};
 use crate::progress::Tracker;
+use crate::source::{map_file, InputBytes};
 use crate::{Error, EventSink, Ingested, Result};
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! (`core_id`, `physical_package_id`, `thread_siblings_list`, `core_siblings_list`, `die_id`).
 //! Caches are not saved there, so the topology has no L2 or LLC groups.
 
-use crate::input::InputBytes;
+use crate::source::InputBytes;
 use crate::topology::{parse_cpulist, Topology, MAX_CPU};
 use std::collections::BTreeMap;
 

@@ -22,8 +22,8 @@ mod tally;
 mod window_tests;
 pub mod wrapped;
 
-use crate::input::{KeepAll, Release};
 use crate::progress::Tracker;
+use crate::source::{KeepAll, Release};
 use crate::{EventSink, Ingested, Result};
 use state::Evidence;
 

@@ -4,8 +4,8 @@
 
 use super::read_in_windows;
 use crate::event::{Event, EventKind, PrevState};
-use crate::input::KeepAll;
 use crate::progress::{Progress, Tracker};
+use crate::source::KeepAll;
 use crate::Ingested;
 
 /// What was read, its events (markers' numbers taken out) and its markers' texts: the

@@ -2,12 +2,12 @@
 //! it inflates: a second thread inflates windows of whole lines while this one parses and
 //! analyses the previous window, so at most two windows of text are held, never the file.
 //! Inflation draws on the input's [`Budget`] in the same steps as
-//! [`crate::input::unwrap_compression`], so a bomb fails with the same error.
+//! [`crate::source::unwrap_compression`], so a bomb fails with the same error.
 
 use super::{html, pass};
 use crate::inflate::Budget;
-use crate::input::{decoder, Counted, Wrapper, INFLATE_STEP, SNIFF};
 use crate::progress::Tracker;
+use crate::source::{decoder, Counted, Wrapper, INFLATE_STEP, SNIFF};
 use crate::{Error, EventSink, Format, Ingested, Result};
 use std::io::Read;
 

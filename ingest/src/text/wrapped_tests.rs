@@ -2,7 +2,7 @@
 
 use super::read;
 use crate::event::{Event, EventKind, PrevState};
-use crate::input::Wrapper;
+use crate::source::Wrapper;
 
 /// What was read, its events and its markers' texts: a marker's number belongs to its read
 /// (chunks parsed in parallel meet them in any order), so markers compare by text.

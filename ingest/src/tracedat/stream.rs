@@ -14,8 +14,8 @@ use super::options::TsAdjust;
 use crate::error::Result;
 use crate::event::{Event, EventKind};
 use crate::ftrace::{Decoded, Decoder, PageDecoder, PageItem, PageTally};
-use crate::input::Release;
 use crate::progress::Tracker;
+use crate::source::Release;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Consumed bytes are given back in steps of this size (fewer madvise calls).

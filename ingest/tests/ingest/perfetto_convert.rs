@@ -39,7 +39,7 @@ fn trace_dat_to_perfetto_and_again() {
         .collect();
     // Their times (µs, rounded as trace-cmd rounds them), CPUs and texts as `trace-cmd report`
     // prints them.
-    let report = ingest::input::load(&fixtures::trace(
+    let report = ingest::source::load(&fixtures::trace(
         "eevdf-6.18-host/pipe_pinned/trace-cmd.report.txt.xz",
     ))
     .unwrap();

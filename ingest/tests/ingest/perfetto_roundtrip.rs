@@ -81,7 +81,7 @@ fn round_trip_with(
     compact_sched: bool,
     mut edit: impl FnMut(&mut Vec<Event>),
 ) -> Outcome {
-    let input = ingest::input::load(&fixtures::trace(rel)).unwrap();
+    let input = ingest::source::load(&fixtures::trace(rel)).unwrap();
     let (mut orig, orig_meta) = read(&input);
     edit(&mut orig);
     let mut writer = Writer::new(

@@ -55,7 +55,7 @@ fn once(out: PathBuf, make: impl FnOnce(&Path)) -> PathBuf {
 fn plain(rel: &str) -> PathBuf {
     let name = rel.replace('/', "_").trim_end_matches(".xz").to_string();
     once(scratch(&name), |to| {
-        std::fs::write(to, &*ingest::input::load(&fixtures::trace(rel)).unwrap()).unwrap()
+        std::fs::write(to, &*ingest::source::load(&fixtures::trace(rel)).unwrap()).unwrap()
     })
 }
 
@@ -113,7 +113,7 @@ fn the_counter_rises_monotonically_to_the_total_while_a_trace_loads() {
                 "{what}: not at the total at the end"
             );
             assert_eq!(progress.events(), events, "{what}: event counter");
-            let unpacked = ingest::input::load(path).unwrap().len() as u64;
+            let unpacked = ingest::source::load(path).unwrap().len() as u64;
             let packed = std::fs::metadata(path).unwrap().len();
             // A compressed file is worked through twice: compressed, then plain.
             let expected = if unpacked == packed {

@@ -56,7 +56,7 @@ fn two_reads_at_once_keep_their_own_inflation_limit() {
 #[test]
 fn two_reads_at_once_keep_their_own_strictness() {
     let path = fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz");
-    let mut bytes = ingest::input::load(&path).unwrap().to_vec();
+    let mut bytes = ingest::source::load(&path).unwrap().to_vec();
     let tag = bytes.windows(10).position(|w| w == b"flyrecord\0").unwrap();
     let off = u64::from_le_bytes(bytes[tag + 10..tag + 18].try_into().unwrap()) as usize;
     // The commit word of CPU 0's first page, larger than the page.

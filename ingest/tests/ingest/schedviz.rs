@@ -83,7 +83,7 @@ fn events(path: &Path) -> (ingest::Ingested, Vec<Event>) {
 #[test]
 fn a_capture_folder_tar_and_tar_gz_read_as_the_trace_dat() {
     let source = fixtures::trace(TRACE);
-    let dat = ingest::input::load(&source).unwrap();
+    let dat = ingest::source::load(&source).unwrap();
     let dir = scratch("folder");
     let root = dir.join("capture");
     let cpus = capture_from(&dat, &root);

@@ -88,7 +88,7 @@ fn same_ledger(got: &Ingested, want: &Ingested, what: &str) {
 
 #[test]
 fn a_random_payload_under_an_intact_header_is_skipped_whole() {
-    let clean = ingest::input::load(&fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz"))
+    let clean = ingest::source::load(&fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz"))
         .unwrap()
         .to_vec();
     // Page 10 of CPU 1 (of its 18), as in the issue; the first of CPU 2's two; the only page
@@ -156,7 +156,7 @@ fn a_random_payload_under_an_intact_header_is_skipped_whole() {
 /// Either way the page is skipped whole and named, and the trace reads as with it empty.
 #[test]
 fn framed_noise_is_caught_by_its_times_or_its_ids() {
-    let clean = ingest::input::load(&fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz"))
+    let clean = ingest::source::load(&fixtures::trace("cfs-6.1-vm/mi/trace-v6.dat.xz"))
         .unwrap()
         .to_vec();
     let (cpu, page) = page_of(&clean, 1, 10);
@@ -205,7 +205,7 @@ fn no_page_of_a_real_trace_is_taken_for_garbage() {
         "bmq-6.1-vm/nice/trace-v6.dat.xz",
         "eevdf-6.18-host/pipe_pinned/trace.dat",
     ] {
-        let bytes = ingest::input::load(&fixtures::trace(rel)).unwrap();
+        let bytes = ingest::source::load(&fixtures::trace(rel)).unwrap();
         let (got, _) = read(&bytes);
         assert!(
             got.stats.skipped.is_empty(),

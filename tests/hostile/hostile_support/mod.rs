@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What one run of the binary did.
@@ -54,9 +54,24 @@ impl Run {
 
 /// Runs the binary with `args`, feeding `stdin` (if any), killing it after `deadline`.
 pub fn run(args: &[&str], stdin: Option<Vec<u8>>, deadline: Duration) -> Run {
+    let feed = stdin.map(|bytes| -> Box<dyn FnOnce(ChildStdin) + Send> {
+        Box::new(move |mut pipe| {
+            let _ = pipe.write_all(&bytes);
+        })
+    });
+    run_fed(args, feed, deadline)
+}
+
+/// [`run`], its standard input written by `feed` on a thread of its own (an endless writer
+/// stops at the write error that the reader's exit gives it).
+pub fn run_fed(
+    args: &[&str],
+    feed: Option<Box<dyn FnOnce(ChildStdin) + Send>>,
+    deadline: Duration,
+) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_schedtrace"))
         .args(args)
-        .stdin(if stdin.is_some() {
+        .stdin(if feed.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -66,12 +81,10 @@ pub fn run(args: &[&str], stdin: Option<Vec<u8>>, deadline: Duration) -> Run {
         .spawn()
         .expect("spawn schedtrace");
     let start = Instant::now();
-    let feeder = stdin.map(|bytes| {
-        let mut pipe = child.stdin.take().unwrap();
+    let feeder = feed.map(|feed| {
+        let pipe = child.stdin.take().unwrap();
         // A reader that stops early closes the pipe: the write error is expected then.
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
-        })
+        std::thread::spawn(move || feed(pipe))
     });
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();

@@ -17,7 +17,7 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 /// Decompressed bytes of a file (xz etc. undone).
 pub fn bytes(path: &Path) -> Vec<u8> {
-    ingest::input::load(path)
+    ingest::source::load(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .to_vec()
 }

@@ -17,7 +17,7 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 /// The file's bytes, decompressed if it is `.xz` (through the crate's own loader).
 pub fn load(path: &std::path::Path) -> Vec<u8> {
-    ingest::input::load(path)
+    ingest::source::load(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .to_vec()
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// `fixtures/traces/`), with `.xz` undone.
 pub fn load(rel: &str) -> Vec<u8> {
     let path = fixtures::trace(rel);
-    ingest::input::load(&path)
+    ingest::source::load(&path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .to_vec()
 }

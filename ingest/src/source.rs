@@ -211,7 +211,8 @@ pub fn map_file(file: File, path: &Path) -> Result<InputBytes> {
 }
 
 /// Loads `path` (`-` = standard input), undoing a whole-file compression wrapper. A path
-/// that is not a regular file is read to its end.
+/// that is not a regular file is read as a stream ([`crate::stream::load`]: its head checked
+/// first, the whole held within a limit).
 pub fn load(path: &Path) -> Result<InputBytes> {
     load_with(path, &Progress::new(), ReadOptions::default())
 }
@@ -220,12 +221,13 @@ pub fn load(path: &Path) -> Result<InputBytes> {
 /// `progress`, inflating within the run's `options.max_inflate`.
 pub fn load_with(path: &Path, progress: &Progress, options: ReadOptions) -> Result<InputBytes> {
     if path.as_os_str() == "-" {
-        return load_reader_with(Vec::new(), std::io::stdin().lock(), progress, options);
+        return crate::stream::load(Vec::new(), std::io::stdin(), progress, options)
+            .map_err(|e| e.in_file(path));
     }
     match open(path)? {
         Opened::Regular(file) => load_file(file, path, progress, options),
         Opened::Stream(file) => {
-            load_reader_with(Vec::new(), file, progress, options).map_err(|e| e.in_file(path))
+            crate::stream::load(Vec::new(), file, progress, options).map_err(|e| e.in_file(path))
         }
     }
 }
@@ -314,25 +316,10 @@ pub fn read_prefix(reader: &mut impl Read, n: usize) -> Result<Vec<u8>> {
 }
 
 /// The whole input of `reader` after the `prefix` already read from it, in memory, undoing a
-/// whole-file compression wrapper.
-pub fn load_reader(prefix: Vec<u8>, reader: impl Read) -> Result<InputBytes> {
-    load_reader_with(prefix, reader, &Progress::new(), ReadOptions::default())
-}
-
-/// [`load_reader`], counting the bytes read (a pipe: the total is known at its end).
-pub fn load_reader_with(
-    mut prefix: Vec<u8>,
-    reader: impl Read,
-    progress: &Progress,
-    options: ReadOptions,
-) -> Result<InputBytes> {
-    let tracker = Tracker::new(progress);
-    tracker.advance(prefix.len() as u64)?;
-    Counted::new(reader, &tracker)
-        .read_to_end(&mut prefix)
-        .map_err(|e| read_error(e, progress, "cannot read"))?;
-    tracker.finish_stream();
-    unwrap_compression_with(InputBytes::Owned(prefix), progress, options)
+/// whole-file compression wrapper: [`crate::stream::load`], which checks its head first and
+/// holds it within a [`crate::stream::Limit`].
+pub fn load_reader(prefix: Vec<u8>, reader: impl Read + Send) -> Result<InputBytes> {
+    crate::stream::load(prefix, reader, &Progress::new(), ReadOptions::default())
 }
 
 /// How much of a wrapped input is inflated before its format is checked: enough for
@@ -425,15 +412,6 @@ pub fn unwrap_compression_with(
     drop(decoder);
     tracker.finish(bytes.len() as u64);
     Ok(InputBytes::Owned(out))
-}
-
-/// A failed read of an input: the cancellation if that was the cause, else `what` and the cause.
-fn read_error(e: std::io::Error, progress: &Progress, what: &str) -> Error {
-    if progress.is_cancelled() {
-        Error::cancelled()
-    } else {
-        Error::whole(format!("{what}: {e}"))
-    }
 }
 
 /// A reader that reports what it hands out to a [`Tracker`] and fails once the read is
