@@ -1,0 +1,87 @@
+//! The simulator: a trace's demand run through a model of a scheduler, giving the schedule
+//! that scheduler would have made of it.
+//!
+//! Modules, one concept each: [`model`] (the trait every scheduler implements, and what a
+//! model says about itself), `engine` (the event loop: clock, ticks, CPUs, wakeups, the
+//! idle pull), `progress` (each task's place in its demand and the dependency points),
+//! `placement` (which CPU a waking task goes to), [`schedule`] (what comes out), and one
+//! module per scheduler: `cfs`, `eevdf`.
+
+mod cfs;
+mod engine;
+pub mod model;
+mod placement;
+mod progress;
+pub mod schedule;
+
+use crate::demand::Demand;
+use model::{ModelInfo, ModelName, SchedulerModel};
+use rand_pcg::rand_core::{Rng, SeedableRng};
+use schedule::Schedule;
+
+/// How to run a simulation.
+#[derive(Debug, Clone, Copy)]
+pub struct SimOptions {
+    /// Seeds what the trace cannot tell (the phase of the tick grid against the workload):
+    /// the same demand, model and seed give the same schedule.
+    pub seed: u64,
+    /// The simulated kernel's tick rate; None: the model's kernel's (Debian's 250 for CFS
+    /// and EEVDF, 1000 for the Project C kernels).
+    pub hz: Option<u32>,
+    /// The tick grid's offset from the window's start, instead of the seed's (tests that
+    /// work a schedule out by hand put the ticks at known times).
+    pub tick_offset_ns: Option<u64>,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            seed: 1,
+            hz: None,
+            tick_offset_ns: None,
+        }
+    }
+}
+
+/// A predicted run: the model that made it and its schedule.
+#[derive(Debug, Clone)]
+pub struct Prediction {
+    pub model: ModelInfo,
+    pub schedule: Schedule,
+}
+
+/// The tick rate of the kernel a model follows, as built for the fixtures' VMs.
+pub fn default_hz(name: ModelName) -> u32 {
+    match name {
+        ModelName::Cfs | ModelName::Eevdf => 250,
+        ModelName::Pds | ModelName::Bmq => 1000,
+    }
+}
+
+fn build(name: ModelName, cpus: usize) -> Result<Box<dyn SchedulerModel>, String> {
+    match name {
+        ModelName::Cfs => Ok(Box::new(cfs::Cfs::new(
+            cpus,
+            cfs::CfsParams::linux_6_1(cpus),
+        ))),
+        other => Err(format!("the {other} model is not written yet")),
+    }
+}
+
+/// Runs `demand` through the model `name`.
+pub fn simulate(demand: &Demand, name: ModelName, opts: SimOptions) -> Result<Prediction, String> {
+    let cpus = (demand.cpus as usize).max(1);
+    let model = build(name, cpus)?;
+    let info = model.info();
+    let hz = opts.hz.unwrap_or_else(|| default_hz(name));
+    let tick_ns = 1_000_000_000 / u64::from(hz.max(1));
+    let offset = opts
+        .tick_offset_ns
+        .unwrap_or_else(|| rand_pcg::Pcg64::seed_from_u64(opts.seed).next_u64())
+        % tick_ns;
+    let schedule = engine::Engine::new(demand, model, hz).run(hz, offset);
+    Ok(Prediction {
+        model: info,
+        schedule,
+    })
+}
