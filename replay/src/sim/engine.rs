@@ -29,7 +29,15 @@ enum Ev {
     CpuTimer(usize, u64),
     /// The scheduler tick, on every CPU at once.
     Tick,
+    /// A task's wall-bounded last burst reaches its traced end.
+    Stop(usize),
 }
+
+/// Least CPU time of a task's last burst for it to be replayed as running until the task's
+/// traced exit (or the trace's end) rather than as a fixed amount of work: a spinner that
+/// spins for a wall-clock duration (the `nice` workload's) gets whatever CPU the model
+/// gives it in that time, as it did on the traced kernel. Shorter last bursts are work.
+const WALL_BOUNDED_MIN_NS: u64 = 100_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -189,6 +197,7 @@ impl<'a> Engine<'a> {
                     }
                 }
                 Ev::Tick => self.tick(),
+                Ev::Stop(task) => self.stop(task),
             }
             self.drain_pending();
             self.rearm();
@@ -245,7 +254,14 @@ impl<'a> Engine<'a> {
             {
                 None => return Entered::Done,
                 Some(Phase::Burst { ns }) => {
-                    self.progress.begin_burst(task, *ns);
+                    match self.wall_bound(task, *ns) {
+                        Some(until) if until > self.now => {
+                            self.progress.begin_burst(task, u64::MAX / 4);
+                            self.push(until, Ev::Stop(task));
+                        }
+                        Some(_) => self.progress.begin_burst(task, 0),
+                        None => self.progress.begin_burst(task, *ns),
+                    }
                     return Entered::Burst;
                 }
                 Some(Phase::Block { ns, wake }) => {
@@ -264,6 +280,55 @@ impl<'a> Engine<'a> {
                     return Entered::Blocked;
                 }
             }
+        }
+    }
+
+    /// When the current burst of `task`, `ns` long in the trace, ends by the wall clock:
+    /// the task's last phase, long, ending at its exit or the trace's end.
+    fn wall_bound(&self, task: usize, ns: u64) -> Option<u64> {
+        let t = &self.demand.tasks[task];
+        if ns < WALL_BOUNDED_MIN_NS || self.progress.phase(task) + 1 != t.phases.len() {
+            return None;
+        }
+        match t.end {
+            TaskEnd::Exit { at_ns } => Some(at_ns),
+            TaskEnd::Running => Some(self.demand.end_ns),
+            TaskEnd::Asleep => None,
+        }
+    }
+
+    /// A wall-bounded burst's time is up: running, it ends now; queued, it leaves the queue.
+    fn stop(&mut self, task: usize) {
+        match self.state[task] {
+            State::Running => {
+                let cpu = self.last_cpu[task];
+                self.account(cpu);
+                self.progress.cut_burst(task);
+                self.burst_end(cpu, task);
+            }
+            State::Runnable => {
+                let cpu = self.last_cpu[task];
+                self.progress.cut_burst(task);
+                for r in self.progress.end_burst(task) {
+                    self.release(r, task);
+                }
+                let exits = matches!(self.demand.tasks[task].end, TaskEnd::Exit { .. });
+                self.model.dequeue(
+                    cpu,
+                    task,
+                    self.now,
+                    if exits { Dequeue::Exit } else { Dequeue::Sleep },
+                );
+                self.finish(task);
+                if exits {
+                    self.records.push(Record::Exit {
+                        ts: self.now,
+                        cpu,
+                        task,
+                    });
+                }
+            }
+            _ => {}
         }
     }
 

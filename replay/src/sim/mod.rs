@@ -5,9 +5,10 @@
 //! model says about itself), `engine` (the event loop: clock, ticks, CPUs, wakeups, the
 //! idle pull), `progress` (each task's place in its demand and the dependency points),
 //! `placement` (which CPU a waking task goes to), [`schedule`] (what comes out), and one
-//! module per scheduler: `cfs`, `eevdf`.
+//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12).
 
 mod cfs;
+mod eevdf;
 mod engine;
 pub mod model;
 mod placement;
@@ -58,11 +59,15 @@ pub fn default_hz(name: ModelName) -> u32 {
     }
 }
 
-fn build(name: ModelName, cpus: usize) -> Result<Box<dyn SchedulerModel>, String> {
+fn build(name: ModelName, cpus: usize, hz: u32) -> Result<Box<dyn SchedulerModel>, String> {
     match name {
         ModelName::Cfs => Ok(Box::new(cfs::Cfs::new(
             cpus,
             cfs::CfsParams::linux_6_1(cpus),
+        ))),
+        ModelName::Eevdf => Ok(Box::new(eevdf::Eevdf::new(
+            cpus,
+            eevdf::EevdfParams::linux_6_12(cpus, hz),
         ))),
         other => Err(format!("the {other} model is not written yet")),
     }
@@ -71,9 +76,9 @@ fn build(name: ModelName, cpus: usize) -> Result<Box<dyn SchedulerModel>, String
 /// Runs `demand` through the model `name`.
 pub fn simulate(demand: &Demand, name: ModelName, opts: SimOptions) -> Result<Prediction, String> {
     let cpus = (demand.cpus as usize).max(1);
-    let model = build(name, cpus)?;
-    let info = model.info();
     let hz = opts.hz.unwrap_or_else(|| default_hz(name));
+    let model = build(name, cpus, hz)?;
+    let info = model.info();
     let tick_ns = 1_000_000_000 / u64::from(hz.max(1));
     let offset = opts
         .tick_offset_ns

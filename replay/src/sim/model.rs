@@ -92,7 +92,7 @@ pub(crate) enum Enqueue {
 pub(crate) enum Dequeue {
     /// The running task blocks.
     Sleep,
-    /// The running task exits.
+    /// The task exits (the running one, or a queued one whose time is up).
     Exit,
     /// A queued (not running) task is pulled to another CPU.
     Migrate,

@@ -103,6 +103,11 @@ impl<'a> Progress<'a> {
         self.ran[task] = 0;
     }
 
+    /// Ends the current burst now, whatever is left of it.
+    pub(crate) fn cut_burst(&mut self, task: usize) {
+        self.left[task] = 0;
+    }
+
     pub(crate) fn burst_left(&self, task: usize) -> u64 {
         self.left[task]
     }

@@ -3,4 +3,5 @@
 
 mod build;
 mod cfs;
+mod eevdf;
 mod output;
