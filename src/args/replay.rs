@@ -10,7 +10,7 @@ pub const AFTER_HELP: &str = "Examples:\n  schedtrace replay trace.dat --demand-
     The demand is each task's CPU bursts (CPU time between two blocking switch-outs: a preemption does \
     not end one) and blocks (timed, or a dependency on another task's burst), with nice, policy, the CPUs \
     it ran on, fork and exit, and the run's CPUs, LLCs and HZ. `--as` runs that demand through a model of \
-    a scheduler (cfs: CFS of 6.1; eevdf: EEVDF of 6.12) and writes the predicted schedule as a Perfetto \
+    a scheduler (cfs: CFS of 6.1; eevdf: EEVDF of 6.12; pds, bmq: Project C v6.1-r4) and writes the predicted schedule as a Perfetto \
     trace. Models, parameters and limits: docs/replay.md.";
 
 #[derive(Parser, Debug)]
@@ -40,7 +40,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "HZ", value_parser = clap::value_parser!(u32).range(10..=10000))]
     pub hz: Option<u32>,
 
-    /// Predict the schedule of MODEL (cfs, eevdf) for the trace's demand; needs -o
+    /// Predict the schedule of MODEL (cfs, eevdf, pds, bmq) for the trace's demand; needs -o
     #[arg(long = "as", value_name = "MODEL", requires = "output", value_parser = parse_model)]
     pub model: Option<replay::sim::model::ModelName>,
 
@@ -52,7 +52,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 
-    /// The simulated kernel's tick rate (default: the model's kernel's, 250 for cfs and eevdf)
+    /// The simulated kernel's tick rate (default: the model's kernel's, 250 for cfs and eevdf, 1000 for pds and bmq)
     #[arg(long, value_name = "HZ", value_parser = clap::value_parser!(u32).range(10..=10000))]
     pub model_hz: Option<u32>,
 

@@ -257,7 +257,10 @@ impl<'a> Engine<'a> {
                     match self.wall_bound(task, *ns) {
                         Some(until) if until > self.now => {
                             self.progress.begin_burst(task, u64::MAX / 4);
-                            self.push(until, Ev::Stop(task));
+                            // Still running when the trace ended: it runs to the end here too.
+                            if until < self.demand.end_ns {
+                                self.push(until, Ev::Stop(task));
+                            }
                         }
                         Some(_) => self.progress.begin_burst(task, 0),
                         None => self.progress.begin_burst(task, *ns),

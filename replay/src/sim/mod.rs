@@ -5,14 +5,18 @@
 //! model says about itself), `engine` (the event loop: clock, ticks, CPUs, wakeups, the
 //! idle pull), `progress` (each task's place in its demand and the dependency points),
 //! `placement` (which CPU a waking task goes to), [`schedule`] (what comes out), and one
-//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12).
+//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), and Project C
+//! v6.1-r4's `pds` and `bmq` over their shared runqueue (`projectc`).
 
+mod bmq;
 mod cfs;
 mod eevdf;
 mod engine;
 pub mod model;
+mod pds;
 mod placement;
 mod progress;
+mod projectc;
 pub mod schedule;
 
 use crate::demand::Demand;
@@ -69,7 +73,8 @@ fn build(name: ModelName, cpus: usize, hz: u32) -> Result<Box<dyn SchedulerModel
             cpus,
             eevdf::EevdfParams::linux_6_12(cpus, hz),
         ))),
-        other => Err(format!("the {other} model is not written yet")),
+        ModelName::Pds => Ok(Box::new(projectc::ProjectC::new(cpus, pds::Pds))),
+        ModelName::Bmq => Ok(Box::new(projectc::ProjectC::new(cpus, bmq::Bmq))),
     }
 }
 

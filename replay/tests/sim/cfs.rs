@@ -4,7 +4,7 @@
 
 use super::build::*;
 use replay::sim::model::ModelName;
-use replay::sim::schedule::{Left, Record, Schedule};
+use replay::sim::schedule::{Record, Schedule};
 use replay::sim::{simulate, SimOptions};
 
 pub(crate) fn at_zero() -> SimOptions {
@@ -65,47 +65,6 @@ fn two_spinners_nice_0_and_5_share_by_weight() {
     assert!((share - 0.7535).abs() < 0.01, "A's share {share}");
     // Every slice ends at a tick: every switch is on the 4 ms grid.
     assert!(sw.iter().all(|&(t, _, _)| t % (4 * MS) == 0));
-}
-
-#[test]
-fn ping_pong_pair_alternates_without_waiting() {
-    // P runs 1 ms and wakes Q as it blocks; Q runs 1 ms and wakes P. On one CPU each
-    // wakeup finds the CPU idle: P 0-1, Q 1-2, P 2-3, ... 100 round trips in 200 ms,
-    // every switch voluntary, each task 100 ms of CPU.
-    let mut p_phases = Vec::new();
-    let mut q_phases = Vec::new();
-    for k in 0..100u32 {
-        p_phases.push(burst(MS));
-        p_phases.push(wait_for(1, k + 1, 0));
-        q_phases.push(wait_for(0, k + 1, 0));
-        q_phases.push(burst(MS));
-    }
-    let d = demand(
-        1,
-        300 * MS,
-        vec![
-            task(0, "ping", 0, &[0], p_phases),
-            task(1, "pong", 0, &[0], q_phases),
-        ],
-    );
-    let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
-    assert_eq!(p.schedule.runtimes(2), vec![100 * MS, 100 * MS]);
-    let preempted = p.schedule.records.iter().filter(|r| {
-        matches!(
-            r,
-            Record::Switch {
-                left: Left::Preempted,
-                prev: Some(_),
-                ..
-            }
-        )
-    });
-    assert_eq!(preempted.count(), 0);
-    let sw = switches(&p.schedule);
-    // P→idle, idle→Q at 1 ms (the release comes as P blocks), and so on.
-    assert_eq!(sw[1], (MS, Some(0), None));
-    assert_eq!(sw[2], (MS, None, Some(1)));
-    assert_eq!(sw.last().unwrap(), &(200 * MS, Some(1), None));
 }
 
 #[test]

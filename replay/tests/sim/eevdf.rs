@@ -5,7 +5,7 @@
 use super::build::*;
 use super::cfs::{at_zero, switches};
 use replay::sim::model::ModelName;
-use replay::sim::schedule::{Left, Record};
+use replay::sim::schedule::Record;
 use replay::sim::{simulate, SimOptions};
 
 #[test]
@@ -42,38 +42,6 @@ fn two_spinners_nice_0_and_5_by_eligibility() {
     let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
     assert!((share - 0.7535).abs() < 0.01, "A's share {share}");
     assert!(sw.iter().all(|&(t, _, _)| t % (4 * MS) == 0));
-}
-
-#[test]
-fn ping_pong_pair_alternates_without_waiting() {
-    // As under CFS: each wakeup finds the CPU idle (the blocking task is alone, so
-    // eligible, and leaves at once: no delayed dequeue).
-    let mut p_phases = Vec::new();
-    let mut q_phases = Vec::new();
-    for k in 0..100u32 {
-        p_phases.push(burst(MS));
-        p_phases.push(wait_for(1, k + 1, 0));
-        q_phases.push(wait_for(0, k + 1, 0));
-        q_phases.push(burst(MS));
-    }
-    let d = demand(
-        1,
-        300 * MS,
-        vec![
-            task(0, "ping", 0, &[0], p_phases),
-            task(1, "pong", 0, &[0], q_phases),
-        ],
-    );
-    let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
-    assert_eq!(p.schedule.runtimes(2), vec![100 * MS, 100 * MS]);
-    assert!(!p.schedule.records.iter().any(|r| matches!(
-        r,
-        Record::Switch {
-            left: Left::Preempted,
-            prev: Some(_),
-            ..
-        }
-    )));
 }
 
 #[test]

@@ -4,4 +4,6 @@
 mod build;
 mod cfs;
 mod eevdf;
+mod every_model;
 mod output;
+mod projectc;

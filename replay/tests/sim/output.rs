@@ -25,7 +25,7 @@ fn workload() -> replay::demand::Demand {
 #[test]
 fn same_input_and_seed_give_the_same_bytes() {
     let d = workload();
-    for model in [ModelName::Cfs, ModelName::Eevdf] {
+    for model in ModelName::ALL {
         let bytes = |seed| {
             let opts = SimOptions {
                 seed,
@@ -47,7 +47,7 @@ fn predicted_trace_reads_back_with_the_simulated_runtimes() {
     let d = workload();
     let dir = std::env::temp_dir().join(format!("schedtrace-sim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for model in [ModelName::Cfs, ModelName::Eevdf] {
+    for model in ModelName::ALL {
         let p = simulate(&d, model, at_zero()).unwrap();
         let path = dir.join(format!("{model}.pftrace"));
         replay::predicted::write_file(&d, &p, &path).unwrap();
