@@ -5,5 +5,6 @@ mod build;
 mod cfs;
 mod eevdf;
 mod every_model;
+mod identity;
 mod output;
 mod projectc;
