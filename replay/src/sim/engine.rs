@@ -10,7 +10,7 @@
 //! one is dropped when it comes off the queue, which is cheaper than removing it.
 
 use super::model::{Dequeue, Enqueue, SchedulerModel};
-use super::placement::{place, CpuView};
+use super::placement::{llc_groups, place, pull_choice, CpuView};
 use super::progress::{Progress, Release};
 use super::schedule::{Left, Record, Schedule, SimStats, Who};
 use crate::demand::{Demand, Phase, TaskEnd, Wake};
@@ -95,29 +95,7 @@ impl<'a> Engine<'a> {
         hz: u32,
     ) -> Engine<'a> {
         let ncpu = (demand.cpus as usize).max(1);
-        let mut llc_of = vec![usize::MAX; ncpu];
-        let mut llcs: Vec<Vec<usize>> = Vec::new();
-        for group in &demand.llcs {
-            let members: Vec<usize> = group
-                .iter()
-                .map(|&c| c as usize)
-                .filter(|&c| c < ncpu && llc_of[c] == usize::MAX)
-                .collect();
-            for &c in &members {
-                llc_of[c] = llcs.len();
-            }
-            if !members.is_empty() {
-                llcs.push(members);
-            }
-        }
-        // CPUs no group names share one more LLC.
-        let rest: Vec<usize> = (0..ncpu).filter(|&c| llc_of[c] == usize::MAX).collect();
-        for &c in &rest {
-            llc_of[c] = llcs.len();
-        }
-        if !rest.is_empty() {
-            llcs.push(rest);
-        }
+        let (llc_of, llcs) = llc_groups(&demand.llcs, ncpu);
         let allowed: Vec<Vec<usize>> = demand
             .tasks
             .iter()
@@ -565,25 +543,14 @@ impl<'a> Engine<'a> {
         self.push(self.now + self.tick_ns, Ev::Tick);
     }
 
-    /// An idle `dst` takes one waiting task from the CPU with the most waiting tasks that has
-    /// one allowed on `dst` (lowest CPU number on a tie; same LLC first).
+    /// An idle `dst` takes one waiting task (`placement::pull_choice`).
     fn pull(&mut self, dst: usize) -> bool {
-        let mut best: Option<(usize, usize, usize)> = None; // (score, src, task)
-        for src in 0..self.cpus.len() {
-            if src == dst || self.cpus[src].curr.is_none() {
-                continue;
-            }
-            let queued = self.model.queued(src);
-            let Some(&task) = queued.iter().find(|&&t| self.allowed[t].contains(&dst)) else {
-                continue;
-            };
-            let same_llc = usize::from(self.llc_of[src] == self.llc_of[dst]);
-            let score = queued.len() * 2 + same_llc;
-            if best.is_none_or(|(s, _, _)| score > s) {
-                best = Some((score, src, task));
-            }
-        }
-        let Some((_, src, task)) = best else {
+        let busy: Vec<bool> = self.cpus.iter().map(|c| c.curr.is_some()).collect();
+        let view = CpuView {
+            cpus: &busy,
+            model: &*self.model,
+        };
+        let Some((src, task)) = pull_choice(&view, dst, &self.allowed, &self.llc_of) else {
             return false;
         };
         self.model.dequeue(src, task, self.now, Dequeue::Migrate);
