@@ -86,7 +86,7 @@ impl<P: Policy> ProjectC<P> {
             .min_by_key(|&i| (self.policy.level(&t[i], now), t[i].seq))
     }
 
-    fn to_tail(&mut self, task: usize) {
+    fn move_to_tail(&mut self, task: usize) {
         self.seq += 1;
         self.tasks[task].seq = self.seq;
     }
@@ -107,7 +107,7 @@ impl<P: Policy> ProjectC<P> {
             self.tasks[task].time_slice = TIMESLICE_NS;
             self.policy.expired(&mut self.tasks[task], now, queued);
             if queued {
-                self.to_tail(task);
+                self.move_to_tail(task);
             }
         }
     }
@@ -143,7 +143,7 @@ impl<P: Policy> ProjectC<P> {
             Enqueue::Wakeup { .. } => self.policy.woken(&mut self.tasks[task], now),
             Enqueue::Migrated => {}
         }
-        self.to_tail(task);
+        self.move_to_tail(task);
         self.rqs[cpu].tasks.push(task);
     }
 
