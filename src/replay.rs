@@ -52,16 +52,21 @@ fn predict(
         hz: r.model_hz,
         tick_offset_ns: None,
     };
+    let started = std::time::Instant::now();
     let prediction = replay::sim::simulate(demand, model, opts)?;
+    let took = started.elapsed().as_secs_f64();
     replay::predicted::write_file(demand, &prediction, out)?;
     let s = &prediction.schedule;
     eprintln!(
-        "schedtrace: predicted by {}; HZ {}, seed {}: {} events, {} pulls, {} dependencies released \
-         at their waker's end, {} tasks still waiting on one at the end; wrote {}",
+        "schedtrace: predicted by {}; HZ {}, seed {}: {} events in {:.3} s ({:.0} events/s), {} pulls, \
+         {} dependencies released at their waker's end, {} tasks still waiting on one at the end; \
+         wrote {}",
         prediction.model.describe(),
         s.hz,
         r.seed,
         s.stats.events,
+        took,
+        s.stats.events as f64 / took.max(1e-9),
         s.stats.pulls,
         s.stats.released_at_waker_end,
         s.stats.stuck_on_dependency,

@@ -69,7 +69,9 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
                     kind: EventKind::Switch {
                         prev: prev_ref,
                         prev_state: match (prev, left) {
-                            (None, _) | (_, Left::Preempted) => PrevState::Preempted,
+                            // The idle task leaves runnable, as the kernel traces it (`R`).
+                            (None, _) => PrevState::Runnable,
+                            (_, Left::Preempted) => PrevState::Preempted,
                             (_, Left::Blocked) => PrevState::Sleeping,
                             (_, Left::Exited) => PrevState::Dead,
                         },

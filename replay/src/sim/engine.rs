@@ -293,21 +293,7 @@ impl<'a> Engine<'a> {
                 for r in self.progress.end_burst(task) {
                     self.release(r, task);
                 }
-                let exits = matches!(self.demand.tasks[task].end, TaskEnd::Exit { .. });
-                self.model.dequeue(
-                    cpu,
-                    task,
-                    self.now,
-                    if exits { Dequeue::Exit } else { Dequeue::Sleep },
-                );
-                self.finish(task);
-                if exits {
-                    self.records.push(Record::Exit {
-                        ts: self.now,
-                        cpu,
-                        task,
-                    });
-                }
+                self.leave(cpu, task);
             }
             _ => {}
         }
@@ -409,17 +395,7 @@ impl<'a> Engine<'a> {
                 self.switch(cpu, Some(task), Left::Blocked);
             }
             Entered::Done => {
-                let exits = matches!(self.demand.tasks[task].end, TaskEnd::Exit { .. });
-                let how = if exits { Dequeue::Exit } else { Dequeue::Sleep };
-                self.model.dequeue(cpu, task, self.now, how);
-                self.finish(task);
-                if exits {
-                    self.records.push(Record::Exit {
-                        ts: self.now,
-                        cpu,
-                        task,
-                    });
-                }
+                let exits = self.leave(cpu, task);
                 self.switch(
                     cpu,
                     Some(task),
@@ -427,6 +403,23 @@ impl<'a> Engine<'a> {
                 );
             }
         }
+    }
+
+    /// A runnable or running task with no demand left leaves `cpu`'s runqueue for good
+    /// (exiting when the trace saw it exit); true when it exits.
+    fn leave(&mut self, cpu: usize, task: usize) -> bool {
+        let exits = matches!(self.demand.tasks[task].end, TaskEnd::Exit { .. });
+        let how = if exits { Dequeue::Exit } else { Dequeue::Sleep };
+        self.model.dequeue(cpu, task, self.now, how);
+        self.finish(task);
+        if exits {
+            self.records.push(Record::Exit {
+                ts: self.now,
+                cpu,
+                task,
+            });
+        }
+        exits
     }
 
     /// A task with no demand left: its unreached release points are released now.

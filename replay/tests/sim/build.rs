@@ -4,6 +4,8 @@
 use replay::demand::{
     Demand, Hz, HzSource, Ledger, Phase, Policy, TaskDemand, TaskEnd, TimedBy, Wake,
 };
+use replay::sim::schedule::{Record, Schedule};
+use replay::sim::SimOptions;
 
 pub const MS: u64 = 1_000_000;
 
@@ -79,4 +81,66 @@ pub fn wait_for(task: usize, after_bursts: u32, into_ns: u64) -> Phase {
             into_ns,
         },
     }
+}
+
+/// Two spinners on CPU 0 for the whole window: task 0 "a" at nice 0, task 1 "b" at `nice_b`.
+pub fn two_spinners(window_ns: u64, nice_b: i32) -> Demand {
+    demand(
+        1,
+        window_ns,
+        vec![
+            task(0, "a", 0, &[0], vec![burst(100_000 * MS)]),
+            task(1, "b", nice_b, &[0], vec![burst(100_000 * MS)]),
+        ],
+    )
+}
+
+/// On CPU 0: task 0 "spin" (nice 0) spins; task 1 "sleeper" (nice 0) sleeps 10 ms and runs
+/// 1 ms, 20 times.
+pub fn spinner_and_sleeper(window_ns: u64) -> Demand {
+    let mut w = Vec::new();
+    for _ in 0..20 {
+        w.push(sleep(10 * MS));
+        w.push(burst(MS));
+    }
+    demand(
+        1,
+        window_ns,
+        vec![
+            task(0, "spin", 0, &[0], vec![burst(10_000 * MS)]),
+            task(1, "sleeper", 0, &[0], w),
+        ],
+    )
+}
+
+/// The ticks at 0, one period, two, ... (the seed's phase replaced).
+pub fn at_zero() -> SimOptions {
+    SimOptions {
+        tick_offset_ns: Some(0),
+        ..SimOptions::default()
+    }
+}
+
+/// (time, prev task, next task) of every switch that changes the running task.
+pub fn switches(s: &Schedule) -> Vec<(u64, Option<usize>, Option<usize>)> {
+    s.records
+        .iter()
+        .filter_map(|r| match *r {
+            Record::Switch { ts, prev, next, .. } => {
+                Some((ts, prev.map(|w| w.task), next.map(|w| w.task)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// When `task` was woken.
+pub fn wakeups_of(s: &Schedule, task: usize) -> Vec<u64> {
+    s.records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Wakeup { ts, task: w, .. } if w.task == task => Some(*ts),
+            _ => None,
+        })
+        .collect()
 }

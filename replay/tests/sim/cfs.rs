@@ -4,28 +4,7 @@
 
 use super::build::*;
 use replay::sim::model::ModelName;
-use replay::sim::schedule::{Record, Schedule};
 use replay::sim::{simulate, SimOptions};
-
-pub(crate) fn at_zero() -> SimOptions {
-    SimOptions {
-        tick_offset_ns: Some(0),
-        ..SimOptions::default()
-    }
-}
-
-/// (time, prev task, next task) of every switch that changes the running task.
-pub(crate) fn switches(s: &Schedule) -> Vec<(u64, Option<usize>, Option<usize>)> {
-    s.records
-        .iter()
-        .filter_map(|r| match *r {
-            Record::Switch { ts, prev, next, .. } => {
-                Some((ts, prev.map(|w| w.task), next.map(|w| w.task)))
-            }
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn two_spinners_nice_0_and_5_share_by_weight() {
@@ -40,14 +19,7 @@ fn two_spinners_nice_0_and_5_share_by_weight() {
     // t=40: vA = 32: B runs. t=44: A runs.
     // Over the run the virtual clocks stay within a slice of each other, so the shares go
     // to the weights: 1024 / 1359 = 75.35 %.
-    let d = demand(
-        1,
-        2000 * MS,
-        vec![
-            task(0, "a", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "b", 5, &[0], vec![burst(10_000 * MS)]),
-        ],
-    );
+    let d = two_spinners(2000 * MS, 5);
     let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
     let sw = switches(&p.schedule);
     let expected = [
@@ -74,33 +46,13 @@ fn sleeper_waking_a_busy_cpu_preempts_it() {
     // 3 ms > the 1 ms granularity: W preempts S at once. W runs 10-11 (vW = 8). At 21,
     // min_vruntime = vS = 20, W placed at 17: preempts again. So every wakeup of W
     // switches to it in the same nanosecond, and S is preempted once per cycle.
-    let mut w = Vec::new();
-    for _ in 0..20 {
-        w.push(sleep(10 * MS));
-        w.push(burst(MS));
-    }
-    let d = demand(
-        1,
-        200 * MS,
-        vec![
-            task(0, "spin", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "sleeper", 0, &[0], w),
-        ],
-    );
+    let d = spinner_and_sleeper(200 * MS);
     let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
     let sw = switches(&p.schedule);
     assert_eq!(sw[1], (10 * MS, Some(0), Some(1)));
     assert_eq!(sw[2], (11 * MS, Some(1), Some(0)));
     assert_eq!(sw[3], (21 * MS, Some(0), Some(1)));
-    let wakeups: Vec<u64> = p
-        .schedule
-        .records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Wakeup { ts, task, .. } if task.task == 1 => Some(*ts),
-            _ => None,
-        })
-        .collect();
+    let wakeups = wakeups_of(&p.schedule, 1);
     // Wakes at 10, 21, 32, ..., 197 ms: 18 in the window, each switched to at once.
     assert_eq!(wakeups.len(), 18);
     for t in wakeups {
@@ -114,14 +66,7 @@ fn equal_spinners_slices_end_at_the_tick_not_at_the_slice() {
     // the slice ends at the first tick after it is used up: at HZ 250 that is 4 ms (ran 4 >
     // 3); at HZ 1000, at 4 ms too (ran 3 is not more than 3; the lead, 3 ms, is not more
     // than the slice either).
-    let d = demand(
-        1,
-        400 * MS,
-        vec![
-            task(0, "a", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "b", 0, &[0], vec![burst(10_000 * MS)]),
-        ],
-    );
+    let d = two_spinners(400 * MS, 0);
     for hz in [250, 1000] {
         let opts = SimOptions {
             hz: Some(hz),

@@ -3,9 +3,7 @@
 //! the tick). Virtual slices: nice 0 0.75 ms, nice 5 0.75 × 1024 / 335 = 2.29 ms.
 
 use super::build::*;
-use super::cfs::{at_zero, switches};
 use replay::sim::model::ModelName;
-use replay::sim::schedule::Record;
 use replay::sim::{simulate, SimOptions};
 
 #[test]
@@ -18,14 +16,7 @@ fn two_spinners_nice_0_and_5_by_eligibility() {
     // t=20: vA = 16 > V = 15.07: B (12.23) runs. t=24: vB = 24.45, V = 18.08: A runs,
     //      now for 12 ms (ineligible at 36: 28 > V = 27.13). So A 12 ms, B 4 ms: 75 %,
     //      the weights' 75.35 % within a tick's rounding.
-    let d = demand(
-        1,
-        2000 * MS,
-        vec![
-            task(0, "a", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "b", 5, &[0], vec![burst(10_000 * MS)]),
-        ],
-    );
+    let d = two_spinners(2000 * MS, 5);
     let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
     let sw = switches(&p.schedule);
     let expected = [
@@ -55,33 +46,13 @@ fn sleeper_waking_a_busy_cpu_wins_the_deadline_tie() {
     //   W is picked, its dequeue completes with lag 0 and S goes on without a switch.
     // t=21: vS = 20, renewed to dS = 20.75; W at V = 20, dW = 20.75: preempts again. Every
     //   cycle is the same: W wakes at 10, 21, ..., 197 ms (18 times) and runs at once.
-    let mut w = Vec::new();
-    for _ in 0..20 {
-        w.push(sleep(10 * MS));
-        w.push(burst(MS));
-    }
-    let d = demand(
-        1,
-        200 * MS,
-        vec![
-            task(0, "spin", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "sleeper", 0, &[0], w),
-        ],
-    );
+    let d = spinner_and_sleeper(200 * MS);
     let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
     let sw = switches(&p.schedule);
     assert_eq!(sw[1], (10 * MS, Some(0), Some(1)));
     assert_eq!(sw[2], (11 * MS, Some(1), Some(0)));
     assert_eq!(sw[3], (21 * MS, Some(0), Some(1)));
-    let wakeups: Vec<u64> = p
-        .schedule
-        .records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Wakeup { ts, task, .. } if task.task == 1 => Some(*ts),
-            _ => None,
-        })
-        .collect();
+    let wakeups = wakeups_of(&p.schedule, 1);
     assert_eq!(wakeups.len(), 18);
     for t in wakeups {
         assert!(sw.contains(&(t, Some(0), Some(1))), "no preemption at {t}");
@@ -93,14 +64,7 @@ fn equal_spinners_slices_last_one_tick() {
     // Two nice-0 spinners: the 0.75 ms slice is used up long before the tick, which is
     // when the deadline is noticed; the other task is then the eligible one. So a slice is
     // one tick: 4 ms at HZ 250, 1 ms at HZ 1000.
-    let d = demand(
-        1,
-        400 * MS,
-        vec![
-            task(0, "a", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "b", 0, &[0], vec![burst(10_000 * MS)]),
-        ],
-    );
+    let d = two_spinners(400 * MS, 0);
     for (hz, tick) in [(250, 4 * MS), (1000, MS)] {
         let opts = SimOptions {
             hz: Some(hz),

@@ -1,6 +1,5 @@
 //! Rules every model shares: a ping-pong pair on one CPU never waits.
 use super::build::*;
-use super::cfs::at_zero;
 use replay::sim::model::ModelName;
 use replay::sim::schedule::{Left, Record};
 use replay::sim::simulate;
@@ -40,7 +39,7 @@ fn ping_pong_pair_alternates_without_waiting() {
             )),
             "{model}"
         );
-        let sw = super::cfs::switches(&p.schedule);
+        let sw = switches(&p.schedule);
         assert_eq!(sw[1], (MS, Some(0), None), "{model}");
         assert_eq!(sw[2], (MS, None, Some(1)), "{model}");
         assert_eq!(sw.last().unwrap(), &(200 * MS, Some(1), None), "{model}");

@@ -1,6 +1,5 @@
 //! The predicted trace: deterministic bytes, read back by the analysis.
 use super::build::*;
-use super::cfs::at_zero;
 use replay::sim::model::ModelName;
 use replay::sim::{simulate, SimOptions};
 

@@ -2,23 +2,10 @@
 //! U = 4 << 20 = 4 194 304 ns ended by the hrtick; HZ 1000 with the ticks at 0, 1, 2 ms.
 
 use super::build::*;
-use super::cfs::{at_zero, switches};
 use replay::sim::model::ModelName;
-use replay::sim::schedule::Record;
 use replay::sim::{simulate, SimOptions};
 
 const U: u64 = 4 << 20;
-
-fn spinners(window_ns: u64) -> replay::demand::Demand {
-    demand(
-        1,
-        window_ns,
-        vec![
-            task(0, "a", 0, &[0], vec![burst(100_000 * MS)]),
-            task(1, "b", 5, &[0], vec![burst(100_000 * MS)]),
-        ],
-    )
-}
 
 #[test]
 fn pds_spinners_nice_0_and_5_by_deadline() {
@@ -32,7 +19,7 @@ fn pds_spinners_nice_0_and_5_by_deadline() {
         hz: Some(1000),
         ..at_zero()
     };
-    let p = simulate(&spinners(600 * U), ModelName::Pds, opts).unwrap();
+    let p = simulate(&two_spinners(600 * U, 5), ModelName::Pds, opts).unwrap();
     let sw = switches(&p.schedule);
     let expected = [
         (0, None, Some(0)),
@@ -66,7 +53,7 @@ fn bmq_starves_nice_5_once_both_are_deboosted() {
         hz: Some(1000),
         ..at_zero()
     };
-    let p = simulate(&spinners(1000 * MS), ModelName::Bmq, opts).unwrap();
+    let p = simulate(&two_spinners(1000 * MS, 5), ModelName::Bmq, opts).unwrap();
     let sw = switches(&p.schedule);
     let expected = vec![
         (0, None, Some(0)),
@@ -87,30 +74,10 @@ fn bmq_sleeper_is_boosted_and_preempts() {
     // S (nice 0) spins and sinks towards level 113. W (nice 0) sleeps 10 ms, runs 1 ms:
     // each wakeup comes more than a slice after W last ran, so W is boosted (level 109,
     // then lower) and becomes the first task: it preempts S at once, every time.
-    let mut w = Vec::new();
-    for _ in 0..20 {
-        w.push(sleep(10 * MS));
-        w.push(burst(MS));
-    }
-    let d = demand(
-        1,
-        200 * MS,
-        vec![
-            task(0, "spin", 0, &[0], vec![burst(10_000 * MS)]),
-            task(1, "sleeper", 0, &[0], w),
-        ],
-    );
+    let d = spinner_and_sleeper(200 * MS);
     let p = simulate(&d, ModelName::Bmq, at_zero()).unwrap();
     let sw = switches(&p.schedule);
-    let wakeups: Vec<u64> = p
-        .schedule
-        .records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Wakeup { ts, task, .. } if task.task == 1 => Some(*ts),
-            _ => None,
-        })
-        .collect();
+    let wakeups = wakeups_of(&p.schedule, 1);
     // 10, 21, ..., 197 ms.
     assert_eq!(
         wakeups,
