@@ -63,3 +63,64 @@ fn nice_shares_of_identity_replays_within_two_points() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The nice-0 spinner's share (percent) in the capture of `kernel`, and predicted by `model`
+/// from that capture.
+fn traced_and_predicted(kernel: &str, model: ModelName, dir: &std::path::Path) -> (f64, f64) {
+    let path = fixtures::trace(&format!("{kernel}/nice/trace-v6.dat.xz"));
+    let extracted = replay::extract(&path, &replay::Options::default()).unwrap();
+    let d = &extracted.demand;
+    let pid = |nice: i32| {
+        d.tasks
+            .iter()
+            .find(|t| t.comm.starts_with("nice") && t.nice == Some(nice))
+            .unwrap_or_else(|| panic!("{kernel}: no nice spinner at nice {nice}"))
+            .pid
+    };
+    let (n0, n5) = (pid(0), pid(5));
+    let p = simulate(d, model, SimOptions::default()).unwrap();
+    let out = dir.join(format!("{kernel}-{model}.pftrace"));
+    replay::predicted::write_file(d, &p, &out).unwrap();
+    let report = analysis::pipeline::analyze(&out, &Default::default()).unwrap();
+    (share(&extracted.report, n0, n5), share(&report, n0, n5))
+}
+
+#[test]
+fn nice_shares_predicted_across_kernels_within_three_points() {
+    // Every ordered pair of the mainline and PDS captures (A → B: B's model on A's
+    // capture, against B's own capture). Measured (seed 1), nice 0's share predicted /
+    // real: CFS → EEVDF 74.71 / 74.89, CFS → PDS 82.92 / 82.22, EEVDF → CFS 74.61 / 74.86,
+    // EEVDF → PDS 82.63 / 82.22, PDS → CFS 75.55 / 74.86, PDS → EEVDF 75.34 / 74.89. The
+    // bound is the aim for `nice`, ±3 points. Pairs with BMQ miss and are not
+    // bounded here: BMQ's nice-5 spinner waited 3 s before its first run, which a
+    // wall-bounded last burst keeps (docs/replay.md).
+    let dir = std::env::temp_dir().join(format!("schedtrace-cross-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kernels = [
+        ("cfs-6.1-vm", ModelName::Cfs),
+        ("eevdf-6.12-vm", ModelName::Eevdf),
+        ("pds-6.1-vm", ModelName::Pds),
+    ];
+    let real: Vec<f64> = kernels
+        .iter()
+        .map(|&(k, m)| traced_and_predicted(k, m, &dir).0)
+        .collect();
+    for (a, &(from, _)) in kernels.iter().enumerate() {
+        for (b, &(_, model)) in kernels.iter().enumerate() {
+            if a == b {
+                continue;
+            }
+            let (_, predicted) = traced_and_predicted(from, model, &dir);
+            eprintln!(
+                "{from} -> {model}: predicted {predicted:.2} %, real {:.2} %",
+                real[b]
+            );
+            assert!(
+                (predicted - real[b]).abs() <= 3.0,
+                "{from} -> {model}: {predicted} vs {}",
+                real[b]
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
