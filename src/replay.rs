@@ -16,6 +16,17 @@ pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), Strin
         },
         hz: r.hz,
     };
+    if let Some(out) = &r.output {
+        // Checked before the trace is read: reading it first would be time thrown away.
+        if let (Ok(a), Ok(b)) = (r.file.canonicalize(), out.canonicalize()) {
+            if a == b {
+                return Err(format!(
+                    "{}: the output would overwrite the input",
+                    out.display()
+                ));
+            }
+        }
+    }
     let extracted = replay::extract(&r.file, &options)?;
     let demand = &extracted.demand;
     eprintln!("schedtrace: {}", summary(demand));

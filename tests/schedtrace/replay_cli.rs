@@ -55,3 +55,18 @@ fn as_needs_an_output_and_a_known_model() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("one of cfs, eevdf, pds, bmq"));
 }
+
+#[test]
+fn the_prediction_never_overwrites_its_input() {
+    let dir = std::env::temp_dir().join(format!("schedtrace-replay-self-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("nice.dat.xz");
+    std::fs::copy(shared("cfs-6.1-vm/nice/trace-v6.dat.xz"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let c = copy.display().to_string();
+    let run = schedtrace(&["replay", &c, "--as", "cfs", "-o", &c]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("would overwrite the input"));
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
