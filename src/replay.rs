@@ -1,5 +1,7 @@
 //! `schedtrace replay`: a trace's demand extracted (the `replay` crate), written as JSON or
-//! rt-app JSON, with a one-line summary on stderr.
+//! rt-app JSON, with a one-line summary on stderr; with `--as`, the demand run through a
+//! scheduler model, written as a predicted Perfetto trace, and both runs' headlines side by
+//! side.
 
 use crate::args::ReplayArgs;
 use replay::demand::{Demand, Phase, Wake};
@@ -14,6 +16,17 @@ pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), Strin
         },
         hz: r.hz,
     };
+    if let Some(out) = &r.output {
+        // Checked before the trace is read: reading it first would be time thrown away.
+        if let (Ok(a), Ok(b)) = (r.file.canonicalize(), out.canonicalize()) {
+            if a == b {
+                return Err(format!(
+                    "{}: the output would overwrite the input",
+                    out.display()
+                ));
+            }
+        }
+    }
     let extracted = replay::extract(&r.file, &options)?;
     let demand = &extracted.demand;
     eprintln!("schedtrace: {}", summary(demand));
@@ -30,7 +43,126 @@ pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), Strin
             "rt-app JSON",
         )?;
     }
+    if let (Some(model), Some(out)) = (r.model, &r.output) {
+        predict(r, model, out, &extracted)?;
+    }
     Ok(())
+}
+
+/// Runs the demand through `model`, writes the predicted trace, analyses it like any trace
+/// and prints its headline beside the input's.
+fn predict(
+    r: &ReplayArgs,
+    model: replay::sim::model::ModelName,
+    out: &std::path::Path,
+    extracted: &replay::Extracted,
+) -> Result<(), String> {
+    let demand = &extracted.demand;
+    let opts = replay::sim::SimOptions {
+        seed: r.seed,
+        hz: r.model_hz,
+        tick_offset_ns: None,
+    };
+    let started = std::time::Instant::now();
+    let prediction = replay::sim::simulate(demand, model, opts)?;
+    let took = started.elapsed().as_secs_f64();
+    replay::predicted::write_file(demand, &prediction, out)?;
+    let s = &prediction.schedule;
+    eprintln!(
+        "schedtrace: predicted by {}; HZ {}, seed {}: {} events in {:.3} s ({:.0} events/s), {} pulls, \
+         {} dependencies released at their waker's end, {} tasks still waiting on one at the end; \
+         wrote {}",
+        prediction.model.describe(),
+        s.hz,
+        r.seed,
+        s.stats.events,
+        took,
+        s.stats.events as f64 / took.max(1e-9),
+        s.stats.pulls,
+        s.stats.released_at_waker_end,
+        s.stats.stuck_on_dependency,
+        out.display()
+    );
+    let predicted = analysis::pipeline::analyze(out, &analysis::pipeline::Options::default())
+        .map_err(|e| e.to_string())?;
+    print!("{}", headline(demand, &extracted.report, &predicted));
+    Ok(())
+}
+
+/// Per workload task: its share of the workload's CPU time, involuntary switches per
+/// second, median slice and median wakeup latency, in the input and in the prediction.
+fn headline(d: &Demand, input: &analysis::Report, predicted: &analysis::Report) -> String {
+    let label = |r: &analysis::Report| {
+        format!(
+            "{} ({})",
+            r.source.scheduler_name,
+            r.source.kernel_release.as_deref().unwrap_or("?")
+        )
+    };
+    let workload: Vec<&replay::demand::TaskDemand> = d
+        .tasks
+        .iter()
+        .filter(|t| replay::rtapp::in_workload(t))
+        .collect();
+    let rows = |r: &analysis::Report| -> Vec<Option<[String; 4]>> {
+        let row_of = |pid| r.tasks.iter().find(|row| row.pid == pid);
+        let total: u64 = workload
+            .iter()
+            .filter_map(|t| row_of(t.pid))
+            .map(|row| row.runtime_ns)
+            .sum();
+        let secs = r.window.len_ns() as f64 / 1e9;
+        workload
+            .iter()
+            .map(|t| {
+                row_of(t.pid).map(|row| {
+                    [
+                        format!(
+                            "{:.1}%",
+                            100.0 * row.runtime_ns as f64 / total.max(1) as f64
+                        ),
+                        format!("{:.1}", row.switches.involuntary as f64 / secs.max(1e-9)),
+                        format!("{:.2}", row.slices.p50_ns as f64 / 1e6),
+                        format!("{:.3}", row.wakeup_latency.p50_ns as f64 / 1e6),
+                    ]
+                })
+            })
+            .collect()
+    };
+    let (a, b) = (rows(input), rows(predicted));
+    let mut out = format!(
+        "{:<24} {:>38} | {:>38}\n{:<24} {:>7} {:>9} {:>10} {:>9} | {:>7} {:>9} {:>10} {:>9}\n",
+        "",
+        format!("input: {}", label(input)),
+        format!("predicted: {}", label(predicted)),
+        "task",
+        "share",
+        "invol/s",
+        "slice p50",
+        "wake p50",
+        "share",
+        "invol/s",
+        "slice p50",
+        "wake p50"
+    );
+    let dash = || ["-".to_string(), "-".into(), "-".into(), "-".into()];
+    for (t, (x, y)) in workload.iter().zip(a.into_iter().zip(b)) {
+        let (x, y) = (x.unwrap_or_else(dash), y.unwrap_or_else(dash));
+        out.push_str(&format!(
+            "{:<24} {:>7} {:>9} {:>10} {:>9} | {:>7} {:>9} {:>10} {:>9}\n",
+            format!("{} {}", t.comm, t.pid),
+            x[0],
+            x[1],
+            x[2],
+            x[3],
+            y[0],
+            y[1],
+            y[2],
+            y[3]
+        ));
+    }
+    out.push_str("(slice and wakeup latency medians in ms)\n");
+    out
 }
 
 /// `-` is stdout; a file is written whole.

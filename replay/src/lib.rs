@@ -10,6 +10,9 @@
 //! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
 //! priorities from the events), `hz` (the tick rate), `affinity` (allowed CPUs),
 //! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
+//!
+//! Stage two: [`sim`], the discrete-event simulator and the scheduler models, whose
+//! schedule [`predicted`] writes as a Perfetto trace the readers take.
 
 #![warn(unreachable_pub)]
 
@@ -19,7 +22,9 @@ mod extract;
 mod hz;
 mod kthread;
 mod observe;
+pub mod predicted;
 pub mod rtapp;
 mod segment;
+pub mod sim;
 
 pub use extract::{extract, Extracted, Options};

@@ -16,6 +16,7 @@ mod perf_ground_truth;
 mod perfetto_google_schema;
 mod progress_line;
 mod renderings;
+mod replay_cli;
 mod repository;
 mod support;
 mod tui_print;

@@ -1,0 +1,300 @@
+//! CFS as of Linux 6.1 (`kernel/sched/fair.c`): virtual runtime, a slice out of the
+//! latency period by weight, tick preemption, wakeup preemption by granularity, sleeper
+//! credit and the new-task debit. One runqueue per CPU, no group scheduling.
+//!
+//! Simplified: no buddies (NEXT_BUDDY is off in 6.1; LAST_BUDDY only acts from
+//! `sched_nr_latency` tasks up), `calc_delta_fair` divides exactly where the kernel uses a
+//! fixed-point inverse, a forked task starts from the debit alone (not its parent's
+//! vruntime), and no load tracking (PELT): load is the sum of the queued weights.
+
+use super::model::{
+    sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
+    SchedulerModel,
+};
+
+/// The tunables of 6.1 before scaling by the CPU count (`sysctl_sched_*`), and its feature
+/// flags (`kernel/sched/features.h`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CfsParams {
+    pub(crate) latency_ns: u64,
+    pub(crate) min_granularity_ns: u64,
+    pub(crate) wakeup_granularity_ns: u64,
+    pub(crate) nr_latency: u64,
+    pub(crate) gentle_fair_sleepers: bool,
+    pub(crate) start_debit: bool,
+    pub(crate) wakeup_preemption: bool,
+}
+
+impl CfsParams {
+    /// 6.1's defaults, scaled for `cpus` online CPUs.
+    pub(crate) fn linux_6_1(cpus: usize) -> CfsParams {
+        let f = sysctl_factor(cpus);
+        CfsParams {
+            latency_ns: 6_000_000 * f,
+            min_granularity_ns: 750_000 * f,
+            wakeup_granularity_ns: 1_000_000 * f,
+            nr_latency: 8,
+            gentle_fair_sleepers: true,
+            start_debit: true,
+            wakeup_preemption: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Entity {
+    nice: i32,
+    weight: u64,
+    vruntime: i64,
+    /// The CPU whose `min_vruntime` the vruntime is measured against.
+    rq: usize,
+    sum_exec: u64,
+    /// `sum_exec` when last picked (the slice is measured from it).
+    prev_sum_exec: u64,
+    exec_start: u64,
+    /// Enqueue order: equal vruntimes run first-in first-out, as the kernel's rbtree does.
+    seq: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Rq {
+    /// Runnable, not running.
+    queue: Vec<usize>,
+    curr: Option<usize>,
+    min_vruntime: i64,
+    /// Weight of the queued tasks and the running one.
+    load: u64,
+}
+
+pub(crate) struct Cfs {
+    p: CfsParams,
+    tasks: Vec<Entity>,
+    rqs: Vec<Rq>,
+    seq: u64,
+}
+
+impl Cfs {
+    pub(crate) fn new(cpus: usize, p: CfsParams) -> Cfs {
+        Cfs {
+            p,
+            tasks: Vec::new(),
+            rqs: vec![Rq::default(); cpus.max(1)],
+            seq: 0,
+        }
+    }
+
+    fn nr_running(&self, cpu: usize) -> u64 {
+        let rq = &self.rqs[cpu];
+        rq.queue.len() as u64 + u64::from(rq.curr.is_some())
+    }
+
+    fn leftmost(&self, cpu: usize) -> Option<usize> {
+        let t = &self.tasks;
+        self.rqs[cpu]
+            .queue
+            .iter()
+            .copied()
+            .min_by_key(|&i| (t[i].vruntime, t[i].seq))
+    }
+
+    fn update_curr(&mut self, cpu: usize, now: u64) {
+        if let Some(c) = self.rqs[cpu].curr {
+            let e = &mut self.tasks[c];
+            let delta = now.saturating_sub(e.exec_start);
+            e.exec_start = now;
+            e.sum_exec += delta;
+            e.vruntime += to_virtual(delta, e.weight) as i64;
+        }
+        self.update_min_vruntime(cpu);
+    }
+
+    /// `min_vruntime` follows the smallest of the running and the leftmost vruntime, and
+    /// never goes back.
+    fn update_min_vruntime(&mut self, cpu: usize) {
+        let curr = self.rqs[cpu].curr.map(|c| self.tasks[c].vruntime);
+        let left = self.leftmost(cpu).map(|l| self.tasks[l].vruntime);
+        let rq = &mut self.rqs[cpu];
+        let v = match (curr, left) {
+            (Some(c), Some(l)) => c.min(l),
+            (Some(v), None) | (None, Some(v)) => v,
+            (None, None) => return,
+        };
+        rq.min_vruntime = rq.min_vruntime.max(v);
+    }
+
+    /// `sched_slice`: the period (latency, or `nr × min_granularity` past `nr_latency`
+    /// tasks) shared by weight; `queued` says whether `task` is already counted.
+    fn sched_slice(&self, cpu: usize, task: usize, queued: bool) -> u64 {
+        let w = self.tasks[task].weight;
+        let nr = self.nr_running(cpu) + u64::from(!queued);
+        let load = self.rqs[cpu].load + if queued { 0 } else { w };
+        let period = if nr > self.p.nr_latency {
+            nr * self.p.min_granularity_ns
+        } else {
+            self.p.latency_ns
+        };
+        ((u128::from(period) * u128::from(w)) / u128::from(load.max(1))) as u64
+    }
+
+    /// Moves a task's vruntime to `cpu`'s frame (a migration keeps its distance to
+    /// `min_vruntime`).
+    fn renormalize(&mut self, task: usize, cpu: usize) {
+        let from = self.tasks[task].rq;
+        if from != cpu {
+            let shift = self.rqs[cpu].min_vruntime - self.rqs[from].min_vruntime;
+            self.tasks[task].vruntime += shift;
+            self.tasks[task].rq = cpu;
+        }
+    }
+
+    /// `check_preempt_tick`: past its slice, or ahead of the leftmost by more than a slice
+    /// after at least `min_granularity`.
+    fn check_preempt_tick(&self, cpu: usize, curr: usize) -> bool {
+        let e = &self.tasks[curr];
+        let ideal = self.sched_slice(cpu, curr, true);
+        let ran = e.sum_exec - e.prev_sum_exec;
+        if ran > ideal {
+            return true;
+        }
+        if ran < self.p.min_granularity_ns {
+            return false;
+        }
+        let Some(left) = self.leftmost(cpu) else {
+            return false;
+        };
+        let delta = e.vruntime - self.tasks[left].vruntime;
+        delta > 0 && delta as u64 > ideal
+    }
+}
+
+impl SchedulerModel for Cfs {
+    fn info(&self) -> ModelInfo {
+        let p = &self.p;
+        ModelInfo {
+            name: ModelName::Cfs,
+            follows: "CFS of Linux 6.1",
+            version: 1,
+            release: "6.1.0-predicted-cfs",
+            parameters: vec![
+                ("sched_latency_ns", p.latency_ns as i64),
+                ("sched_min_granularity_ns", p.min_granularity_ns as i64),
+                (
+                    "sched_wakeup_granularity_ns",
+                    p.wakeup_granularity_ns as i64,
+                ),
+                ("sched_nr_latency", p.nr_latency as i64),
+                ("GENTLE_FAIR_SLEEPERS", i64::from(p.gentle_fair_sleepers)),
+                ("START_DEBIT", i64::from(p.start_debit)),
+                ("WAKEUP_PREEMPTION", i64::from(p.wakeup_preemption)),
+                ("NEXT_BUDDY", 0),
+                ("HRTICK", 0),
+            ],
+        }
+    }
+
+    fn add_task(&mut self, task: usize, nice: i32, _parent: Option<usize>) {
+        if self.tasks.len() <= task {
+            self.tasks.resize(task + 1, Entity::default());
+        }
+        self.tasks[task].nice = nice;
+        self.tasks[task].weight = weight_of_nice(nice);
+    }
+
+    fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
+        self.update_curr(cpu, now);
+        self.renormalize(task, cpu);
+        let min = self.rqs[cpu].min_vruntime;
+        match how {
+            Enqueue::New => {
+                // START_DEBIT: a new task owes one virtual slice (`place_entity(initial)`).
+                let debit = if self.p.start_debit {
+                    to_virtual(self.sched_slice(cpu, task, false), self.tasks[task].weight)
+                } else {
+                    0
+                };
+                self.tasks[task].vruntime = min + debit as i64;
+            }
+            Enqueue::Wakeup { .. } => {
+                // Sleeper credit: at most half a latency period (GENTLE_FAIR_SLEEPERS)
+                // behind `min_vruntime`, never ahead of where it left off.
+                let credit = if self.p.gentle_fair_sleepers {
+                    self.p.latency_ns / 2
+                } else {
+                    self.p.latency_ns
+                };
+                let e = &mut self.tasks[task];
+                e.vruntime = e.vruntime.max(min - credit as i64);
+            }
+            Enqueue::Migrated => {}
+        }
+        self.seq += 1;
+        let e = &mut self.tasks[task];
+        e.seq = self.seq;
+        e.exec_start = now;
+        self.rqs[cpu].load += e.weight;
+        self.rqs[cpu].queue.push(task);
+    }
+
+    fn dequeue(&mut self, cpu: usize, task: usize, now: u64, _how: Dequeue) {
+        self.update_curr(cpu, now);
+        let rq = &mut self.rqs[cpu];
+        if rq.curr == Some(task) {
+            rq.curr = None;
+        } else {
+            rq.queue.retain(|&t| t != task);
+        }
+        rq.load -= self.tasks[task].weight;
+        self.tasks[task].rq = cpu;
+        self.update_min_vruntime(cpu);
+    }
+
+    fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
+        self.update_curr(cpu, now);
+        self.rqs[cpu].curr = None;
+        self.seq += 1;
+        self.tasks[task].seq = self.seq;
+        self.rqs[cpu].queue.push(task);
+    }
+
+    fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
+        let next = self.leftmost(cpu)?;
+        let rq = &mut self.rqs[cpu];
+        rq.queue.retain(|&t| t != next);
+        rq.curr = Some(next);
+        let e = &mut self.tasks[next];
+        e.exec_start = now;
+        e.prev_sum_exec = e.sum_exec;
+        Some(next)
+    }
+
+    fn tick(&mut self, cpu: usize, now: u64) -> bool {
+        self.update_curr(cpu, now);
+        match self.rqs[cpu].curr {
+            Some(curr) if self.nr_running(cpu) > 1 => self.check_preempt_tick(cpu, curr),
+            _ => false,
+        }
+    }
+
+    fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
+        if !self.p.wakeup_preemption {
+            return false;
+        }
+        self.update_curr(cpu, now);
+        let Some(curr) = self.rqs[cpu].curr else {
+            return false;
+        };
+        // `wakeup_preempt_entity`: the running task is ahead by more than the wakeup
+        // granularity in the wakee's virtual time.
+        let vdiff = self.tasks[curr].vruntime - self.tasks[wakee].vruntime;
+        let gran = to_virtual(self.p.wakeup_granularity_ns, self.tasks[wakee].weight);
+        vdiff > 0 && vdiff as u64 > gran
+    }
+
+    fn queued(&self, cpu: usize) -> Vec<usize> {
+        self.rqs[cpu].queue.clone()
+    }
+
+    fn prio(&self, task: usize) -> i32 {
+        120 + self.tasks[task].nice
+    }
+}

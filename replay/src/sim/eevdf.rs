@@ -1,0 +1,372 @@
+//! EEVDF as of Linux 6.12 (`kernel/sched/fair.c`, `features.h`): each task has a lag (the
+//! service it is owed against the weighted average vruntime V) and a virtual deadline one
+//! slice ahead of its vruntime; the CPU goes to the eligible task (vruntime not past V) with
+//! the earliest deadline. One runqueue per CPU, no group scheduling.
+//!
+//! Features modelled, with 6.12's defaults: PLACE_LAG (a waking task keeps its lag, scaled
+//! for the queue it joins), PLACE_DEADLINE_INITIAL (a new task's first deadline is half a
+//! slice away), RUN_TO_PARITY (the running task keeps the CPU until its deadline moves),
+//! PREEMPT_SHORT (a wakee with a shorter slice cuts through that), DELAY_DEQUEUE (a task
+//! that blocks while not eligible stays queued until picked or woken, burning its negative
+//! lag) with DELAY_ZERO (positive lag dropped when the delayed dequeue completes). With
+//! HRTICK off a deadline is noticed at the next tick or scheduling event.
+//!
+//! Simplified: `calc_delta_fair` divides exactly; no PELT; an exiting task leaves at once
+//! (the kernel may delay its dequeue too); all slices are the base slice (no
+//! `sched_attr.sched_runtime`).
+
+use super::model::{
+    sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
+    SchedulerModel,
+};
+
+/// 6.12's tunable (`sysctl_sched_base_slice`, before scaling) and feature flags.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EevdfParams {
+    pub(crate) base_slice_ns: u64,
+    /// TICK_NSEC: the lag clamp is at least one tick.
+    pub(crate) tick_ns: u64,
+    pub(crate) place_lag: bool,
+    pub(crate) place_deadline_initial: bool,
+    pub(crate) run_to_parity: bool,
+    pub(crate) preempt_short: bool,
+    pub(crate) delay_dequeue: bool,
+    pub(crate) delay_zero: bool,
+}
+
+impl EevdfParams {
+    /// 6.12's defaults for `cpus` online CPUs at `hz`.
+    pub(crate) fn linux_6_12(cpus: usize, hz: u32) -> EevdfParams {
+        EevdfParams {
+            base_slice_ns: 750_000 * sysctl_factor(cpus),
+            tick_ns: 1_000_000_000 / u64::from(hz.max(1)),
+            place_lag: true,
+            place_deadline_initial: true,
+            run_to_parity: true,
+            preempt_short: true,
+            delay_dequeue: true,
+            delay_zero: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Entity {
+    nice: i32,
+    weight: u64,
+    vruntime: i64,
+    deadline: i64,
+    vlag: i64,
+    slice: u64,
+    /// The deadline it had when last picked: RUN_TO_PARITY protects it until that moves
+    /// (the kernel keeps it in `vlag` while the task runs).
+    picked_deadline: Option<i64>,
+    /// Blocked but still queued (DELAY_DEQUEUE), on this CPU.
+    delayed_on: Option<usize>,
+    exec_start: u64,
+    seq: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Rq {
+    /// Queued and not running, delayed ones included.
+    queue: Vec<usize>,
+    curr: Option<usize>,
+    min_vruntime: i64,
+    /// Asked for by `update_curr` (a deadline reached with others queued).
+    resched: bool,
+}
+
+pub(crate) struct Eevdf {
+    p: EevdfParams,
+    tasks: Vec<Entity>,
+    rqs: Vec<Rq>,
+    seq: u64,
+}
+
+impl Eevdf {
+    pub(crate) fn new(cpus: usize, p: EevdfParams) -> Eevdf {
+        Eevdf {
+            p,
+            tasks: Vec::new(),
+            rqs: vec![Rq::default(); cpus.max(1)],
+            seq: 0,
+        }
+    }
+
+    /// The tasks on the runqueue: queued ones and the running one.
+    fn on_rq(&self, cpu: usize) -> impl Iterator<Item = usize> + '_ {
+        let rq = &self.rqs[cpu];
+        rq.queue.iter().copied().chain(rq.curr)
+    }
+
+    /// (Σ w·(v − min_vruntime), Σ w) over the runqueue.
+    fn sums(&self, cpu: usize) -> (i128, i128) {
+        let base = self.rqs[cpu].min_vruntime;
+        self.on_rq(cpu).fold((0, 0), |(s, l), t| {
+            let e = &self.tasks[t];
+            let w = i128::from(e.weight);
+            (s + w * i128::from(e.vruntime - base), l + w)
+        })
+    }
+
+    /// V, the weighted average vruntime (`avg_vruntime`, rounded down).
+    fn avg_vruntime(&self, cpu: usize) -> i64 {
+        let (sum, load) = self.sums(cpu);
+        let base = self.rqs[cpu].min_vruntime;
+        if load == 0 {
+            return base;
+        }
+        base + sum.div_euclid(load) as i64
+    }
+
+    /// `entity_eligible`: vruntime not past V, compared without rounding.
+    fn eligible(&self, cpu: usize, task: usize) -> bool {
+        let (sum, load) = self.sums(cpu);
+        let v = i128::from(self.tasks[task].vruntime - self.rqs[cpu].min_vruntime);
+        sum >= v * load
+    }
+
+    fn update_min_vruntime(&mut self, cpu: usize) {
+        let v = self.on_rq(cpu).map(|t| self.tasks[t].vruntime).min();
+        if let Some(v) = v {
+            let rq = &mut self.rqs[cpu];
+            rq.min_vruntime = rq.min_vruntime.max(v);
+        }
+    }
+
+    /// Accounts the running task; a reached deadline gets a new one a slice ahead and asks
+    /// for a reschedule when others are queued (`update_deadline`).
+    fn update_curr(&mut self, cpu: usize, now: u64) {
+        let Some(c) = self.rqs[cpu].curr else {
+            return;
+        };
+        let base = self.p.base_slice_ns;
+        let e = &mut self.tasks[c];
+        let delta = now.saturating_sub(e.exec_start);
+        e.exec_start = now;
+        e.vruntime += to_virtual(delta, e.weight) as i64;
+        let mut reached = false;
+        if e.vruntime >= e.deadline {
+            e.slice = base;
+            e.deadline = e.vruntime + to_virtual(e.slice, e.weight) as i64;
+            reached = true;
+        }
+        self.update_min_vruntime(cpu);
+        if reached && !self.rqs[cpu].queue.is_empty() {
+            self.rqs[cpu].resched = true;
+        }
+    }
+
+    /// `update_entity_lag`: V − v, clamped to ± max(2 slices, a tick) in the task's
+    /// virtual time.
+    fn update_lag(&mut self, cpu: usize, task: usize) {
+        let v = self.avg_vruntime(cpu);
+        let e = &self.tasks[task];
+        let limit = to_virtual((2 * e.slice).max(self.p.tick_ns), e.weight) as i64;
+        let lag = (v - e.vruntime).clamp(-limit, limit);
+        self.tasks[task].vlag = lag;
+    }
+
+    /// `place_entity`: at V minus its lag, the lag scaled by (W + w) / W so that adding the
+    /// task leaves it that far from the new average; deadline one virtual slice ahead.
+    fn place(&mut self, cpu: usize, task: usize, initial: bool) {
+        let v = self.avg_vruntime(cpu);
+        let load: u64 = self.on_rq(cpu).map(|t| self.tasks[t].weight).sum();
+        let e = &mut self.tasks[task];
+        e.slice = self.p.base_slice_ns;
+        let mut vslice = to_virtual(e.slice, e.weight) as i64;
+        let mut lag = 0i64;
+        if self.p.place_lag && load > 0 && e.vlag != 0 {
+            lag = ((i128::from(e.vlag) * i128::from(load + e.weight)) / i128::from(load)) as i64;
+        }
+        e.vruntime = v - lag;
+        if self.p.place_deadline_initial && initial {
+            vslice /= 2;
+        }
+        e.deadline = e.vruntime + vslice;
+    }
+
+    /// `pick_eevdf`: the eligible task with the earliest deadline, the running one
+    /// (`curr`, when still queued) kept while RUN_TO_PARITY protects it.
+    fn pick_eevdf(&self, cpu: usize) -> Option<usize> {
+        let rq = &self.rqs[cpu];
+        let t = &self.tasks;
+        let all: Vec<usize> = self.on_rq(cpu).collect();
+        if all.len() <= 1 {
+            return all.first().copied();
+        }
+        let curr = rq.curr.filter(|&c| self.eligible(cpu, c));
+        if let Some(c) = curr {
+            if self.p.run_to_parity && t[c].picked_deadline == Some(t[c].deadline) {
+                return Some(c);
+            }
+        }
+        let best = rq
+            .queue
+            .iter()
+            .copied()
+            .filter(|&q| self.eligible(cpu, q))
+            .min_by_key(|&q| (t[q].deadline, t[q].seq));
+        match (best, curr) {
+            (Some(b), Some(c)) if t[c].deadline < t[b].deadline => Some(c),
+            (Some(b), _) => Some(b),
+            (None, Some(c)) => Some(c),
+            // Rounding can leave no one eligible; the least vruntime is, in exact terms.
+            (None, None) => all.into_iter().min_by_key(|&q| (t[q].vruntime, t[q].seq)),
+        }
+    }
+
+    fn remove(&mut self, cpu: usize, task: usize) {
+        let rq = &mut self.rqs[cpu];
+        if rq.curr == Some(task) {
+            rq.curr = None;
+        } else {
+            rq.queue.retain(|&t| t != task);
+        }
+    }
+}
+
+impl SchedulerModel for Eevdf {
+    fn info(&self) -> ModelInfo {
+        let p = &self.p;
+        ModelInfo {
+            name: ModelName::Eevdf,
+            follows: "EEVDF of Linux 6.12",
+            version: 1,
+            release: "6.12.0-predicted-eevdf",
+            parameters: vec![
+                ("sched_base_slice_ns", p.base_slice_ns as i64),
+                ("TICK_NSEC", p.tick_ns as i64),
+                ("PLACE_LAG", i64::from(p.place_lag)),
+                (
+                    "PLACE_DEADLINE_INITIAL",
+                    i64::from(p.place_deadline_initial),
+                ),
+                ("RUN_TO_PARITY", i64::from(p.run_to_parity)),
+                ("PREEMPT_SHORT", i64::from(p.preempt_short)),
+                ("DELAY_DEQUEUE", i64::from(p.delay_dequeue)),
+                ("DELAY_ZERO", i64::from(p.delay_zero)),
+                ("HRTICK", 0),
+            ],
+        }
+    }
+
+    fn add_task(&mut self, task: usize, nice: i32, _parent: Option<usize>) {
+        if self.tasks.len() <= task {
+            self.tasks.resize(task + 1, Entity::default());
+        }
+        let e = &mut self.tasks[task];
+        e.nice = nice;
+        e.weight = weight_of_nice(nice);
+        e.slice = self.p.base_slice_ns;
+    }
+
+    fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
+        self.update_curr(cpu, now);
+        if self.tasks[task].delayed_on.take().is_some() {
+            // `requeue_delayed_entity`: still queued; re-placed only if it is owed time.
+            self.update_lag(cpu, task);
+            if self.tasks[task].vlag > 0 {
+                self.remove(cpu, task);
+                self.place(cpu, task, false);
+                self.rqs[cpu].queue.push(task);
+            }
+            return;
+        }
+        self.place(cpu, task, how == Enqueue::New);
+        self.seq += 1;
+        let e = &mut self.tasks[task];
+        e.seq = self.seq;
+        e.exec_start = now;
+        self.rqs[cpu].queue.push(task);
+        self.update_min_vruntime(cpu);
+    }
+
+    fn dequeue(&mut self, cpu: usize, task: usize, now: u64, how: Dequeue) {
+        self.update_curr(cpu, now);
+        if how == Dequeue::Sleep && self.p.delay_dequeue && !self.eligible(cpu, task) {
+            // Not eligible: stays queued, delayed, until picked or woken.
+            self.remove(cpu, task);
+            self.tasks[task].delayed_on = Some(cpu);
+            self.rqs[cpu].queue.push(task);
+            return;
+        }
+        self.update_lag(cpu, task);
+        self.remove(cpu, task);
+        self.tasks[task].delayed_on = None;
+        self.update_min_vruntime(cpu);
+    }
+
+    fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
+        self.update_curr(cpu, now);
+        self.rqs[cpu].curr = None;
+        // Behind the tasks with an equal deadline: the kernel picks while the running task
+        // is still current, and keeps it on a tie only if its deadline is strictly earlier.
+        self.seq += 1;
+        self.tasks[task].seq = self.seq;
+        self.rqs[cpu].queue.push(task);
+    }
+
+    fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
+        self.rqs[cpu].resched = false;
+        loop {
+            let next = self.pick_eevdf(cpu)?;
+            self.remove(cpu, next);
+            if self.tasks[next].delayed_on.take().is_some() {
+                // Picked while delayed: the dequeue completes now (`dequeue_entities`
+                // with DEQUEUE_DELAYED), DELAY_ZERO dropping a positive lag.
+                self.rqs[cpu].queue.push(next);
+                self.update_lag(cpu, next);
+                self.remove(cpu, next);
+                if self.p.delay_zero && self.tasks[next].vlag > 0 {
+                    self.tasks[next].vlag = 0;
+                }
+                self.update_min_vruntime(cpu);
+                continue;
+            }
+            self.rqs[cpu].curr = Some(next);
+            let e = &mut self.tasks[next];
+            e.exec_start = now;
+            e.picked_deadline = Some(e.deadline);
+            return Some(next);
+        }
+    }
+
+    fn tick(&mut self, cpu: usize, now: u64) -> bool {
+        self.update_curr(cpu, now);
+        std::mem::take(&mut self.rqs[cpu].resched)
+    }
+
+    fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
+        self.update_curr(cpu, now);
+        if std::mem::take(&mut self.rqs[cpu].resched) {
+            return true;
+        }
+        let Some(curr) = self.rqs[cpu].curr else {
+            return false;
+        };
+        if self.p.preempt_short && self.tasks[wakee].slice < self.tasks[curr].slice {
+            self.tasks[curr].picked_deadline = None;
+        }
+        self.pick_eevdf(cpu) == Some(wakee)
+    }
+
+    fn queued(&self, cpu: usize) -> Vec<usize> {
+        let t = &self.tasks;
+        self.rqs[cpu]
+            .queue
+            .iter()
+            .copied()
+            .filter(|&q| t[q].delayed_on.is_none())
+            .collect()
+    }
+
+    fn still_queued_on(&self, task: usize) -> Option<usize> {
+        self.tasks.get(task).and_then(|e| e.delayed_on)
+    }
+
+    fn prio(&self, task: usize) -> i32 {
+        120 + self.tasks[task].nice
+    }
+}

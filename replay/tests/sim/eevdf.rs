@@ -1,0 +1,78 @@
+//! EEVDF 6.12 on hand-built workloads. One CPU: base slice 0.75 ms × (1 + ilog2(1)) =
+//! 0.75 ms; HZ 250 with the ticks at 0, 4, 8, ... ms (HRTICK off: a deadline is noticed at
+//! the tick). Virtual slices: nice 0 0.75 ms, nice 5 0.75 × 1024 / 335 = 2.29 ms.
+
+use super::build::*;
+use replay::sim::model::ModelName;
+use replay::sim::{simulate, SimOptions};
+
+#[test]
+fn two_spinners_nice_0_and_5_by_eligibility() {
+    // A (1024) and B (335) wake at 0 with no lag: vA = vB = 0, dA = 0.75, dB = 2.29; A runs.
+    // t=4: vA = 4 ≥ dA: new deadline, resched. V = 1024×4/1359 = 3.01: A is not eligible,
+    //      B is: B runs.
+    // t=8: vB = 4 × 1024/335 = 12.23, past dB. V = (4096 + 4096)/1359 = 6.03: A (4) runs.
+    // t=12, 16: vA = 8, 12 against V = 9.04, 12.06: A still eligible, keeps the CPU.
+    // t=20: vA = 16 > V = 15.07: B (12.23) runs. t=24: vB = 24.45, V = 18.08: A runs,
+    //      now for 12 ms (ineligible at 36: 28 > V = 27.13). So A 12 ms, B 4 ms: 75 %,
+    //      the weights' 75.35 % within a tick's rounding.
+    let d = two_spinners(2000 * MS, 5);
+    let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
+    let sw = switches(&p.schedule);
+    let expected = [
+        (0, None, Some(0)),
+        (4 * MS, Some(0), Some(1)),
+        (8 * MS, Some(1), Some(0)),
+        (20 * MS, Some(0), Some(1)),
+        (24 * MS, Some(1), Some(0)),
+        (36 * MS, Some(0), Some(1)),
+        (40 * MS, Some(1), Some(0)),
+    ];
+    assert_eq!(sw[..expected.len()], expected);
+    let ran = p.schedule.runtimes(2);
+    let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
+    assert!((share - 0.7535).abs() < 0.01, "A's share {share}");
+    assert!(sw.iter().all(|&(t, _, _)| t % (4 * MS) == 0));
+}
+
+#[test]
+fn sleeper_waking_a_busy_cpu_wins_the_deadline_tie() {
+    // S spins (nice 0); W (nice 0) sleeps 10 ms, runs 1 ms, sleeps 10 ms, ...
+    // t=10: update_curr gives S vS = 10 ≥ its deadline: dS = 10.75. W has no lag: placed at
+    //   V = 10, dW = 10.75. Both eligible, equal deadlines: the running task keeps the CPU
+    //   only with a strictly earlier deadline (`entity_before`), so W preempts at once.
+    // t=11: W blocks with vW = 11 > V = 10.5: not eligible, so DELAY_DEQUEUE keeps it
+    //   queued; S runs. t=12: the tick renews dS and reschedules (W still counts); V = 11,
+    //   W is picked, its dequeue completes with lag 0 and S goes on without a switch.
+    // t=21: vS = 20, renewed to dS = 20.75; W at V = 20, dW = 20.75: preempts again. Every
+    //   cycle is the same: W wakes at 10, 21, ..., 197 ms (18 times) and runs at once.
+    let d = spinner_and_sleeper(200 * MS);
+    let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
+    let sw = switches(&p.schedule);
+    assert_eq!(sw[1], (10 * MS, Some(0), Some(1)));
+    assert_eq!(sw[2], (11 * MS, Some(1), Some(0)));
+    assert_eq!(sw[3], (21 * MS, Some(0), Some(1)));
+    let wakeups = wakeups_of(&p.schedule, 1);
+    assert_eq!(wakeups.len(), 18);
+    for t in wakeups {
+        assert!(sw.contains(&(t, Some(0), Some(1))), "no preemption at {t}");
+    }
+}
+
+#[test]
+fn equal_spinners_slices_last_one_tick() {
+    // Two nice-0 spinners: the 0.75 ms slice is used up long before the tick, which is
+    // when the deadline is noticed; the other task is then the eligible one. So a slice is
+    // one tick: 4 ms at HZ 250, 1 ms at HZ 1000.
+    let d = two_spinners(400 * MS, 0);
+    for (hz, tick) in [(250, 4 * MS), (1000, MS)] {
+        let opts = SimOptions {
+            hz: Some(hz),
+            ..at_zero()
+        };
+        let p = simulate(&d, ModelName::Eevdf, opts).unwrap();
+        let times: Vec<u64> = switches(&p.schedule).iter().map(|s| s.0).collect();
+        let expected: Vec<u64> = (0..=400 * MS / tick).map(|k| k * tick).collect();
+        assert_eq!(times, expected, "HZ {hz}");
+    }
+}

@@ -1,0 +1,10 @@
+//! The simulator and its models on hand-built workloads (outcomes worked out in the
+//! comments), its determinism, and its predicted trace read back by the analysis.
+
+mod build;
+mod cfs;
+mod eevdf;
+mod every_model;
+mod identity;
+mod output;
+mod projectc;

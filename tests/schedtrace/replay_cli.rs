@@ -1,0 +1,72 @@
+//! `schedtrace replay --as MODEL -o FILE` end to end: the predicted trace is written, its
+//! headline printed beside the input's, the same seed gives the same bytes, and `compare`
+//! takes the prediction as a run.
+
+use super::support::{schedtrace, shared};
+
+#[test]
+fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
+    let dir = std::env::temp_dir().join(format!("schedtrace-replay-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("eevdf.predicted.pftrace");
+    let out_s = out.display().to_string();
+    let cfs = shared("cfs-6.1-vm/nice/trace-v6.dat.xz");
+    let run = schedtrace(&["replay", &cfs, "--as", "eevdf", "-o", &out_s]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stdout.contains("input: CFS (6.1.0-57-amd64)"), "{stdout}");
+    assert!(
+        stdout.contains("predicted: EEVDF (6.12.0-predicted-eevdf)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("nice-n5 273"), "{stdout}");
+    assert!(
+        stderr.contains("predicted by eevdf v1 (EEVDF of Linux 6.12)"),
+        "{stderr}"
+    );
+    let first = std::fs::read(&out).unwrap();
+
+    // Same trace, same seed: the same bytes.
+    let again = schedtrace(&["replay", &cfs, "--as", "eevdf", "-o", &out_s]);
+    assert!(again.status.success());
+    assert_eq!(std::fs::read(&out).unwrap(), first);
+
+    let real = format!("real={}", shared("eevdf-6.12-vm/nice/trace-v6.dat.xz"));
+    let predicted = format!("predicted={out_s}");
+    let cmp = schedtrace(&["compare", &real, &predicted]);
+    let text = String::from_utf8_lossy(&cmp.stdout);
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
+    assert!(text.contains("kernel 6.12.0-predicted-eevdf"), "{text}");
+    assert!(text.contains("nice-n0"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn as_needs_an_output_and_a_known_model() {
+    let cfs = shared("cfs-6.1-vm/nice/trace-v6.dat.xz");
+    let no_output = schedtrace(&["replay", &cfs, "--as", "eevdf"]);
+    assert_eq!(no_output.status.code(), Some(2));
+    let unknown = schedtrace(&["replay", &cfs, "--as", "ule", "-o", "/dev/null"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("one of cfs, eevdf, pds, bmq"));
+}
+
+#[test]
+fn the_prediction_never_overwrites_its_input() {
+    let dir = std::env::temp_dir().join(format!("schedtrace-replay-self-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("nice.dat.xz");
+    std::fs::copy(shared("cfs-6.1-vm/nice/trace-v6.dat.xz"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let c = copy.display().to_string();
+    let run = schedtrace(&["replay", &c, "--as", "cfs", "-o", &c]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("would overwrite the input"));
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
