@@ -272,7 +272,7 @@ pub(crate) fn section<'a>(
             .get(&pid)
             .map_or_else(String::new, |c| c.to_string_lossy())
     };
-    out.behind = ranked(&mut rows, |pid| name(pid));
+    out.behind = ranked(&mut rows, name);
     let parts_seen = parts.len();
     // One task's longest wait; the system's is `system.worst_wait`.
     if parts_seen == 1 {
