@@ -14,6 +14,7 @@ mod compare_support;
 mod compare_vm;
 mod drain_traces;
 mod ground_truth;
+mod idle_states;
 mod invariants;
 mod metrics_rules;
 mod metrics_traces;

@@ -10,6 +10,7 @@ use super::occupancy::Queue;
 use super::open_wait::{OpenWait, Piece};
 use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
 use crate::cpu::Occupant;
+use crate::metrics::idle_states::IdleSplit;
 use rustc_hash::FxHashMap;
 
 /// Everything one task's ended waits add up to.
@@ -67,6 +68,8 @@ pub(crate) struct WaitTracker {
     totals: Vec<Totals>,
     /// Each CPU's LLC, from the topology (empty without one).
     llc_of: Vec<Option<u32>>,
+    /// The idle pieces by the idle state their CPU was leaving (`metrics::idle_states`).
+    pub(crate) idle_split: IdleSplit,
 }
 
 impl WaitTracker {
@@ -97,6 +100,7 @@ impl WaitTracker {
     ) {
         self.leave(slot);
         self.open_mut(slot).begin(pid, at, awaiting_enqueue);
+        self.idle_split.reset(slot);
         self.follow(slot, queued_on, at);
     }
 
@@ -173,6 +177,17 @@ impl WaitTracker {
     /// CPU `cpu` runs `occupant` from `at` on (`at` may lie before the last event when the
     /// analyzer learns of lost events afterwards: no waiter's piece is cut before its time).
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
+        let was = self.queue(cpu as usize).occupant();
+        if was != occupant {
+            if was == Occupant::Idle && self.idle_split.on() {
+                // An idle piece takes the state its CPU is leaving now: its waiters close it.
+                for i in 0..self.queues[cpu as usize].waiters.len() {
+                    let w = self.queues[cpu as usize].waiters[i];
+                    self.settle(w as usize, at);
+                }
+            }
+            self.idle_split.occupant_changed(cpu, occupant);
+        }
         self.queue(cpu as usize).push(occupant, at);
         if self.queues[cpu as usize].long() {
             // A task queued here for a long time (starved, or never seen to run again) would
@@ -198,6 +213,8 @@ impl WaitTracker {
         o.awaiting_enqueue = false;
         o.first_cpu = o.cpu;
         o.clear_pieces();
+        self.idle_split.reset(slot);
+        let o = &mut self.open[slot];
         let enqueue = Piece {
             kind: PieceKind::Enqueue,
             cpu: o.cpu,
@@ -225,6 +242,7 @@ impl WaitTracker {
         }
         self.settle(slot, now);
         self.leave(slot);
+        self.idle_split.commit(slot);
         if slot >= self.totals.len() {
             self.totals.resize_with(slot + 1, Totals::default);
         }
@@ -273,9 +291,13 @@ impl WaitTracker {
             o.since = at;
             return;
         };
+        let split = &mut self.idle_split;
         o.entry = q.walk(o.entry, o.since, at, |occupant, start, end| {
             let (kind, pid) = match occupant {
-                Occupant::Idle => (PieceKind::Idle, 0),
+                Occupant::Idle => {
+                    split.piece(slot, cpu as u32, end - start);
+                    (PieceKind::Idle, 0)
+                }
                 Occupant::Task(p) if p != own => (PieceKind::Behind, p),
                 _ => (PieceKind::Unknown, 0),
             };

@@ -1,0 +1,68 @@
+//! Idle states from `power:cpu_idle` (docs/metrics.md §3b): a hand-built stream worked out by
+//! hand.
+
+use crate::common::*;
+use analysis::report::IdleStateRow;
+use ingest::PrevState::{Runnable as R, Sleeping as S};
+use ingest::{Event, EventKind};
+use std::collections::BTreeMap;
+
+fn cpu_idle(ts: u64, cpu: u32, state: u32) -> Event {
+    Event {
+        ts,
+        cpu,
+        current_pid: 0,
+        kind: EventKind::CpuIdle { state, cpu_id: cpu },
+    }
+}
+
+const EXIT: u32 = EventKind::IDLE_EXIT;
+
+/// CPU 1 runs 20 until 500, then idles: it enters state 1 at 520. Task 10 (asleep on CPU 0)
+/// is woken onto CPU 1 at 1000; CPU 1 leaves state 1 at 1050 and runs 10 at 1100: the wait's
+/// 100 ns are idle, leaving state 1. Later 10 sleeps, CPU 1 idles without entering a state,
+/// 10 is woken at 2000 and runs at 2030: 30 ns idle in no state. CPU 0 enters state 0 at 3000
+/// and holds it to the end (3100).
+#[test]
+fn idle_pieces_take_the_state_the_cpu_was_leaving() {
+    let r = analyze(&[
+        switch(100, 0, 10, S, 0),
+        switch(200, 1, 0, R, 20),
+        switch(500, 1, 20, S, 0),
+        cpu_idle(520, 1, 1),
+        waking(1000, 0, 0, 10, 1),
+        wakeup(1000, 0, 0, 10, 1),
+        cpu_idle(1050, 1, EXIT),
+        switch(1100, 1, 0, R, 10),
+        switch(1500, 1, 10, S, 0),
+        waking(2000, 0, 0, 10, 1),
+        wakeup(2000, 0, 0, 10, 1),
+        switch(2030, 1, 0, R, 10),
+        cpu_idle(3000, 0, 0),
+        switch(3100, 1, 10, S, 0),
+    ]);
+    let by_state = |pairs: &[(&str, u64)]| -> BTreeMap<String, u64> {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    };
+    let c = &row(&r, 10).wait_causes;
+    assert_eq!(c.idle_ns, 130);
+    assert_eq!(c.idle_ns_by_state, by_state(&[("1", 100), ("none", 30)]));
+    assert_eq!(r.system.wait_causes.idle_ns_by_state, c.idle_ns_by_state);
+    let state = |state, ns, count| IdleStateRow { state, ns, count };
+    assert_eq!(cpu(&r, 1).idle_states, [state(1, 530, 1)]);
+    assert_eq!(cpu(&r, 0).idle_states, [state(0, 100, 1)]);
+}
+
+/// Without `cpu_idle` nothing is added: no rows, no split.
+#[test]
+fn a_trace_without_cpu_idle_has_no_idle_states() {
+    let r = analyze(&[
+        switch(100, 1, 0, R, 20),
+        switch(500, 1, 20, S, 0),
+        waking(1000, 0, 0, 10, 1),
+        switch(1100, 1, 0, R, 10),
+    ]);
+    assert_eq!(row(&r, 10).wait_causes.idle_ns, 100);
+    assert!(row(&r, 10).wait_causes.idle_ns_by_state.is_empty());
+    assert!(r.cpus.iter().all(|c| c.idle_states.is_empty()));
+}
