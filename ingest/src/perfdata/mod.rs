@@ -22,6 +22,7 @@ mod bytes;
 mod compressed;
 mod emit;
 mod features;
+mod growing;
 mod header;
 mod ids;
 mod pass;
@@ -32,6 +33,8 @@ mod scan;
 mod source;
 mod split;
 pub(crate) mod wrapped;
+
+pub use growing::Growing;
 
 use crate::ftrace::TracingData;
 use crate::input::{KeepAll, Release};
