@@ -66,3 +66,46 @@ fn a_trace_without_cpu_idle_has_no_idle_states() {
     assert!(row(&r, 10).wait_causes.idle_ns_by_state.is_empty());
     assert!(r.cpus.iter().all(|c| c.idle_states.is_empty()));
 }
+
+/// A third-party trace with `power:cpu_idle` (trappy's `trace_idle.dat`, 6 CPUs, ARM Juno):
+/// the time in each state per CPU equals what `ground_truth.py` (beside the host capture's
+/// tools in `fixtures/traces/eevdf-6.18-host/cpu_idle/`) counts from `trace-cmd report -t -i
+/// trace_idle.dat` (trace-cmd 3.1.6): 17 cpu_idle events, 23 switches, 3 migrations.
+#[test]
+fn trappy_trace_idle_matches_trace_cmd() {
+    if fixtures::public_missing() {
+        return;
+    }
+    let r = analysis::pipeline::analyze(
+        &fixtures::trace("public/trappy/trace_idle.dat.xz"),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(r.quality.events.get("cpu_idle"), Some(&17));
+    let state = |state, ns, count| IdleStateRow { state, ns, count };
+    let got: Vec<(u32, Vec<IdleStateRow>)> = r
+        .cpus
+        .iter()
+        .filter(|c| !c.idle_states.is_empty())
+        .map(|c| (c.cpu, c.idle_states.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0, vec![state(2, 2_780_400, 4)]),
+            (1, vec![state(0, 1_618_500, 1)]),
+            (2, vec![state(2, 4_467_580, 1)]),
+            (3, vec![state(0, 1_610_360, 1)]),
+            (5, vec![state(2, 5_255_380, 1)]),
+        ]
+    );
+    for t in &r.tasks {
+        let c = &t.wait_causes;
+        assert_eq!(
+            c.idle_ns_by_state.values().sum::<u64>(),
+            c.idle_ns,
+            "{}",
+            t.pid
+        );
+    }
+}
