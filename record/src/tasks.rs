@@ -133,15 +133,7 @@ impl Sampler {
     pub(crate) fn scan_one(&mut self, ts_ns: u64, tid: i32) {
         let path = Path::new("/proc").join(tid.to_string());
         if let Some(a) = read_task(&path, tid, &mut HashMap::new()) {
-            if self.live.get(&tid).is_none_or(|(_, old)| *old != a) {
-                let why = if self.live.contains_key(&tid) {
-                    "change"
-                } else {
-                    "first"
-                };
-                self.samples.push(sample(ts_ns, why, tid, &a));
-            }
-            self.live.insert(tid, (ts_ns, a));
+            self.seen(ts_ns, tid, a);
         }
     }
 
