@@ -109,3 +109,84 @@ fn trappy_trace_idle_matches_trace_cmd() {
         );
     }
 }
+
+/// LISA's `sched_load.trace.dat` (6 CPUs, 474 cpu_idle events): the time in each state per
+/// CPU equals `ground_truth.py`'s count of `trace-cmd report -t` of the same file, to the ns;
+/// its waits have idle pieces that left a state, and their split adds up.
+#[test]
+fn lisa_sched_load_matches_trace_cmd() {
+    if fixtures::public_missing() {
+        return;
+    }
+    let r = analysis::pipeline::analyze(
+        &fixtures::trace("public/lisa/sched_load.trace.dat.xz"),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(r.quality.events.get("cpu_idle"), Some(&474));
+    let rows = |list: &[(u32, u64, u64)]| -> Vec<IdleStateRow> {
+        list.iter()
+            .map(|&(state, ns, count)| IdleStateRow { state, ns, count })
+            .collect()
+    };
+    let want: Vec<(u32, Vec<IdleStateRow>)> = vec![
+        (
+            0,
+            rows(&[
+                (0, 45_189_700, 68),
+                (1, 44_502_200, 15),
+                (2, 322_821_900, 26),
+            ]),
+        ),
+        (1, rows(&[(0, 262_703_660, 24)])),
+        (
+            2,
+            rows(&[
+                (0, 11_745_780, 11),
+                (1, 39_280_660, 11),
+                (2, 360_552_920, 6),
+            ]),
+        ),
+        (
+            3,
+            rows(&[
+                (0, 15_600_140, 14),
+                (1, 90_047_020, 18),
+                (2, 298_879_900, 8),
+            ]),
+        ),
+        (
+            4,
+            rows(&[(0, 4_503_340, 2), (1, 202_089_280, 7), (2, 31_606_040, 12)]),
+        ),
+        (
+            5,
+            rows(&[(0, 37_188_060, 3), (1, 202_727_660, 11), (2, 3_915_900, 1)]),
+        ),
+    ];
+    let got: Vec<(u32, Vec<IdleStateRow>)> = r
+        .cpus
+        .iter()
+        .map(|c| (c.cpu, c.idle_states.clone()))
+        .collect();
+    assert_eq!(got, want);
+    let mut left_a_state = 0;
+    for t in &r.tasks {
+        let c = &t.wait_causes;
+        assert_eq!(
+            c.idle_ns_by_state.values().sum::<u64>(),
+            c.idle_ns,
+            "{}",
+            t.pid
+        );
+        left_a_state += c
+            .idle_ns_by_state
+            .iter()
+            .filter(|(k, _)| k.parse::<u32>().is_ok())
+            .map(|(_, ns)| ns)
+            .sum::<u64>();
+    }
+    let s = &r.system.wait_causes;
+    assert_eq!(s.idle_ns_by_state.values().sum::<u64>(), s.idle_ns);
+    assert!(left_a_state > 0);
+}
