@@ -8,6 +8,7 @@ use crate::stats::Stats;
 // Each concern's report fields are defined beside the code that computes them
 // (`metrics/*`); the model gathers them here.
 pub use crate::metrics::fairness::{ShortTermFairness, SystemFairness, TaskFairness};
+pub use crate::metrics::idle_states::IdleStateRow;
 pub use crate::metrics::latency::{TaskHistograms, TaskSamples};
 pub use crate::metrics::placement::{
     cpulist, MigrationClasses, Placement, SystemAffinity, TaskAffinityRow, TopologyInfo,
@@ -238,6 +239,9 @@ pub struct CpuRow {
     /// Jain's index of the fairness ratios of the tasks that competed on this CPU.
     #[serde(default)]
     pub fairness_jain: Option<f64>,
+    /// Time in each idle state (`power:cpu_idle`), by state; left out without the event.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub idle_states: Vec<IdleStateRow>,
 }
 
 /// The system-wide summary (JSON `system`): latency statistics over every task's exact

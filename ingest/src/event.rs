@@ -149,12 +149,15 @@ pub enum EventKind {
     /// An ftrace `print` (a `trace_marker` write of the workload): for the analysis like
     /// [`EventKind::Other`]; its text is kept for `convert`.
     Print { text: Mark },
+    /// `power:cpu_idle`: CPU `cpu_id` enters idle state `state` (the cpuidle driver's state
+    /// index), or leaves the one it was in when `state` is [`EventKind::IDLE_EXIT`].
+    CpuIdle { state: u32, cpu_id: u32 },
 }
 
 impl EventKind {
     /// The name of every kind, in the order of [`EventKind::index`]: the kernel's event name
     /// for the sched kinds (as `trace-cmd report` and `perf script` count them).
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "sched_switch",
         "sched_waking",
         "sched_wakeup",
@@ -167,7 +170,11 @@ impl EventKind {
         "lost",
         "other",
         "print",
+        "cpu_idle",
     ];
+
+    /// The `state` of a `power:cpu_idle` that leaves idle (`PWR_EVENT_EXIT`, -1 as a u32).
+    pub const IDLE_EXIT: u32 = u32::MAX;
 
     /// A dense index of the kind (for per-kind counters without a map).
     pub fn index(&self) -> usize {
@@ -184,6 +191,7 @@ impl EventKind {
             EventKind::Lost { .. } => 9,
             EventKind::Other => 10,
             EventKind::Print { .. } => 11,
+            EventKind::CpuIdle { .. } => 12,
         }
     }
 

@@ -20,19 +20,86 @@ pub(crate) fn read() -> (Host, Option<TopologyRecord>) {
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     let (hz, hz_source) = hz(&kernel_release);
-    let (sched_features, sched_features_source) = features();
+    let mounted = DebugFs::mount_if_absent();
+    let (sched_features, mut sched_features_source) = features();
+    let tunables = tunables();
+    if let Some(note) = mounted.note() {
+        sched_features_source = format!("{sched_features_source}; {note}");
+    }
+    drop(mounted);
     let host = Host {
         kernel_release,
         hz,
         hz_source,
         sched_features,
         sched_features_source,
-        tunables: tunables(),
+        tunables,
     };
     let topology = analysis::topology_load::from_sysfs(Path::new("/sys/devices/system/cpu"))
         .ok()
         .map(|t| TopologyRecord::from_topology(&t));
     (host, topology)
+}
+
+/// debugfs, mounted by us for the scheduler's files when it was not (and unmounted again
+/// when dropped, so the host is left as it was).
+struct DebugFs {
+    /// Whether we mounted it; the error when mounting failed.
+    mounted: Result<bool, String>,
+}
+
+const DEBUGFS: &str = "/sys/kernel/debug";
+
+impl DebugFs {
+    fn mount_if_absent() -> DebugFs {
+        if Path::new(DEBUG_SCHED).exists() || !Path::new(DEBUGFS).is_dir() {
+            return DebugFs { mounted: Ok(false) };
+        }
+        let c = |s: &str| std::ffi::CString::new(s).expect("no NUL");
+        let (src, dir, fs) = (c("debugfs"), c(DEBUGFS), c("debugfs"));
+        // Read-only: we only read; nothing a mount could change.
+        let r = unsafe {
+            libc::mount(
+                src.as_ptr(),
+                dir.as_ptr(),
+                fs.as_ptr(),
+                libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            )
+        };
+        let mounted = if r == 0 {
+            eprintln!(
+                "schedtrace: debugfs was not mounted: mounted it read-only at {DEBUGFS} to read the \
+                 scheduler's features and tunables (unmounted again when read)"
+            );
+            Ok(true)
+        } else {
+            Err(std::io::Error::last_os_error().to_string())
+        };
+        DebugFs { mounted }
+    }
+
+    /// What the sidecar says about the mount, when we tried one.
+    fn note(&self) -> Option<String> {
+        match &self.mounted {
+            Ok(true) => Some(format!(
+                "debugfs was not mounted: schedtrace record mounted it read-only at {DEBUGFS} to read this, and unmounted it"
+            )),
+            Ok(false) => None,
+            Err(e) => Some(format!(
+                "debugfs is not mounted and mounting it at {DEBUGFS} failed: {e}"
+            )),
+        }
+    }
+}
+
+impl Drop for DebugFs {
+    fn drop(&mut self) {
+        if self.mounted == Ok(true) {
+            let dir = std::ffi::CString::new(DEBUGFS).expect("no NUL");
+            unsafe { libc::umount2(dir.as_ptr(), libc::MNT_DETACH) };
+        }
+    }
 }
 
 /// `CONFIG_HZ` of a kernel config's text.

@@ -11,6 +11,7 @@
 mod host;
 mod perf;
 mod preflight;
+mod proc_events;
 mod summary;
 mod tasks;
 
@@ -91,13 +92,21 @@ pub fn run(o: &Options) -> Result<u8, String> {
     let perf = perf::Perf::start(&o.output, &plan.events)?;
     let start_ns = monotonic_ns();
     let mut sampler = tasks::Sampler::default();
+    // Before the first scan: a task forked meanwhile is read by one or the other.
+    let new_tasks = tasks::watch_new_tasks(monotonic_ns);
     sampler.scan(start_ns);
     let mut child = match o.command.split_first() {
         Some((program, args)) => Some(spawn(program, args)?),
         None => None,
     };
     let mut perf = perf;
-    let progress = !o.quiet && std::io::stderr().is_terminal();
+    let terminal = std::io::stderr().is_terminal();
+    let progress = !o.quiet && terminal;
+    // What perf wrote so far: events, bytes and losses per CPU, as they happen.
+    let mut written = ingest::perfdata::Growing::default();
+    let mut lost_said = 0;
+    // Not a terminal (a log): a line after 1 s, then every 10 s, and whenever losses grow.
+    let mut next_log = Instant::now() + Duration::from_secs(1);
     let mut next_sample = Instant::now() + o.sample_interval;
     let mut next_draw = Instant::now();
     let (mut signalled, mut forwarded) = (None, false);
@@ -134,13 +143,24 @@ pub fn run(o: &Options) -> Result<u8, String> {
         if let Some(free) = preflight::free_bytes(&o.output).filter(|&f| f < MIN_FREE_BYTES) {
             break Stop::DiskFull(free);
         }
+        for (ts, tid, attrs) in new_tasks.iter().flat_map(|rx| rx.try_iter()) {
+            sampler.seen(ts, tid, attrs);
+        }
         if Instant::now() >= next_sample {
             sampler.scan(monotonic_ns());
             next_sample += o.sample_interval;
         }
-        if progress && Instant::now() >= next_draw {
-            draw(started, &o.output, sampler.live());
-            next_draw += Duration::from_millis(500);
+        if !o.quiet && Instant::now() >= next_draw {
+            let _ = written.update(&o.output);
+            let lost: u64 = written.lost.values().sum();
+            if terminal {
+                draw(started, &written, sampler.live());
+            } else if lost > lost_said || Instant::now() >= next_log {
+                eprintln!("{}", progress_line(started, &written, sampler.live()));
+                next_log = Instant::now() + Duration::from_secs(10);
+            }
+            lost_said = lost;
+            next_draw += Duration::from_secs(1);
         }
         std::thread::sleep(Duration::from_millis(10));
     };
@@ -238,12 +258,33 @@ fn exited_unreaped(child: &Child) -> Option<i32> {
     })
 }
 
-fn draw(started: Instant, output: &Path, tasks: usize) {
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-    eprint!(
-        "\r\x1b[Kschedtrace record: {:.1} s, {:.1} MiB written, {tasks} tasks sampled (Ctrl-C stops)",
+/// `schedtrace record: 3.0 s, 12345 events, 4.1 MiB, 17 tasks sampled, lost: CPU 1 225`.
+fn progress_line(started: Instant, w: &ingest::perfdata::Growing, tasks: usize) -> String {
+    let lost = if w.lost.values().all(|&n| n == 0) {
+        "none".to_string()
+    } else {
+        w.lost
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(cpu, n)| match cpu {
+                Some(c) => format!("CPU {c} {n}"),
+                None => format!("CPU ? {n}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "schedtrace record: {:.1} s, {} events, {:.1} MiB, {tasks} tasks sampled, lost: {lost}",
         started.elapsed().as_secs_f64(),
-        bytes as f64 / (1 << 20) as f64
+        w.samples,
+        w.bytes as f64 / (1 << 20) as f64
+    )
+}
+
+fn draw(started: Instant, w: &ingest::perfdata::Growing, tasks: usize) {
+    eprint!(
+        "\r\x1b[K{} (Ctrl-C stops)",
+        progress_line(started, w, tasks)
     );
     let _ = std::io::stderr().flush();
 }

@@ -7,15 +7,43 @@
 //! changed since the last sample (`why` = `first` / `change`); a task gone since the last
 //! scan gets its last values again as `last`, as does every task still there at the end. A
 //! task that lives and dies between two scans is never seen: the analysis then treats its
-//! affinity as unknown (documented in docs/guide.md, "How to record").
+//! affinity as unknown (documented in docs/guide.md, "How to record"). Between the scans,
+//! [`watch_new_tasks`] reads each task as it forks and execs (the kernel's process events),
+//! so that a short-lived process is seen too.
 
 use analysis::recording::TaskSample;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender};
+
+/// Reads every task that forks or execs, as it does (a thread blocked on the kernel's
+/// process events; `now` stamps each read in the trace's clock); None where the kernel
+/// offers no process events. The thread ends when the receiver is dropped.
+pub(crate) fn watch_new_tasks(now: fn() -> u64) -> Option<Receiver<(u64, i32, Attrs)>> {
+    let mut events = crate::proc_events::ProcEvents::open()?;
+    let (tx, rx): (Sender<(u64, i32, Attrs)>, _) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut cgroups = HashMap::new();
+        let mut open = true;
+        while open {
+            let mut read = Vec::new();
+            if !events.next(|tid| read.push(tid)) {
+                return;
+            }
+            for tid in read {
+                let path = Path::new("/proc").join(tid.to_string());
+                if let Some(a) = read_task(&path, tid, &mut cgroups) {
+                    open &= tx.send((now(), tid, a)).is_ok();
+                }
+            }
+        }
+    });
+    Some(rx)
+}
 
 /// What one scan read of one task (the parts compared between scans).
 #[derive(Clone, PartialEq)]
-struct Attrs {
+pub(crate) struct Attrs {
     tgid: i32,
     comm: String,
     cpus: String,
@@ -87,20 +115,25 @@ impl Sampler {
         }
     }
 
+    /// A task read by the process-event thread ([`watch_new_tasks`]) at `ts_ns`.
+    pub(crate) fn seen(&mut self, ts_ns: u64, tid: i32, a: Attrs) {
+        if self.live.get(&tid).is_none_or(|(_, old)| *old != a) {
+            let why = if self.live.contains_key(&tid) {
+                "change"
+            } else {
+                "first"
+            };
+            self.samples.push(sample(ts_ns, why, tid, &a));
+        }
+        self.live.insert(tid, (ts_ns, a));
+    }
+
     /// Reads task `tid` now, even when a scan would miss it (the recorded command between
     /// its exit and its reaping).
     pub(crate) fn scan_one(&mut self, ts_ns: u64, tid: i32) {
         let path = Path::new("/proc").join(tid.to_string());
         if let Some(a) = read_task(&path, tid, &mut HashMap::new()) {
-            if self.live.get(&tid).is_none_or(|(_, old)| *old != a) {
-                let why = if self.live.contains_key(&tid) {
-                    "change"
-                } else {
-                    "first"
-                };
-                self.samples.push(sample(ts_ns, why, tid, &a));
-            }
-            self.live.insert(tid, (ts_ns, a));
+            self.seen(ts_ns, tid, a);
         }
     }
 

@@ -91,6 +91,15 @@ fn recording(r: &Report, out: &mut String) {
         Some(f) => writeln!(out, "features: {}", f.join(" ")),
         None => writeln!(out, "features: not recorded: {}", rec.sched_features_source),
     };
+    if !rec.tunables.is_empty() {
+        // By file name: sysctl `kernel.sched_*` and debugfs `sched/*` names do not collide.
+        let named: Vec<String> = rec
+            .tunables
+            .iter()
+            .map(|(path, v)| format!("{}={v}", path.rsplit('/').next().unwrap_or(path)))
+            .collect();
+        let _ = writeln!(out, "tunables: {}", named.join(" "));
+    }
 }
 
 /// Damaged input stepped over and suspect time jumps (issue #11): said where the ledger is.

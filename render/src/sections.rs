@@ -63,6 +63,22 @@ pub(crate) fn cpus(r: &Report, out: &mut String) {
         "context_switch_bugs",
     ];
     Table::of(CPU_COLUMNS, None, &keys).render(&r.cpus, out);
+    // power:cpu_idle residency (docs/metrics.md §3b), only where the trace has the event.
+    for c in r.cpus.iter().filter(|c| !c.idle_states.is_empty()) {
+        let states: Vec<String> = c
+            .idle_states
+            .iter()
+            .map(|s| {
+                format!(
+                    "state {} {} ms ({} entries)",
+                    s.state,
+                    ms(s.ns as f64),
+                    s.count
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "idle states, cpu {}: {}", c.cpu, states.join(", "));
+    }
 }
 
 pub(crate) fn preemption(r: &Report, out: &mut String) {

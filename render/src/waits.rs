@@ -74,6 +74,19 @@ pub(crate) fn render(r: &Report, out: &mut String) {
             p.wait_other_ns as f64 / 1e6,
         );
     }
+    if !s.idle_ns_by_state.is_empty() {
+        // power:cpu_idle: the idle waits by the state the CPU was leaving (docs/metrics.md §3b).
+        let states: Vec<String> = s
+            .idle_ns_by_state
+            .iter()
+            .map(|(state, &ns)| format!("{state} {:.3} ms", ns as f64 / 1e6))
+            .collect();
+        let _ = writeln!(
+            out,
+            "idle waits by the idle state left: {}",
+            states.join(", ")
+        );
+    }
     let label = Label {
         header: "task:pid",
         width: crate::TASK_WIDTH,

@@ -40,8 +40,8 @@ pub struct RecordArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<u64>,
 
-    /// How often every task's allowed CPUs, nice, policy and cgroup are read from /proc (a
-    /// task living less than this may be missed: its affinity is then unknown)
+    /// How often every task's allowed CPUs, nice, policy and cgroup are read from /proc
+    /// (each task is also read as it forks and execs, where the kernel reports those)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "100ms")]
     pub sample_every: u64,
 
@@ -49,7 +49,9 @@ pub struct RecordArgs {
     #[arg(long)]
     pub irq: bool,
 
-    /// No progress line on stderr (it is only drawn when stderr is a terminal)
+    /// No progress on stderr (events and MiB written so far, and the events lost on each CPU
+    /// as they happen: redrawn every second on a terminal; else a line after 1 s, every 10 s
+    /// and whenever losses grow)
     #[arg(short = 'q', long)]
     pub quiet: bool,
 

@@ -10,6 +10,7 @@ use crate::cpu::{Cpu, Lost, Occupant};
 use crate::drain::Draining;
 use crate::interval::SwitchReason;
 use crate::metrics::fairness::{Fairness, PrioScale};
+use crate::metrics::idle_states::Residency;
 use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
 use crate::metrics::records::Recorder;
@@ -83,6 +84,8 @@ pub struct Analyzer {
     pub(crate) recorded_nice: Option<crate::recording::Niceness>,
     /// Every wait's pieces by what its runqueue's CPU ran (`metrics::wait_causes`).
     pub(crate) waits: WaitTracker,
+    /// Time in each idle state per CPU (`metrics::idle_states`).
+    pub(crate) idle_states: Residency,
 }
 
 impl Analyzer {
@@ -133,6 +136,7 @@ impl Analyzer {
             affinity: config_affinity,
             recorded_nice,
             waits: WaitTracker::default(),
+            idle_states: Residency::default(),
         }
         .with_topology()
     }
@@ -402,6 +406,7 @@ impl Analyzer {
         let c = &mut self.cpus[cpu as usize];
         let from = c.last_event.unwrap_or(ts);
         c.lost.push(Lost { ts, count, from });
+        self.idle_states.lost(cpu);
         if self.scope.counts(ts, cpu) {
             self.count_in_series(Count::Lost, ts, cpu);
         }
@@ -420,6 +425,16 @@ impl Analyzer {
             let origin = self.first_ts.unwrap_or(ts).max(self.scope.start);
             s.count(what, ts, origin, cpu);
         }
+    }
+
+    /// `power:cpu_idle`: the CPU it names (the kernel's `cpu_id`, which is the CPU it ran on).
+    fn on_cpu_idle(&mut self, ts: u64, state: u32, cpu_id: u32) {
+        if cpu_id >= MAX_CPUS {
+            self.reject("cpu_idle: cpu_id out of range");
+            return;
+        }
+        self.idle_states.event(cpu_id, state, ts, &self.scope);
+        self.waits.idle_split.cpu_idle(cpu_id, state);
     }
 
     fn count_kind(&mut self, kind: &EventKind) {
@@ -570,6 +585,7 @@ impl EventSink for Analyzer {
             EventKind::TaskName { .. } => {}
             EventKind::Lost { count } => self.on_lost(ts, cpu, count),
             EventKind::Free { .. } | EventKind::Other | EventKind::Print { .. } => {}
+            EventKind::CpuIdle { state, cpu_id } => self.on_cpu_idle(ts, state, cpu_id),
         }
         self.cpus[cpu as usize].last_event = Some(ts);
     }

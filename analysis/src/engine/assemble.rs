@@ -10,7 +10,7 @@ use crate::interval::SwitchReason;
 use crate::metrics::fairness::{self, Presence};
 use crate::metrics::placement::{self, cpulist, CpuMap, TaskAffinityRow};
 use crate::metrics::runqueue::{AffinityUse, LooksPinned};
-use crate::metrics::{latency, quality, wait_causes};
+use crate::metrics::{idle_states, latency, quality, wait_causes};
 use crate::recording::RecordingInfo;
 use crate::report::{
     CpuRow, Preemption, Report, Source, SwitchOut, Switches, System, TaskRow, TopologyInfo, Window,
@@ -42,6 +42,7 @@ impl Analyzer {
             self.tasks[slot].finish(end, &self.scope);
         }
         self.settle_metrics(end);
+        self.idle_states.finish(end, &self.scope);
         for cpu in &mut self.cpus {
             cpu.finish(end, &self.scope);
         }
@@ -105,6 +106,7 @@ impl Analyzer {
                 let settled = (t.last_run_cpu, t.settled_slices, t.settled_since);
                 let mut row = task_row(t, affinity);
                 row.wait_causes = wait_causes::section(totals, &names);
+                row.wait_causes.idle_ns_by_state = self.waits.idle_split.task(slot);
                 match (allowed, settled) {
                     (Some(cpus), _) => row.allowed_cpus = Some(cpus),
                     (None, (Some(cpu), slices, since_ns)) => pinned_candidates.push(LooksPinned {
@@ -120,7 +122,13 @@ impl Analyzer {
                 row
             })
             .collect();
-        let system_waits = wait_causes::section(waited, &names);
+        let mut system_waits = wait_causes::section(waited, &names);
+        for t in &tasks {
+            idle_states::merge(
+                &mut system_waits.idle_ns_by_state,
+                &t.wait_causes.idle_ns_by_state,
+            );
+        }
         tasks.sort_by(|a, b| b.runtime_ns.cmp(&a.runtime_ns).then(a.pid.cmp(&b.pid)));
         let unknown_ns = saturating_sum(tasks.iter().map(|t| t.unknown_ns));
         let meta = &ingested.meta;
@@ -259,6 +267,7 @@ impl Analyzer {
             row.runqueue = self.runqueues.row(c, window.len_ns());
             row.wakeup_preemptions = self.cpus[c as usize].wakeup_preemptions;
             row.fairness_jain = jain[c as usize];
+            row.idle_states = self.idle_states.rows(c, &self.scope);
         }
     }
 
@@ -301,6 +310,7 @@ impl Analyzer {
                 runqueue: Default::default(),
                 wakeup_preemptions: 0,
                 fairness_jain: None,
+                idle_states: Vec::new(),
             })
             .collect()
     }

@@ -6,6 +6,7 @@
 //! | [`crate::timeline`] (the task state machine) | runtime, slices, sleep, unknown time, switch-out reasons, wakeups, migrations (§2–3) |
 //! | [`latency`] | wakeup latency, preemption wait, sched delay statistics (§3) |
 //! | [`wait_causes`] | every wait split by what its CPU ran: enqueue, idle, behind whom, unknown (§3a) |
+//! | [`idle_states`] | time in each idle state per CPU; the idle pieces of the waits by the state left (§3b) |
 //! | [`runqueue`] | runqueue depth per CPU, idle-while-runnable (§4) |
 //! | [`preemption`] | wakeup preemptions, caused / suffered, triples (§5) |
 //! | [`placement`] | cache affinity, placement classes, local / remote wakeups (§6) |
@@ -17,6 +18,7 @@
 //! its `assemble` module asks each for its part of the report.
 
 pub(crate) mod fairness;
+pub(crate) mod idle_states;
 pub(crate) mod latency;
 pub(crate) mod placement;
 pub(crate) mod preemption;

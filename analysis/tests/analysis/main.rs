@@ -15,6 +15,7 @@ mod compare_vm;
 mod decode_threads;
 mod drain_traces;
 mod ground_truth;
+mod idle_states;
 mod invariants;
 mod metrics_rules;
 mod metrics_traces;

@@ -27,6 +27,8 @@ fn template() -> CpuRow {
         },
         wakeup_preemptions: 0,
         fairness_jain: Some(0.5),
+        // A list (power:cpu_idle): not a flat column; `analyze --json` has it.
+        idle_states: Vec::new(),
     }
 }
 

@@ -70,6 +70,11 @@ enum Plan {
     Print {
         buf: Str,
     },
+    /// `power/cpu_idle`.
+    CpuIdle {
+        state: Int,
+        cpu_id: Int,
+    },
     Other,
 }
 
@@ -425,6 +430,10 @@ impl Decoder {
             Plan::Free { pid } => EventKind::Free {
                 pid: pid.read::<O>(r)? as i32,
             },
+            Plan::CpuIdle { state, cpu_id } => EventKind::CpuIdle {
+                state: state.read::<O>(r)? as u32,
+                cpu_id: cpu_id.read::<O>(r)? as u32,
+            },
         })
     }
 
@@ -521,6 +530,12 @@ fn plan_for(f: &EventFormat) -> Plan {
         ("sched", "sched_process_exit") => l("pid").map(|pid| Plan::Exit { pid }),
         ("sched", "sched_process_free") => l("pid").map(|pid| Plan::Free { pid }),
         ("ftrace", "print") => s("buf").map(|buf| Plan::Print { buf }),
+        ("power", "cpu_idle") => (|| {
+            Some(Plan::CpuIdle {
+                state: l("state")?,
+                cpu_id: l("cpu_id")?,
+            })
+        })(),
         _ => None,
     };
     // A sched event without its key fields (a vendor variant) is still counted, as Other.

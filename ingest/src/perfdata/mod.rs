@@ -25,6 +25,7 @@ mod bytes;
 mod compressed;
 mod emit;
 mod features;
+mod growing;
 mod header;
 mod ids;
 mod pass;
@@ -34,6 +35,8 @@ mod sample;
 mod scan;
 mod source;
 pub(crate) mod wrapped;
+
+pub use growing::Growing;
 
 use crate::ftrace::TracingData;
 use crate::meta::{Format, TraceMeta};

@@ -2,8 +2,8 @@
 //! both directions, and of `sched_switch.prev_state` (formats.md §3.3, §6.3).
 
 use super::proto::{
-    FtraceEvent, FtraceEventKind as K, PrintFtraceEvent, SchedMigrateTask, SchedProcessExit,
-    SchedProcessFork, SchedProcessFree, SchedSwitch, SchedWakeup,
+    CpuIdle, FtraceEvent, FtraceEventKind as K, PrintFtraceEvent, SchedMigrateTask,
+    SchedProcessExit, SchedProcessFork, SchedProcessFree, SchedSwitch, SchedWakeup,
 };
 use crate::event::{Comm, Event, EventKind, Marks, PrevState, TaskRef};
 
@@ -115,7 +115,15 @@ pub(super) fn decode(e: &FtraceEvent, marks: &Marks) -> Decoded {
             None,
         ),
         Some(K::CpuFrequency(_)) => ("cpu_frequency", EventKind::Other, None),
-        Some(K::CpuIdle(_)) => ("cpu_idle", EventKind::Other, None),
+        Some(K::CpuIdle(c)) => (
+            "cpu_idle",
+            match (c.state, c.cpu_id) {
+                (Some(state), Some(cpu_id)) => EventKind::CpuIdle { state, cpu_id },
+                // Without its fields the event says nothing: counted only.
+                _ => EventKind::Other,
+            },
+            None,
+        ),
         // Generic events carry their name as data; counting them under one label keeps
         // the name table bounded whatever a file contains.
         Some(K::Generic(_)) => ("generic ftrace event", EventKind::Other, None),
@@ -213,6 +221,10 @@ pub(super) fn encode(e: &Event, marks: &Marks) -> Option<FtraceEvent> {
         EventKind::Print { text } => K::Print(PrintFtraceEvent {
             ip: None,
             buf: Some([&marks.text(text)[..], b"\n"].concat()),
+        }),
+        EventKind::CpuIdle { state, cpu_id } => K::CpuIdle(CpuIdle {
+            state: Some(state),
+            cpu_id: Some(cpu_id),
         }),
         EventKind::TaskName { .. } | EventKind::Lost { .. } | EventKind::Other => return None,
     };

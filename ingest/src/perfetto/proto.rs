@@ -122,7 +122,7 @@ pub enum FtraceEventKind {
     #[prost(message, tag = "11")]
     CpuFrequency(Empty),
     #[prost(message, tag = "13")]
-    CpuIdle(Empty),
+    CpuIdle(CpuIdle),
     #[prost(message, tag = "17")]
     SchedWakeup(SchedWakeup),
     #[prost(message, tag = "20")]
@@ -150,10 +150,18 @@ pub struct PrintFtraceEvent {
     pub buf: Option<Vec<u8>>,
 }
 
-/// The events we only count (`CpuFrequencyFtraceEvent`, `CpuIdleFtraceEvent`): their fields
-/// are skipped.
+/// The events we only count (`CpuFrequencyFtraceEvent`): their fields are skipped.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Empty {}
+
+/// `CpuIdleFtraceEvent`: `state` entered (`u32::MAX`: idle left) on `cpu_id`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CpuIdle {
+    #[prost(uint32, optional, tag = "1")]
+    pub state: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub cpu_id: Option<u32>,
+}
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct GenericFtraceEvent {

@@ -41,6 +41,7 @@ pub(super) fn decode(name: &[u8], body: &[u8]) -> Result<Option<(EventKind, Stat
             Some(pid) => done(EventKind::Free { pid }),
             None => Err("malformed sched_process_free"),
         },
+        b"cpu_idle" => cpu_idle(body).map_or(Err("malformed cpu_idle"), done),
         _ => Ok(None),
     }
 }
@@ -248,6 +249,24 @@ fn fork(body: &[u8]) -> Option<EventKind> {
     })
 }
 
+/// `state=1 cpu_id=0`; the exit state prints as `4294967295` (or `-1` where a tool prints it
+/// signed): both are the u32 the kernel wrote.
+fn cpu_idle(body: &[u8]) -> Option<EventKind> {
+    let mut f = Fields::start(body, b"state=")?;
+    let state = u32_or_signed(f.word())?;
+    f.expect(b" cpu_id=")?;
+    let cpu_id = u32_or_signed(f.word())?;
+    Some(EventKind::CpuIdle { state, cpu_id })
+}
+
+/// A u32 printed unsigned, or as its signed twin.
+fn u32_or_signed(s: &[u8]) -> Option<u32> {
+    match s.strip_prefix(b"-") {
+        Some(_) => parse_i32(s).map(|v| v as u32),
+        None => u32::try_from(parse_u64(s)?).ok(),
+    }
+}
+
 /// The pid of `comm=a pid=1 ...` (sched_process_exit / _free).
 fn comm_pid(body: &[u8]) -> Option<i32> {
     let mut f = Fields::start(body, b"comm=")?;
@@ -273,6 +292,22 @@ mod tests {
         );
         assert_eq!((next.pid, next.comm), (17910, Comm::from("opt cgu.0")));
         assert_eq!(src, StateSrc::Value(2));
+    }
+
+    #[test]
+    fn cpu_idle_forms() {
+        let idle = |state, cpu_id| Ok(Some((EventKind::CpuIdle { state, cpu_id }, StateSrc::Done)));
+        assert_eq!(decode(b"cpu_idle", b"state=1 cpu_id=3"), idle(1, 3));
+        assert_eq!(
+            decode(b"cpu_idle", b"state=4294967295 cpu_id=0"),
+            idle(u32::MAX, 0)
+        );
+        assert_eq!(decode(b"cpu_idle", b"state=-1 cpu_id=0"), idle(u32::MAX, 0));
+        assert_eq!(
+            decode(b"cpu_idle", b"state=4294967296 cpu_id=0"),
+            Err("malformed cpu_idle")
+        );
+        assert_eq!(decode(b"cpu_idle", b"state=1"), Err("malformed cpu_idle"));
     }
 
     #[test]

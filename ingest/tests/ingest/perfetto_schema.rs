@@ -151,7 +151,10 @@ fn everything() -> Trace {
             next_prio: Some(4),
         }),
         K::CpuFrequency(Empty {}),
-        K::CpuIdle(Empty {}),
+        K::CpuIdle(CpuIdle {
+            state: Some(1),
+            cpu_id: Some(2),
+        }),
         K::SchedWakeup(wakeup()),
         K::SchedWaking(wakeup()),
         K::SchedWakeupNew(wakeup()),

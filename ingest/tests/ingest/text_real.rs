@@ -23,7 +23,8 @@ fn check(rel: &str, flavour: &str, cpus: u32) -> (ingest::Ingested, Vec<ingest::
         events.windows(2).all(|w| w[0].ts <= w[1].ts),
         "{rel}: time order"
     );
-    // Every sched line became its own kind, everything else Other (no lost markers here).
+    // Every sched and cpu_idle line became its own kind, everything else Other (no lost
+    // markers here).
     let kinds = kinds(&events);
     for name in [
         "sched_switch",
@@ -34,6 +35,7 @@ fn check(rel: &str, flavour: &str, cpus: u32) -> (ingest::Ingested, Vec<ingest::
         "sched_process_fork",
         "sched_process_exit",
         "sched_process_free",
+        "cpu_idle",
     ] {
         assert_eq!(
             kinds.get(name).copied().unwrap_or(0),
@@ -47,7 +49,11 @@ fn check(rel: &str, flavour: &str, cpus: u32) -> (ingest::Ingested, Vec<ingest::
         .map(|(_, v)| v)
         .sum();
     assert_eq!(
-        kinds.get("other").copied().unwrap_or(0) + kinds.get("print").copied().unwrap_or(0) + sched,
+        ["other", "print", "cpu_idle"]
+            .iter()
+            .map(|k| kinds.get(k).copied().unwrap_or(0))
+            .sum::<u64>()
+            + sched,
         events.len() as u64
     );
     assert_eq!(events.len() as u64, expected.values().sum::<u64>());

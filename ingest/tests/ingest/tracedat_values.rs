@@ -176,7 +176,24 @@ fn check_line(line: &ReportLine, e: &Event, marks: &Marks, at: usize) {
                 ctx()
             );
         }
-        EventKind::Other => assert!(!line.name.starts_with("sched_"), "{}", ctx()),
+        EventKind::CpuIdle { state, cpu_id } => {
+            assert_eq!(line.name, "cpu_idle", "{}", ctx());
+            let v = kv(line.body, &["state", "cpu_id"]);
+            assert_eq!(
+                (
+                    v[0].trim().parse::<u32>().unwrap(),
+                    v[1].trim().parse::<u32>().unwrap()
+                ),
+                (state, cpu_id),
+                "{}",
+                ctx()
+            );
+        }
+        EventKind::Other => assert!(
+            !line.name.starts_with("sched_") && line.name != "cpu_idle",
+            "{}",
+            ctx()
+        ),
         EventKind::Print { text } => {
             // trace-cmd prints the marker's ip as a symbol, then its text.
             assert_eq!(line.name, "print", "{}", ctx());
@@ -218,6 +235,19 @@ fn every_line_of_eevdf_6_18_host_pipe_pinned() {
         "eevdf-6.18-host/pipe_pinned/trace-cmd.report.txt.xz",
     );
     assert_eq!(switches, 11418);
+}
+
+/// A third-party trace with `power:cpu_idle` (trappy's `trace_idle.dat`): each event's state
+/// and CPU as `trace-cmd report` prints them.
+#[test]
+fn every_line_of_trappy_trace_idle() {
+    if fixtures::public_missing() {
+        return;
+    }
+    check_all_lines(
+        "public/trappy/trace_idle.dat.xz",
+        "public/expected/trappy_trace_idle.dat.report.txt",
+    );
 }
 
 #[test]

@@ -23,6 +23,7 @@ pub(crate) use tracker::{Longest, Totals, WaitTracker};
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Occupants listed per task (by time behind them); the rest are summed in one row.
 pub(crate) const BEHIND_KEPT: usize = 8;
@@ -189,6 +190,11 @@ pub struct WaitCauses {
     /// The longest wait's pieces (tasks only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest: Option<LongestWait>,
+    /// `idle_ns` by the idle state the CPU was leaving (`power:cpu_idle`; its values sum
+    /// to `idle_ns`): the state's index, `none` or `unknown` (`metrics::idle_states`).
+    /// Left out when the trace has no `cpu_idle`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub idle_ns_by_state: BTreeMap<String, u64>,
 }
 
 impl WaitCauses {
@@ -377,6 +383,7 @@ pub(crate) fn merge(row: &mut WaitCauses, m: &WaitCauses) {
         }
     }
     row.behind = kept;
+    crate::metrics::idle_states::merge(&mut row.idle_ns_by_state, &m.idle_ns_by_state);
     let len = |l: &LongestWait| l.end_ns - l.start_ns;
     if let Some(l) = &m.longest {
         if row.longest.as_ref().is_none_or(|r| len(l) > len(r)) {

@@ -13,6 +13,7 @@ use super::occupancy::Queue;
 use super::open_wait::{OpenWait, Piece};
 use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
 use crate::cpu::Occupant;
+use crate::metrics::idle_states::IdleSplit;
 use rustc_hash::FxHashMap;
 
 /// Everything one task's ended waits add up to.
@@ -70,6 +71,8 @@ pub(crate) struct WaitTracker {
     totals: Vec<Totals>,
     /// Each CPU's LLC, from the topology (empty without one).
     llc_of: Vec<Option<u32>>,
+    /// The idle pieces by the idle state their CPU was leaving (`metrics::idle_states`).
+    pub(crate) idle_split: IdleSplit,
 }
 
 impl WaitTracker {
@@ -100,6 +103,7 @@ impl WaitTracker {
     ) {
         self.leave(slot);
         self.open_mut(slot).begin(pid, at, awaiting_enqueue);
+        self.idle_split.reset(slot);
         self.follow(slot, queued_on, at);
     }
 
@@ -188,6 +192,17 @@ impl WaitTracker {
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
         let c = cpu as usize;
         self.queue(c);
+        let was = self.queues[c].occupant();
+        if was != occupant {
+            if was == Occupant::Idle && self.idle_split.on() {
+                // An idle piece takes the state its CPU is leaving now: its waiters close it.
+                for i in 0..self.queues[c].waiters.len() {
+                    let w = self.queues[c].waiters[i] as usize;
+                    self.settle(w, at);
+                }
+            }
+            self.idle_split.occupant_changed(cpu, occupant);
+        }
         self.queues[c].push(occupant, at);
         if self.queues[c].long() {
             // A task queued here for a long time (starved, or never seen to run again) would
@@ -218,6 +233,8 @@ impl WaitTracker {
         o.awaiting_enqueue = false;
         o.first_cpu = o.cpu;
         o.clear_pieces();
+        self.idle_split.reset(slot);
+        let o = &mut self.open[slot];
         let enqueue = Piece {
             kind: PieceKind::Enqueue,
             cpu: o.cpu,
@@ -259,6 +276,7 @@ impl WaitTracker {
             self.list_stay(slot);
         }
         self.leave(slot);
+        self.idle_split.commit(slot);
         let o = &mut self.open[slot];
         o.active = false;
         let t = &mut self.totals[slot];
@@ -305,7 +323,11 @@ impl WaitTracker {
             o.stay_from = at;
             return;
         };
+        let split = &mut self.idle_split;
         o.entry = q.walk(o.entry, o.since, at, |occupant, start, end| {
+            if occupant == Occupant::Idle {
+                split.piece(slot, cpu as u32, end - start);
+            }
             o.sum(piece_of(occupant, own, cpu, start, end));
         });
         o.since = at;

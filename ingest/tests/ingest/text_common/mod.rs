@@ -91,6 +91,7 @@ pub fn kinds(events: &[Event]) -> BTreeMap<&'static str, u64> {
             ingest::EventKind::Lost { .. } => "lost",
             ingest::EventKind::Other => "other",
             ingest::EventKind::Print { .. } => "print",
+            ingest::EventKind::CpuIdle { .. } => "cpu_idle",
         };
         *m.entry(k).or_insert(0) += 1;
     }
