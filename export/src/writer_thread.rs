@@ -1,4 +1,4 @@
-//! Table files written on their own thread (a lane: one table, or `intervals` and
+//! Table files written on their own thread (one table, or `intervals` and
 //! `slices`, which are written from the same batches): the analysing thread sends it batches over a
 //! bounded channel ([`DEPTH`] batches in flight, so memory stays bounded when the writer
 //! is slower than the analysis) and goes on reading the trace while the rows are
@@ -44,21 +44,21 @@ fn lower_priority() {
 }
 
 /// The sending end: batches for one table.
-pub(crate) struct Feed<T> {
+pub(crate) struct BatchSender<T> {
     tx: Option<SyncSender<Arc<Batch<T>>>>,
-    /// Names of the feeder's table sent so far (the writer's copy holds these).
+    /// Names of the analysing thread's table sent so far (the writer's copy holds these).
     named: usize,
 }
 
-impl<T> Feed<T> {
-    /// The names of `table` (the feeder's, in id order) the writer has not been sent.
+impl<T> BatchSender<T> {
+    /// The names of `table` (the analysing thread's, in id order) the writer has not been sent.
     pub(crate) fn unsent(&self, table: &[Named]) -> Vec<Named> {
         table[self.named..].to_vec()
     }
 
-    /// Queues `batch`, whose names are this feed's [`Feed::unsent`] of a table of
+    /// Queues `batch`, whose names are this sender's [`BatchSender::unsent`] of a table of
     /// `table_len` names (waits while the writer has [`DEPTH`] queued). A writer that
-    /// failed has hung up: its error comes from [`Writing::finish`], batches go nowhere.
+    /// failed has hung up: its error comes from [`WriterThread::finish`], batches go nowhere.
     pub(crate) fn send(&mut self, batch: Arc<Batch<T>>, table_len: usize) {
         debug_assert_eq!(self.named + batch.names.len(), table_len);
         self.named = table_len;
@@ -70,8 +70,8 @@ impl<T> Feed<T> {
     }
 }
 
-/// The writing end: the thread, to be joined once its feed is dropped.
-pub(crate) struct Writing {
+/// The writing end: the thread, to be joined once its sender is dropped.
+pub(crate) struct WriterThread {
     table: Table,
     path: PathBuf,
     thread: JoinHandle<Result<u64, String>>,
@@ -88,27 +88,27 @@ pub(crate) fn shown(table: Table, path: &Path) -> impl Fn(std::io::Error) -> Str
     }
 }
 
-/// A table a lane writes: the table, its staged file, its writer.
-pub(crate) type LaneTable = (Table, PathBuf, Box<dyn TableWriter>);
+/// A table a writer thread writes: the table, its staged file, its writer.
+pub(crate) type ThreadTable = (Table, PathBuf, Box<dyn TableWriter>);
 
-/// The sinks of a lane's tables, each with its table, in the order given to [`spawn`].
+/// The sinks of a writer thread's tables, each with its table, in the order given to [`spawn`].
 pub(crate) type Sinks<'a> = [(Table, Counted<'a>)];
 
-/// A lane's way of writing a batch's rows to its tables' sinks (with the names sent so far,
+/// A writer thread's way of writing a batch's rows to its tables' sinks (with the names sent so far,
 /// in id order); an error names the table (its index in the sinks) it came from.
-pub(crate) type LaneRows<T> =
+pub(crate) type BatchRows<T> =
     fn(&T, &[Named], &mut Sinks<'_>) -> Result<(), (usize, std::io::Error)>;
 
 /// Starts the thread that writes `tables` (one, or more fed the same batches), each
 /// batch's rows given by `rows`.
 pub(crate) fn spawn<T: Send + Sync + 'static>(
-    tables: Vec<LaneTable>,
-    rows: LaneRows<T>,
-) -> Result<(Feed<T>, Writing), String> {
+    tables: Vec<ThreadTable>,
+    rows: BatchRows<T>,
+) -> Result<(BatchSender<T>, WriterThread), String> {
     let (tx, rx) = sync_channel::<Arc<Batch<T>>>(DEPTH);
     let (table, path) = match tables.first() {
         Some((t, p, _)) => (*t, p.clone()),
-        None => return Err("internal error: a lane of no table".to_string()),
+        None => return Err("internal error: a writer thread of no table".to_string()),
     };
     let thread = std::thread::Builder::new()
         .name(format!("export-{}", table.name()))
@@ -148,11 +148,11 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
         })
         .map_err(shown(table, &path))?;
     Ok((
-        Feed {
+        BatchSender {
             tx: Some(tx),
             named: 0,
         },
-        Writing {
+        WriterThread {
             table,
             path,
             thread,
@@ -160,7 +160,7 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
     ))
 }
 
-/// Applies `rows` to each of `sinks` (a lane's tables written alike), an error naming
+/// Applies `rows` to each of `sinks` (a writer thread's tables written alike), an error naming
 /// its table.
 pub(crate) fn each(
     sinks: &mut Sinks<'_>,
@@ -172,8 +172,8 @@ pub(crate) fn each(
     Ok(())
 }
 
-impl Writing {
-    /// Waits for the file to be complete (its feed must be gone); the rows written.
+impl WriterThread {
+    /// Waits for the file to be complete (its sender must be gone); the rows written.
     pub(crate) fn finish(self) -> Result<u64, String> {
         self.thread.join().unwrap_or_else(|_| {
             Err(format!(
