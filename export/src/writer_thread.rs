@@ -22,10 +22,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Batches queued to one writer at most (each about a drain's chunk of 65,536 events: for
-/// `intervals` and `slices`, some 3 MiB of views): deep enough that a writer at
-/// [`WRITER_NICE`] can lag behind the analysis without stalling it, shallow enough that the
-/// queued views stay a small part of the trace's size.
-const DEPTH: usize = 32;
+/// `intervals` and `slices`, some 3 MiB of views): enough for a writer at [`WRITER_NICE`]
+/// to lag a little behind the analysis, few enough that the queues stay a small part of
+/// the export's memory. A writer behind the analysis keeps its queue full, so the depth
+/// is memory held, not speed gained: the analysis waits for a slot either way.
+const DEPTH: usize = 4;
 
 /// How much lower the writers' priority is than the analysis' (their nice value that much
 /// higher): low enough that the analysis, the critical path, wins a shared core, while
