@@ -4,13 +4,11 @@
 //! is slower than the analysis) and goes on reading the trace while the rows are
 //! formatted and written, so formatting runs beside the analysis, not after it on its thread.
 //!
-//! The writers run at a lower priority than the analysis ([`WRITER_NICE`]) with room for
-//! [`DEPTH`] batches each: the analysis is the export's critical path (nothing is written
-//! before it is analysed, and the report is assembled after the last event on its thread
-//! alone), so on a machine with fewer cores than threads the writers should take the time
-//! the analysis leaves, and lag behind it rather than make it wait. (They still finish
-//! before the report is assembled: a profile of the large trace's CSV export has one core
-//! idle for those last 0.25 s, as in `analyze`.)
+//! The writers run at the analysis' own priority. The bounded queue already keeps the two
+//! in step (a writer with nothing queued waits, an analysis [`DEPTH`] batches ahead waits),
+//! and a lower priority for the writers (it was nice 10) lowered it against every other
+//! process too: on a machine shared with other work they ran last, and the export's wall
+//! time grew with the machine's load while its CPU time did not.
 
 use crate::batch::{Batch, Named};
 use crate::cell::{Cell, RowSink};
@@ -22,27 +20,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Batches queued to one writer at most (each about a drain's chunk of 65,536 events: for
-/// `intervals` and `slices`, some 3 MiB of views): enough for a writer at [`WRITER_NICE`]
-/// to lag a little behind the analysis, few enough that the queues stay a small part of
+/// `intervals` and `slices`, some 3 MiB of views): enough for a writer to lag a little
+/// behind the analysis, few enough that the queues stay a small part of
 /// the export's memory. A writer behind the analysis keeps its queue full, so the depth
 /// is memory held, not speed gained: the analysis waits for a slot either way.
 const DEPTH: usize = 4;
-
-/// How much lower the writers' priority is than the analysis' (their nice value that much
-/// higher): low enough that the analysis, the critical path, wins a shared core, while
-/// the writers keep a fair share beside other processes' work.
-const WRITER_NICE: i32 = 10;
-
-/// Lowers the calling thread's priority by [`WRITER_NICE`]; best effort (a failure only
-/// costs speed). Linux only: there `nice` sets the calling thread's value alone (POSIX
-/// would have the process'), which is what this needs.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: nice takes an integer and touches no memory of ours.
-    unsafe {
-        libc::nice(WRITER_NICE);
-    }
-}
 
 /// The sending end: batches for one table.
 pub(crate) struct BatchSender<T> {
@@ -114,7 +96,6 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
     let thread = std::thread::Builder::new()
         .name(format!("export-{}", table.name()))
         .spawn(move || {
-            lower_priority();
             let mut tables = tables;
             // Each table and its file, for the error messages.
             let names_of: Vec<(Table, PathBuf)> =
