@@ -3,7 +3,7 @@
 //! store's intervals and the per-event records are drained to their tables as the trace
 //! is read ([`crate::drain`]).
 
-use crate::drain::{Feeder, Shared};
+use crate::drain::{DrainHandle, DrainedTables};
 use analysis::pipeline::{self, Options};
 use analysis::Report;
 use std::io::Read;
@@ -17,13 +17,13 @@ pub struct Extras {
     pub series_ns: u64,
 }
 
-/// Analyses `path`, sending the drained tables' batches through `feeder` (dropped when
+/// Analyses `path`, sending the drained tables' batches through `drained` (dropped when
 /// the analysis is done, which ends the writers' input); the report.
 pub(crate) fn analyse(
     path: &Path,
     options: &Options,
     extras: Extras,
-    feeder: Feeder,
+    drained: DrainedTables,
 ) -> Result<Report, String> {
     let shown = path.display();
     if looks_like_json(path) {
@@ -33,16 +33,16 @@ pub(crate) fn analyse(
     }
     let mut options = options.clone();
     options.config.series = Some(extras.series_ns);
-    let shared = Arc::new(Mutex::new(feeder));
-    let drain = Box::new(Shared(shared.clone()));
+    let shared = Arc::new(Mutex::new(drained));
+    let drain = Box::new(DrainHandle(shared.clone()));
     let report = pipeline::analyze_draining(path, &options, drain).map_err(|e| e.to_string());
     // The analyzer, and with it the drain's handle, is gone: the last batches go out and
     // the writers see their input end.
-    let feeder = Arc::into_inner(shared)
+    let drained = Arc::into_inner(shared)
         .expect("the analysis dropped its drain")
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
-    drop(feeder);
+    drop(drained);
     let report = report?;
     // As `analyze`: an input without a single event is an error, not an empty dataset.
     if report.quality.events.values().all(|&n| n == 0) {

@@ -1,7 +1,7 @@
 //! The drain's chunks as owned batches, for the table writers on their own threads.
 //!
 //! Tasks are named by id ([`NameId`]): the analysis hands each name (pid, tgid, comm) over
-//! once, the feeder keeps them in one table, and each batch carries the names its writer
+//! once, the analysing thread ([`crate::drain::DrainedTables`]) keeps them in one table, and each batch carries the names its writer
 //! has not been sent yet ([`Batch::names`]), which the writer adds to its own copy of the
 //! table before it formats the batch's rows. A row thus costs a table index on the writer
 //! thread, not a lookup and a copy of a name on the analysing thread.
@@ -59,7 +59,7 @@ pub(crate) type WaitRows = (Vec<WaitRecord>, Vec<Option<NameId>>);
 /// Wakeup preemptions with the names of their waker, wakee and victim.
 pub(crate) type PreemptionRows = (Vec<PreemptionRecord>, Vec<[Option<NameId>; 3]>);
 
-/// The name of `id` in a writer's table (the feeder sends every name before its first use).
+/// The name of `id` in a writer's table (the analysing thread sends every name before its first use).
 pub(crate) fn named(names: &[Named], id: NameId) -> &Named {
     &names[id as usize]
 }

@@ -48,9 +48,9 @@ impl ColumnDef {
 }
 
 /// One value. `Null`: not defined for the row (no samples, no waker, no topology).
-/// `Word`: text of a column's fixed vocabulary (a state, an end reason, a kind): stored
-/// as `Text`, written without the scan for what needs quoting or escaping, since it holds
-/// only ASCII letters, digits and `_` ([`Cell::word`]). A word equals the text it spells.
+/// `Word`: text of a column's fixed vocabulary (a state, an end reason, a kind), stored
+/// as `Text`: a `'static` name, and only ASCII letters, digits and `_` ([`Cell::word`]), which
+/// no format quotes or escapes. A word equals the text it spells.
 #[derive(Debug, Clone)]
 pub enum Cell<'a> {
     Int(i64),

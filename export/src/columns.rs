@@ -2,12 +2,11 @@
 //!
 //! A table's code fills it a row of cells at a time ([`ColumnBatch::row`], through
 //! [`RowSink`]), as its column definitions ([`ColumnDef`]) say; each format then reads the
-//! same columns: CSV and NDJSON row by row ([`crate::write::text_table`]), Parquet column by
-//! column (a polars `Series` each). So a column is defined once (its `ColumnDef`) and filled
+//! same columns: CSV and NDJSON row by row from the columns ([`crate::write::text_table`]),
+//! Parquet column by column (a polars `Series` each). So a column is defined once (its `ColumnDef`) and filled
 //! once (its cell in the table's row), whatever the format, and the formats cannot disagree.
 
 use crate::cell::{Cell, ColumnDef, Kind, RowSink};
-use std::borrow::Cow;
 
 /// One column's values; a null holds the type's default, and [`Column::valid`] says which.
 #[derive(Debug)]
@@ -85,8 +84,26 @@ impl Column {
         }
     }
 
-    /// Row `i` as a cell (text borrowed from the column).
+    /// Every text of a text column, end to end (None for other kinds): a writer scans it
+    /// once for bytes that need quoting or escaping rather than each text on its own.
+    pub(crate) fn text_bytes(&self) -> Option<&[u8]> {
+        match &self.values {
+            Values::Text { bytes, .. } => Some(bytes.as_bytes()),
+            _ => None,
+        }
+    }
+
+    /// The length in bytes of row `i`'s text (0 for a null, or another kind).
     #[inline]
+    pub(crate) fn text_len(&self, i: usize) -> usize {
+        match &self.values {
+            Values::Text { ends, .. } => ends[i] - if i == 0 { 0 } else { ends[i - 1] },
+            _ => 0,
+        }
+    }
+
+    /// Row `i` as a cell (text borrowed from the column).
+    #[cfg(test)]
     pub(crate) fn cell(&self, i: usize) -> Cell<'_> {
         if !self.valid[i] {
             return Cell::Null;
@@ -95,7 +112,7 @@ impl Column {
             Values::Int(v) => Cell::Int(v[i]),
             Values::Real(v) => Cell::Real(v[i]),
             Values::Bool(v) => Cell::Bool(v[i]),
-            Values::Text { .. } => Cell::Text(Cow::Borrowed(self.text(i))),
+            Values::Text { .. } => Cell::Text(std::borrow::Cow::Borrowed(self.text(i))),
         }
     }
 
@@ -142,7 +159,7 @@ impl ColumnBatch {
     }
 
     /// Row `i`'s cells into `cells` (emptied first).
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn cells<'a>(&'a self, i: usize, cells: &mut Vec<Cell<'a>>) {
         cells.clear();
         cells.extend(self.columns.iter().map(|c| c.cell(i)));

@@ -1,17 +1,17 @@
 //! The per-event tables written as the trace is read: the analysis hands its closed
-//! intervals and records over in chunks ([`analysis::drain`]); [`Feeder`] makes each
+//! intervals and records over in chunks ([`analysis::drain`]); [`DrainedTables`] makes each
 //! chunk an owned batch ([`crate::batch`]; records and intervals are moved, not copied)
 //! and sends it to the writers of `intervals` and `slices` (one thread: a task's run of
-//! intervals is read once for both), `waits` and `preemptions`, each lane on its own
-//! thread ([`crate::lane`]), so memory holds a few chunks, not the trace's
+//! intervals is read once for both), `waits` and `preemptions`, each set on its own
+//! writer thread ([`crate::writer_thread`]), so memory holds a few chunks, not the trace's
 //! millions of rows, and the rows are formatted beside the analysis rather than on its
 //! thread.
 
 use crate::batch::{self, Batch, IntervalRows, Named, PreemptionRows, Segment, WaitRows};
 use crate::cell::RowSink;
-use crate::lane::{self, Feed, Sinks, Writing};
 use crate::tables::{self, Table};
 use crate::write::{self, Format};
+use crate::writer_thread::{self, BatchSender, Sinks, WriterThread};
 use analysis::drain::{Drain, NameId, TaskInfo};
 use analysis::records::{PreemptionRecord, WaitRecord};
 use analysis::timeline_store::{IntervalView, ThreadState};
@@ -24,13 +24,13 @@ const BATCH_VIEWS: usize = 1 << 16;
 
 /// The analysing thread's side of the drained tables of one input.
 #[derive(Default)]
-pub(crate) struct Feeder {
+pub(crate) struct DrainedTables {
     /// Every name the analysis gave, in id order.
     names: Vec<Named>,
-    /// The lane of the `intervals` and `slices` tables (either or both).
-    intervals: Option<Feed<IntervalRows>>,
-    waits: Option<Feed<WaitRows>>,
-    preemptions: Option<Feed<PreemptionRows>>,
+    /// The writer thread of the `intervals` and `slices` tables (either or both).
+    intervals: Option<BatchSender<IntervalRows>>,
+    waits: Option<BatchSender<WaitRows>>,
+    preemptions: Option<BatchSender<PreemptionRows>>,
     /// Intervals not sent yet (the tasks of one drain come one call each).
     pending: IntervalRows,
     /// The views in `pending`.
@@ -38,31 +38,32 @@ pub(crate) struct Feeder {
 }
 
 /// Starts the writers of the drained tables among `tables`; `staged(table)` is where each
-/// file goes. The feeder goes to the analysis; the writers are joined when it is done.
+/// file goes. The drained tables go to the analysis; the writers are joined when it is done.
 pub(crate) fn start(
     format: Format,
     tables: &[Table],
     staged: impl Fn(Table) -> PathBuf,
-) -> Result<(Feeder, Vec<Writing>), String> {
-    let mut feeder = Feeder::default();
+) -> Result<(DrainedTables, Vec<WriterThread>), String> {
+    let mut drained = DrainedTables::default();
     let mut writing = Vec::new();
     // `intervals` and `slices` on one thread: each task's run of intervals is read once
     // for both, while it is in the cache.
     let mut interval_tables = Vec::new();
     for &table in tables.iter().filter(|t| t.drained()) {
         let path = staged(table);
-        let writer =
-            write::create(format, &path, &table.columns()).map_err(lane::shown(table, &path))?;
+        let writer = write::create(format, &path, &table.columns())
+            .map_err(writer_thread::shown(table, &path))?;
         match table {
             Table::Slices | Table::Intervals => interval_tables.push((table, path, writer)),
             Table::Waits => {
-                let (feed, w) = lane::spawn(vec![(table, path, writer)], wait_lane)?;
-                feeder.waits = Some(feed);
+                let (sender, w) = writer_thread::spawn(vec![(table, path, writer)], write_waits)?;
+                drained.waits = Some(sender);
                 writing.push(w);
             }
             _ => {
-                let (feed, w) = lane::spawn(vec![(table, path, writer)], preemption_lane)?;
-                feeder.preemptions = Some(feed);
+                let (sender, w) =
+                    writer_thread::spawn(vec![(table, path, writer)], write_preemptions)?;
+                drained.preemptions = Some(sender);
                 writing.push(w);
             }
         }
@@ -70,15 +71,15 @@ pub(crate) fn start(
     if !interval_tables.is_empty() {
         // The thread is named after its first table: `intervals`, the larger.
         interval_tables.sort_by_key(|(t, _, _)| *t != Table::Intervals);
-        let (feed, w) = lane::spawn(interval_tables, interval_lane)?;
-        feeder.intervals = Some(feed);
+        let (sender, w) = writer_thread::spawn(interval_tables, write_intervals)?;
+        drained.intervals = Some(sender);
         writing.push(w);
     }
-    Ok((feeder, writing))
+    Ok((drained, writing))
 }
 
 /// Waits for every writer; the rows written, or the first error.
-pub(crate) fn finish(writing: Vec<Writing>) -> Result<u64, String> {
+pub(crate) fn finish(writing: Vec<WriterThread>) -> Result<u64, String> {
     let mut rows = 0;
     let mut failed = None;
     for w in writing {
@@ -90,11 +91,11 @@ pub(crate) fn finish(writing: Vec<Writing>) -> Result<u64, String> {
     failed.map_or(Ok(rows), Err)
 }
 
-type LaneResult = Result<(), (usize, std::io::Error)>;
+type BatchResult = Result<(), (usize, std::io::Error)>;
 
-/// The `intervals` and `slices` rows (those of the two the lane writes) of each task's
+/// The `intervals` and `slices` rows (those of the two the thread writes) of each task's
 /// runs of intervals, a run given to one table and then the other.
-fn interval_lane(rows: &IntervalRows, names: &[Named], sinks: &mut Sinks<'_>) -> LaneResult {
+fn write_intervals(rows: &IntervalRows, names: &[Named], sinks: &mut Sinks<'_>) -> BatchResult {
     for segment in rows {
         let task = batch::named(names, segment.task);
         for views in segment.runs_of_rows() {
@@ -103,7 +104,7 @@ fn interval_lane(rows: &IntervalRows, names: &[Named], sinks: &mut Sinks<'_>) ->
                     Table::Intervals => interval_rows(task, views, sink),
                     Table::Slices => slice_rows(task, views, sink),
                     other => Err(std::io::Error::other(format!(
-                        "internal error: the {} table in the intervals' lane",
+                        "internal error: the {} table in the intervals' writer thread",
                         other.name()
                     ))),
                 };
@@ -133,12 +134,12 @@ fn slice_rows(task: &Named, views: &[IntervalView], sink: &mut dyn RowSink) -> s
         .try_for_each(|v| tables::slices::row(task, v, sink))
 }
 
-fn wait_lane(rows: &WaitRows, names: &[Named], sinks: &mut Sinks<'_>) -> LaneResult {
-    lane::each(sinks, |sink| wait_rows(rows, names, sink))
+fn write_waits(rows: &WaitRows, names: &[Named], sinks: &mut Sinks<'_>) -> BatchResult {
+    writer_thread::each(sinks, |sink| wait_rows(rows, names, sink))
 }
 
-fn preemption_lane(rows: &PreemptionRows, names: &[Named], sinks: &mut Sinks<'_>) -> LaneResult {
-    lane::each(sinks, |sink| preemption_rows(rows, names, sink))
+fn write_preemptions(rows: &PreemptionRows, names: &[Named], sinks: &mut Sinks<'_>) -> BatchResult {
+    writer_thread::each(sinks, |sink| preemption_rows(rows, names, sink))
 }
 
 fn wait_rows(
@@ -175,50 +176,50 @@ fn preemption_rows(
         })
 }
 
-impl Feeder {
-    /// Sends the gathered intervals to the lane of the `intervals` and `slices` tables.
+impl DrainedTables {
+    /// Sends the gathered intervals to the writer thread of the `intervals` and `slices` tables.
     fn flush_intervals(&mut self) {
         if self.pending.is_empty() {
             return;
         }
-        let Some(feed) = &mut self.intervals else {
+        let Some(sender) = &mut self.intervals else {
             self.pending.clear();
             self.pending_views = 0;
             return;
         };
         let batch = Arc::new(Batch {
-            names: feed.unsent(&self.names),
+            names: sender.unsent(&self.names),
             // Segments only (a task's views stay in its own vector): growing the next
             // batch's list from nothing copies a few hundred small entries, not the views.
             rows: std::mem::take(&mut self.pending),
         });
         self.pending_views = 0;
-        feed.send(batch, self.names.len());
+        sender.send(batch, self.names.len());
     }
 }
 
 /// The last intervals go out when the analysis is done with its drain.
-impl Drop for Feeder {
+impl Drop for DrainedTables {
     fn drop(&mut self) {
         self.flush_intervals();
     }
 }
 
 /// The [`Drain`] the analysis owns; the export keeps the other handle and takes the
-/// feeder back (and drops it, which ends the writers' input) when the analysis is done.
-pub(crate) struct Shared(pub(crate) Arc<Mutex<Feeder>>);
+/// drained tables back (and drops it, which ends the writers' input) when the analysis is done.
+pub(crate) struct DrainHandle(pub(crate) Arc<Mutex<DrainedTables>>);
 
-impl Shared {
-    fn feeder(&mut self) -> std::sync::MutexGuard<'_, Feeder> {
+impl DrainHandle {
+    fn tables(&mut self) -> std::sync::MutexGuard<'_, DrainedTables> {
         // Never poisoned by the export (its code under the lock does not panic but by a
-        // bug), and a poisoned feeder is still one to send from.
+        // bug), and poisoned tables are still ones to send from.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-impl Drain for Shared {
+impl Drain for DrainHandle {
     fn names(&mut self, names: &[TaskInfo]) {
-        let f = &mut *self.feeder();
+        let f = &mut *self.tables();
         f.names.extend(names.iter().map(|t| Named {
             pid: t.pid,
             tgid: t.tgid,
@@ -227,7 +228,7 @@ impl Drain for Shared {
     }
 
     fn intervals(&mut self, task: NameId, views: Vec<IntervalView>, window: Window) {
-        let f = &mut *self.feeder();
+        let f = &mut *self.tables();
         if f.intervals.is_none() {
             return;
         }
@@ -244,32 +245,32 @@ impl Drain for Shared {
     }
 
     fn waits(&mut self, waits: Vec<WaitRecord>, tasks: Vec<Option<NameId>>) {
-        let f = &mut *self.feeder();
+        let f = &mut *self.tables();
         // A drain's intervals all come before its records: they are complete now.
         f.flush_intervals();
         send_records(&f.names, &mut f.waits, (waits, tasks));
     }
 
     fn preemptions(&mut self, preemptions: Vec<PreemptionRecord>, tasks: Vec<[Option<NameId>; 3]>) {
-        let f = &mut *self.feeder();
+        let f = &mut *self.tables();
         f.flush_intervals();
         send_records(&f.names, &mut f.preemptions, (preemptions, tasks));
     }
 }
 
-/// Sends `rows` (records and their names' ids) to `feed` when that table is written.
+/// Sends `rows` (records and their names' ids) to `sender` when that table is written.
 fn send_records<R, I>(
     names: &[Named],
-    feed: &mut Option<Feed<(Vec<R>, Vec<I>)>>,
+    sender: &mut Option<BatchSender<(Vec<R>, Vec<I>)>>,
     rows: (Vec<R>, Vec<I>),
 ) {
-    let Some(feed) = feed else { return };
+    let Some(sender) = sender else { return };
     if rows.0.is_empty() {
         return;
     }
     let batch = Batch {
-        names: feed.unsent(names),
+        names: sender.unsent(names),
         rows,
     };
-    feed.send(Arc::new(batch), names.len());
+    sender.send(Arc::new(batch), names.len());
 }

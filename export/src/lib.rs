@@ -21,12 +21,12 @@ mod columns;
 mod dataset;
 mod drain;
 mod flatten;
-mod lane;
 mod parallel;
 #[cfg(test)] // the document is checked (and rewritten) by its test
 mod schema_doc;
 mod tables;
 mod write;
+mod writer_thread;
 
 pub use analyse::Extras;
 pub use cell::{Cell, ColumnDef, Kind};
@@ -147,10 +147,10 @@ fn export_one(
     path: &std::path::Path,
     options: &Options,
 ) -> Result<Exported, String> {
-    let (feeder, writing) = drain::start(dataset.format, &request.tables, |table| {
+    let (drained, writing) = drain::start(dataset.format, &request.tables, |table| {
         dataset.staged(i, table.name())
     })?;
-    let analysed = analyse::analyse(path, options, request.extras, feeder);
+    let analysed = analyse::analyse(path, options, request.extras, drained);
     // The writers are joined whether or not the analysis failed (its error comes first).
     let written = drain::finish(writing);
     let report = analysed?;
@@ -179,10 +179,10 @@ fn write_rows(
     table: Table,
     fill: impl FnOnce(&mut dyn RowSink) -> std::io::Result<()>,
 ) -> Result<u64, String> {
-    let shown = lane::shown(table, path);
+    let shown = writer_thread::shown(table, path);
     let columns = table.columns();
     let mut writer = write::create(format, path, &columns).map_err(&shown)?;
-    let mut counter = lane::Counted {
+    let mut counter = writer_thread::Counted {
         sink: &mut *writer,
         rows: 0,
     };

@@ -4,79 +4,82 @@
 //! into one byte buffer written out a MiB at a time ([`super::cursor`]): no allocation
 //! per cell.
 
-use super::cursor::{Cursor, RowBound};
+use super::cursor::Cursor;
 use super::text;
-use super::text_table::{RowText, TextTable};
-use crate::cell::{Cell, ColumnDef};
+use super::text_table::{BatchPlan, RowText, TextTable};
+use crate::cell::{ColumnDef, Kind};
+use crate::columns::{ColumnBatch, Values};
 use std::fs::File;
 
 /// CSV's text of a row.
 pub(super) struct Csv {
-    bound: RowBound,
+    columns: usize,
 }
 
 /// A CSV table of `columns` in `file`, its header written.
 pub(super) fn create(file: File, columns: &[ColumnDef]) -> std::io::Result<TextTable<Csv>> {
-    let header: Vec<Cell> = columns.iter().map(|c| Cell::text(&*c.name)).collect();
-    let mut room = vec![0; columns.len() + header.iter().map(text_bound).sum::<usize>()];
+    let bound = columns.len()
+        + columns
+            .iter()
+            .map(|c| text::csv_text_bound(&c.name))
+            .sum::<usize>();
+    let mut room = vec![0; bound];
     let mut out = Cursor::new(&mut room);
-    Csv::line(&mut out, &header);
+    for (i, column) in columns.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        text::csv_text(&mut out, &column.name);
+    }
+    out.byte(b'\n');
     let csv = Csv {
-        // Commas and the newline.
-        bound: RowBound::new(columns, columns.len(), text::most),
+        columns: columns.len(),
     };
     TextTable::new(file, csv, out.written())
 }
 
-impl Csv {
-    fn line(out: &mut Cursor, cells: &[Cell]) {
-        fields(out, cells);
-        out.byte(b'\n');
-    }
-}
-
 impl RowText for Csv {
-    #[inline]
-    fn bound(&self, cells: &[Cell]) -> usize {
-        self.bound.of(cells, text_bound)
+    fn frame(&self) -> usize {
+        // Commas and the newline.
+        self.columns
+    }
+
+    fn most(&self, kind: Kind) -> usize {
+        text::most(kind)
     }
 
     #[inline]
-    fn write(&self, out: &mut Cursor, cells: &[Cell]) {
-        Csv::line(out, cells)
+    fn special(&self, b: u8) -> bool {
+        text::csv_special(b)
     }
-}
 
-/// Writes `cells` as fields, separated by commas.
-#[inline]
-fn fields(out: &mut Cursor, cells: &[Cell]) {
-    for (i, cell) in cells.iter().enumerate() {
-        if i > 0 {
-            out.byte(b',');
+    #[inline]
+    fn text_bound(&self, len: usize, plain: bool) -> usize {
+        if plain {
+            len
+        } else {
+            text::csv_text_bound_of(len)
         }
-        field(out, cell);
     }
-}
 
-/// The most bytes [`field`] writes for a cell of a text column.
-#[inline]
-fn text_bound(cell: &Cell) -> usize {
-    match cell {
-        Cell::Text(s) => text::csv_text_bound(s),
-        Cell::Word(w) => w.len(),
-        _ => 0,
-    }
-}
-
-/// Writes `cell` as a CSV field.
-#[inline]
-fn field(out: &mut Cursor, cell: &Cell) {
-    match cell {
-        Cell::Int(n) => text::int(out, *n),
-        Cell::Real(x) => text::real(out, *x),
-        Cell::Text(s) => text::csv_text(out, s),
-        Cell::Word(w) => out.bytes(w.as_bytes()),
-        Cell::Bool(b) => text::bool(out, *b),
-        Cell::Null => {}
+    /// The row's fields, separated by commas; a null field is empty.
+    #[inline]
+    fn write(&self, out: &mut Cursor, batch: &ColumnBatch, i: usize, plan: &BatchPlan) {
+        for (c, column) in batch.columns.iter().enumerate() {
+            if c > 0 {
+                out.byte(b',');
+            }
+            if !column.valid[i] {
+                continue;
+            }
+            match &column.values {
+                Values::Int(v) => text::int(out, v[i]),
+                Values::Real(v) => text::real(out, v[i]),
+                Values::Bool(v) => text::bool(out, v[i]),
+                Values::Text { .. } if plan.plain[c] => out.bytes(column.text(i).as_bytes()),
+                Values::Text { .. } => text::csv_text(out, column.text(i)),
+            }
+        }
+        out.byte(b'\n');
     }
 }

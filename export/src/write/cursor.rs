@@ -7,7 +7,6 @@
 //! threads' profiles). The room is plain initialised bytes, so a bound computed too small is a
 //! bounds-check panic (a bug the tests see), never a write out of the buffer.
 
-use crate::cell::{Cell, ColumnDef, Kind};
 use std::fs::File;
 use std::io::Write;
 
@@ -107,45 +106,6 @@ impl<'b> Cursor<'b> {
         let start = self.at;
         self.at += n;
         &mut self.room[start..start + n]
-    }
-}
-
-/// The most bytes a row of a table takes in one format: a fixed part for the row's frame
-/// (separators, keys) and its non-text columns, made once per table, plus what its text
-/// cells need, looked at one by one: a row's bound costs a look at its text columns only.
-pub(super) struct RowBound {
-    fixed: usize,
-    text_columns: Vec<usize>,
-}
-
-impl RowBound {
-    /// `frame`: the row's bytes but its values; `most`: the most bytes a value of a
-    /// non-text column kind takes (null included).
-    pub(super) fn new(
-        columns: &[ColumnDef],
-        frame: usize,
-        most: impl Fn(Kind) -> usize,
-    ) -> RowBound {
-        let (text, other): (Vec<_>, Vec<_>) = columns
-            .iter()
-            .enumerate()
-            .partition(|(_, c)| c.kind == Kind::Text);
-        RowBound {
-            fixed: frame + other.iter().map(|(_, c)| most(c.kind)).sum::<usize>(),
-            text_columns: text.into_iter().map(|(i, _)| i).collect(),
-        }
-    }
-
-    /// The bound of `cells` (checked to be a row of the columns), `text` giving that of a
-    /// text cell (and of null in a text column).
-    #[inline]
-    pub(super) fn of(&self, cells: &[Cell], text: impl Fn(&Cell) -> usize) -> usize {
-        self.fixed
-            + self
-                .text_columns
-                .iter()
-                .map(|&i| text(&cells[i]))
-                .sum::<usize>()
     }
 }
 

@@ -1,7 +1,8 @@
 //! Writers of one table file: CSV and NDJSON always, Parquet with the `parquet` feature.
 //! A table's rows are gathered into a [`ColumnBatch`] ([`TableFile`]); each full batch, and
 //! the last, goes to the format's [`BatchWriter`], so a file of any length holds one batch
-//! in memory.
+//! in memory: a Parquet row group's rows ([`BATCH_ROWS`]), or, in the text formats, where a
+//! batch is only a buffer, fewer ([`TEXT_BATCH_ROWS`]).
 
 mod csv;
 mod cursor;
@@ -21,6 +22,11 @@ use std::path::Path;
 /// statistics, small enough to keep a batch of the widest table (tasks, about 100 columns)
 /// to some tens of MiB.
 pub(crate) const BATCH_ROWS: usize = 1 << 16;
+
+/// Rows per batch in CSV and NDJSON, whose files are the same bytes whatever the batch: a
+/// batch of each of the four tables written as the trace is read stays within the caches'
+/// reach, and the four tables' batches stay a small part of the export's memory.
+const TEXT_BATCH_ROWS: usize = 1 << 13;
 
 /// File format of a dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +101,8 @@ pub(crate) trait BatchWriter: Send {
 /// A table's rows gathered into a batch, written by the format a batch at a time.
 struct TableFile {
     batch: ColumnBatch,
+    /// The rows a batch gathers before it is written.
+    rows_per_batch: usize,
     format: Box<dyn BatchWriter>,
 }
 
@@ -102,7 +110,7 @@ impl RowSink for TableFile {
     #[inline]
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         self.batch.row(cells)?;
-        if self.batch.len() >= BATCH_ROWS {
+        if self.batch.len() >= self.rows_per_batch {
             self.format.write(&self.batch)?;
             self.batch.clear();
         }
@@ -141,8 +149,13 @@ pub(crate) fn create(
             ))
         }
     };
+    let rows_per_batch = match format {
+        Format::Csv | Format::Ndjson => TEXT_BATCH_ROWS,
+        Format::Parquet => BATCH_ROWS,
+    };
     Ok(Box::new(TableFile {
         batch: ColumnBatch::new(columns),
+        rows_per_batch,
         format: writer,
     }))
 }

@@ -3,34 +3,23 @@
 //! written out a MiB at a time ([`super::cursor`], [`super::text`]): no allocation per
 //! cell.
 
-use super::cursor::{Chunked, Cursor, RowBound};
+use super::cursor::{Chunked, Cursor};
 use super::text;
-use super::text_table::{RowText, TextTable};
-use crate::cell::{Cell, ColumnDef};
+use super::text_table::{BatchPlan, RowText, TextTable};
+use crate::cell::{ColumnDef, Kind};
+use crate::columns::{ColumnBatch, Values};
 use std::fs::File;
 
 /// NDJSON's text of a row.
 pub(super) struct Ndjson {
     /// Each column's name as a JSON string and a colon, made once.
     keys: Vec<Chunked>,
-    bound: RowBound,
 }
 
 /// An NDJSON table of `columns` in `file`.
 pub(super) fn create(file: File, columns: &[ColumnDef]) -> std::io::Result<TextTable<Ndjson>> {
     let keys: Vec<Chunked> = columns.iter().map(|c| key(&c.name)).collect();
-    // Braces, keys, commas, newline.
-    let frame = keys.iter().map(Chunked::len).sum::<usize>() + columns.len() + 2;
-    let ndjson = Ndjson {
-        keys,
-        bound: RowBound::new(columns, frame, most),
-    };
-    TextTable::new(file, ndjson, b"")
-}
-
-/// The most bytes a value of a non-text column takes.
-fn most(kind: crate::cell::Kind) -> usize {
-    text::most(kind).max(NULL_BOUND)
+    TextTable::new(file, Ndjson { keys }, b"")
 }
 
 /// `name` as a JSON string and a colon.
@@ -45,55 +34,57 @@ fn key(name: &str) -> Chunked {
 /// `null`'s length.
 const NULL_BOUND: usize = 4;
 
-/// The most bytes [`value`] writes for a cell of a text column.
-#[inline]
-fn text_bound(cell: &Cell) -> usize {
-    match cell {
-        Cell::Text(s) => text::json_text_bound(s),
-        Cell::Word(w) => w.len() + 2,
-        _ => NULL_BOUND,
-    }
-}
-
-/// Writes `cell` as a JSON value.
-#[inline]
-fn value(out: &mut Cursor, cell: &Cell) {
-    match cell {
-        Cell::Int(n) => text::int(out, *n),
-        Cell::Real(x) if x.is_finite() => text::real(out, *x),
-        Cell::Text(s) => text::json_text(out, s),
-        Cell::Word(w) => {
-            out.byte(b'"');
-            out.bytes(w.as_bytes());
-            out.byte(b'"');
-        }
-        Cell::Bool(b) => text::bool(out, *b),
-        Cell::Real(_) | Cell::Null => out.bytes(b"null"),
-    }
-}
-
 impl RowText for Ndjson {
-    #[inline]
-    fn bound(&self, cells: &[Cell]) -> usize {
-        self.bound.of(cells, text_bound)
+    fn frame(&self) -> usize {
+        // Braces, keys, commas, newline.
+        self.keys.iter().map(Chunked::len).sum::<usize>() + self.keys.len() + 2
+    }
+
+    fn most(&self, kind: Kind) -> usize {
+        text::most(kind).max(NULL_BOUND)
     }
 
     #[inline]
-    fn write(&self, out: &mut Cursor, cells: &[Cell]) {
+    fn special(&self, b: u8) -> bool {
+        text::json_special(b)
+    }
+
+    #[inline]
+    fn text_bound(&self, len: usize, plain: bool) -> usize {
+        let bound = if plain {
+            len + 2
+        } else {
+            text::json_text_bound_of(len)
+        };
+        bound.max(NULL_BOUND)
+    }
+
+    /// The row as an object, each member with its key, separated by commas.
+    #[inline]
+    fn write(&self, out: &mut Cursor, batch: &ColumnBatch, i: usize, plan: &BatchPlan) {
         out.byte(b'{');
-        members(out, &self.keys, cells);
-        out.bytes(b"}\n");
-    }
-}
-
-/// Writes `cells` as the members of an object, each with its key, separated by commas.
-#[inline]
-fn members(out: &mut Cursor, keys: &[Chunked], cells: &[Cell]) {
-    for (i, (key, cell)) in keys.iter().zip(cells).enumerate() {
-        if i > 0 {
-            out.byte(b',');
+        for (c, (key, column)) in self.keys.iter().zip(&batch.columns).enumerate() {
+            if c > 0 {
+                out.byte(b',');
+            }
+            key.write(out);
+            if !column.valid[i] {
+                out.bytes(b"null");
+                continue;
+            }
+            match &column.values {
+                Values::Int(v) => text::int(out, v[i]),
+                Values::Real(v) if v[i].is_finite() => text::real(out, v[i]),
+                Values::Real(_) => out.bytes(b"null"),
+                Values::Bool(v) => text::bool(out, v[i]),
+                Values::Text { .. } if plan.plain[c] => {
+                    out.byte(b'"');
+                    out.bytes(column.text(i).as_bytes());
+                    out.byte(b'"');
+                }
+                Values::Text { .. } => text::json_text(out, column.text(i)),
+            }
         }
-        key.write(out);
-        value(out, cell);
+        out.bytes(b"}\n");
     }
 }

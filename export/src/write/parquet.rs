@@ -45,7 +45,7 @@ impl ParquetTable {
             .with_compression(ParquetCompression::Zstd(None))
             .with_statistics(StatisticsOptions::default())
             .with_row_group_size(Some(super::BATCH_ROWS))
-            // Encoded on this thread (a writer lane at its lowered priority), not on
+            // Encoded on this thread (a writer thread at its lowered priority), not on
             // polars' pool beside the analysis.
             .set_parallel(false)
             .batched(&schema)

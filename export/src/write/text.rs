@@ -127,9 +127,21 @@ const CSV_SPECIAL: [bool; 256] = {
     special
 };
 
+/// Whether byte `b` makes a CSV field need quotes.
+#[inline]
+pub(super) fn csv_special(b: u8) -> bool {
+    CSV_SPECIAL[b as usize]
+}
+
 /// The most bytes [`csv_text`] writes for `s`: every byte a quote, doubled, in quotes.
 pub(super) fn csv_text_bound(s: &str) -> usize {
-    2 + 2 * s.len()
+    csv_text_bound_of(s.len())
+}
+
+/// [`csv_text_bound`] of a text of `len` bytes.
+#[inline]
+pub(super) fn csv_text_bound_of(len: usize) -> usize {
+    2 + 2 * len
 }
 
 /// Writes `s` as one CSV field (RFC 4180): as it is unless it holds a comma, a quote or a
@@ -174,9 +186,21 @@ const JSON_ESCAPE: [u8; 256] = {
     escape
 };
 
+/// Whether byte `b` makes serde_json escape it in a string.
+#[inline]
+pub(super) fn json_special(b: u8) -> bool {
+    JSON_ESCAPE[b as usize] != 0
+}
+
 /// The most bytes [`json_text`] writes for `s`: every byte a `\u00XX`, in quotes.
 pub(super) fn json_text_bound(s: &str) -> usize {
-    2 + 6 * s.len()
+    json_text_bound_of(s.len())
+}
+
+/// [`json_text_bound`] of a text of `len` bytes.
+#[inline]
+pub(super) fn json_text_bound_of(len: usize) -> usize {
+    2 + 6 * len
 }
 
 /// Writes `s` as a JSON string, escaped byte for byte as serde_json escapes it.

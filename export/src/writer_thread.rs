@@ -1,16 +1,14 @@
-//! Table files written on their own thread (a lane: one table, or `intervals` and
+//! Table files written on their own thread (one table, or `intervals` and
 //! `slices`, which are written from the same batches): the analysing thread sends it batches over a
 //! bounded channel ([`DEPTH`] batches in flight, so memory stays bounded when the writer
 //! is slower than the analysis) and goes on reading the trace while the rows are
 //! formatted and written, so formatting runs beside the analysis, not after it on its thread.
 //!
-//! The writers run at a lower priority than the analysis ([`WRITER_NICE`]) with room for
-//! [`DEPTH`] batches each: the analysis is the export's critical path (nothing is written
-//! before it is analysed, and the report is assembled after the last event on its thread
-//! alone), so on a machine with fewer cores than threads the writers should take the time
-//! the analysis leaves, and lag behind it rather than make it wait. (They still finish
-//! before the report is assembled: a profile of the large trace's CSV export has one core
-//! idle for those last 0.25 s, as in `analyze`.)
+//! The writers run at the analysis' own priority. The bounded queue already keeps the two
+//! in step (a writer with nothing queued waits, an analysis [`DEPTH`] batches ahead waits),
+//! and a lower priority for the writers (it was nice 10) lowered it against every other
+//! process too: on a machine shared with other work they ran last, and the export's wall
+//! time grew with the machine's load while its CPU time did not.
 
 use crate::batch::{Batch, Named};
 use crate::cell::{Cell, RowSink};
@@ -22,43 +20,28 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Batches queued to one writer at most (each about a drain's chunk of 65,536 events: for
-/// `intervals` and `slices`, some 3 MiB of views): deep enough that a writer at
-/// [`WRITER_NICE`] can lag behind the analysis without stalling it, shallow enough that the
-/// queued views stay a small part of the trace's size.
-const DEPTH: usize = 32;
-
-/// How much lower the writers' priority is than the analysis' (their nice value that much
-/// higher): low enough that the analysis, the critical path, wins a shared core, while
-/// the writers keep a fair share beside other processes' work.
-const WRITER_NICE: i32 = 10;
-
-/// Lowers the calling thread's priority by [`WRITER_NICE`]; best effort (a failure only
-/// costs speed). Linux only: there `nice` sets the calling thread's value alone (POSIX
-/// would have the process'), which is what this needs.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: nice takes an integer and touches no memory of ours.
-    unsafe {
-        libc::nice(WRITER_NICE);
-    }
-}
+/// `intervals` and `slices`, some 3 MiB of views): enough for a writer to lag a little
+/// behind the analysis, few enough that the queues stay a small part of
+/// the export's memory. A writer behind the analysis keeps its queue full, so the depth
+/// is memory held, not speed gained: the analysis waits for a slot either way.
+const DEPTH: usize = 4;
 
 /// The sending end: batches for one table.
-pub(crate) struct Feed<T> {
+pub(crate) struct BatchSender<T> {
     tx: Option<SyncSender<Arc<Batch<T>>>>,
-    /// Names of the feeder's table sent so far (the writer's copy holds these).
+    /// Names of the analysing thread's table sent so far (the writer's copy holds these).
     named: usize,
 }
 
-impl<T> Feed<T> {
-    /// The names of `table` (the feeder's, in id order) the writer has not been sent.
+impl<T> BatchSender<T> {
+    /// The names of `table` (the analysing thread's, in id order) the writer has not been sent.
     pub(crate) fn unsent(&self, table: &[Named]) -> Vec<Named> {
         table[self.named..].to_vec()
     }
 
-    /// Queues `batch`, whose names are this feed's [`Feed::unsent`] of a table of
+    /// Queues `batch`, whose names are this sender's [`BatchSender::unsent`] of a table of
     /// `table_len` names (waits while the writer has [`DEPTH`] queued). A writer that
-    /// failed has hung up: its error comes from [`Writing::finish`], batches go nowhere.
+    /// failed has hung up: its error comes from [`WriterThread::finish`], batches go nowhere.
     pub(crate) fn send(&mut self, batch: Arc<Batch<T>>, table_len: usize) {
         debug_assert_eq!(self.named + batch.names.len(), table_len);
         self.named = table_len;
@@ -70,8 +53,8 @@ impl<T> Feed<T> {
     }
 }
 
-/// The writing end: the thread, to be joined once its feed is dropped.
-pub(crate) struct Writing {
+/// The writing end: the thread, to be joined once its sender is dropped.
+pub(crate) struct WriterThread {
     table: Table,
     path: PathBuf,
     thread: JoinHandle<Result<u64, String>>,
@@ -88,32 +71,31 @@ pub(crate) fn shown(table: Table, path: &Path) -> impl Fn(std::io::Error) -> Str
     }
 }
 
-/// A table a lane writes: the table, its staged file, its writer.
-pub(crate) type LaneTable = (Table, PathBuf, Box<dyn TableWriter>);
+/// A table a writer thread writes: the table, its staged file, its writer.
+pub(crate) type ThreadTable = (Table, PathBuf, Box<dyn TableWriter>);
 
-/// The sinks of a lane's tables, each with its table, in the order given to [`spawn`].
+/// The sinks of a writer thread's tables, each with its table, in the order given to [`spawn`].
 pub(crate) type Sinks<'a> = [(Table, Counted<'a>)];
 
-/// A lane's way of writing a batch's rows to its tables' sinks (with the names sent so far,
+/// A writer thread's way of writing a batch's rows to its tables' sinks (with the names sent so far,
 /// in id order); an error names the table (its index in the sinks) it came from.
-pub(crate) type LaneRows<T> =
+pub(crate) type BatchRows<T> =
     fn(&T, &[Named], &mut Sinks<'_>) -> Result<(), (usize, std::io::Error)>;
 
 /// Starts the thread that writes `tables` (one, or more fed the same batches), each
 /// batch's rows given by `rows`.
 pub(crate) fn spawn<T: Send + Sync + 'static>(
-    tables: Vec<LaneTable>,
-    rows: LaneRows<T>,
-) -> Result<(Feed<T>, Writing), String> {
+    tables: Vec<ThreadTable>,
+    rows: BatchRows<T>,
+) -> Result<(BatchSender<T>, WriterThread), String> {
     let (tx, rx) = sync_channel::<Arc<Batch<T>>>(DEPTH);
     let (table, path) = match tables.first() {
         Some((t, p, _)) => (*t, p.clone()),
-        None => return Err("internal error: a lane of no table".to_string()),
+        None => return Err("internal error: a writer thread of no table".to_string()),
     };
     let thread = std::thread::Builder::new()
         .name(format!("export-{}", table.name()))
         .spawn(move || {
-            lower_priority();
             let mut tables = tables;
             // Each table and its file, for the error messages.
             let names_of: Vec<(Table, PathBuf)> =
@@ -148,11 +130,11 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
         })
         .map_err(shown(table, &path))?;
     Ok((
-        Feed {
+        BatchSender {
             tx: Some(tx),
             named: 0,
         },
-        Writing {
+        WriterThread {
             table,
             path,
             thread,
@@ -160,7 +142,7 @@ pub(crate) fn spawn<T: Send + Sync + 'static>(
     ))
 }
 
-/// Applies `rows` to each of `sinks` (a lane's tables written alike), an error naming
+/// Applies `rows` to each of `sinks` (a writer thread's tables written alike), an error naming
 /// its table.
 pub(crate) fn each(
     sinks: &mut Sinks<'_>,
@@ -172,8 +154,8 @@ pub(crate) fn each(
     Ok(())
 }
 
-impl Writing {
-    /// Waits for the file to be complete (its feed must be gone); the rows written.
+impl WriterThread {
+    /// Waits for the file to be complete (its sender must be gone); the rows written.
     pub(crate) fn finish(self) -> Result<u64, String> {
         self.thread.join().unwrap_or_else(|_| {
             Err(format!(
