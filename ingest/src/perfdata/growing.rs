@@ -147,7 +147,7 @@ mod tests {
     fn a_file_read_as_it_grows_counts_samples_and_losses_per_cpu() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/perfdata/sched-record.pipe.data.xz");
-        let bytes = crate::input::load(&path).unwrap().to_vec();
+        let bytes = crate::source::load(&path).unwrap().to_vec();
         let out = std::env::temp_dir().join(format!("growing-{}.data", std::process::id()));
         let cut = bytes.len() / 2 + 3;
         let mut f = std::fs::File::create(&out).unwrap();
