@@ -2,7 +2,7 @@
 //! compare kernels, without leaving the terminal.
 //!
 //! Layers, each testable alone:
-//! - [`input`]: runs and their inputs, loaded on worker threads (traces analysed like
+//! - [`loading`]: runs and their inputs, loaded on worker threads (traces analysed like
 //!   `analyze`, JSON reports read as they are), with per-input progress;
 //! - `keymap`: the one table that dispatches keys and generates the `?` help;
 //! - `state`: the application state, changed only by `key -> action -> state`;
@@ -18,9 +18,9 @@
 mod action;
 mod columns;
 mod filter;
-pub mod input;
 mod keymap;
 mod keys;
+pub mod loading;
 mod print;
 mod ran_on;
 mod state;
@@ -32,7 +32,7 @@ mod tests;
 
 pub use action::View;
 pub use analysis::GroupBy;
-pub use input::Sources;
+pub use loading::Sources;
 pub use state::Restore;
 
 /// Everything `schedtrace tui` was given.
@@ -83,13 +83,13 @@ pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<St
         ascii: options.ascii,
     };
     let mut app = state::App::new(options.sources, options.restore);
-    let data = input::load_now(&app.sources)?;
+    let data = loading::load_now(&app.sources)?;
     app.loaded(Ok(data));
     app.page_rows = height.saturating_sub(ui::CHROME_ROWS + 1) as usize;
     for key in keys {
         app.key(key);
         if let Some((sources, _)) = app.take_request() {
-            let result = input::load_now(&sources);
+            let result = loading::load_now(&sources);
             app.loaded(result);
         }
         while let Some((id, job)) = app.take_job() {

@@ -2,8 +2,8 @@
 //! hook), the event loop, and the loader threads. The loop redraws only when something
 //! changed: a key, a resize, a loader message.
 
-use crate::input::{self, Message};
 use crate::keymap::Key;
+use crate::loading::{self, Message};
 use crate::state::App;
 use crate::ui::{self, style::Glyphs};
 use base64::Engine;
@@ -48,7 +48,7 @@ fn event_loop(
     let io = |e: std::io::Error| format!("terminal: {e}");
     let (tx, rx) = mpsc::channel::<Message>();
     let current = Arc::new(AtomicU64::new(app.generation));
-    input::start(
+    loading::start(
         app.sources.clone(),
         app.generation,
         current.clone(),
@@ -111,7 +111,7 @@ fn event_loop(
         if let Some((sources, generation)) = app.take_request() {
             // Outdates the running load: its workers stop at their next input.
             current.store(generation, Ordering::Relaxed);
-            input::start(
+            loading::start(
                 sources,
                 generation,
                 current.clone(),

@@ -11,7 +11,7 @@
 //! the grouping and baseline asked for meanwhile.
 
 use super::{App, GroupBy};
-use crate::input::{Data, Message, Sources, Stage};
+use crate::loading::{Data, Message, Sources, Stage};
 use analysis::compare::Comparison;
 use analysis::{Report, Selection};
 use std::sync::Arc;
@@ -242,9 +242,9 @@ impl App {
     /// at their next chunk) and its results will be dropped.
     pub(super) fn reload(&mut self, sources: Sources) {
         self.cancel_load();
-        self.loading = crate::input::progress_counters(&sources);
+        self.loading = crate::loading::progress_counters(&sources);
         self.generation += 1;
-        self.stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
+        self.stages = vec![Stage::Waiting; crate::loading::paths(&sources).len()];
         self.sources = sources.clone();
         self.request = Some(sources);
     }

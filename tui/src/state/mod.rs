@@ -18,8 +18,8 @@ mod why;
 use crate::action::{Action, View};
 use crate::columns;
 use crate::filter::Filter;
-use crate::input::{Data, Input, Sources, Stage};
 use crate::keymap::{self, Key};
+use crate::loading::{Data, Input, Sources, Stage};
 use crate::ran_on::RanOn;
 use analysis::GroupBy;
 use compare::CompareState;
@@ -107,8 +107,8 @@ impl App {
         } else {
             View::Overview
         });
-        let stages = vec![Stage::Waiting; crate::input::paths(&sources).len()];
-        let loading = crate::input::progress_counters(&sources);
+        let stages = vec![Stage::Waiting; crate::loading::paths(&sources).len()];
+        let loading = crate::loading::progress_counters(&sources);
         let mut compare = CompareState::default();
         if let Some(t) = restore.threshold_pct {
             compare.threshold_pct = t;

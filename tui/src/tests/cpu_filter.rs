@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 fn ran_on_by_analysis(cpu: u32) -> BTreeSet<i32> {
     let mut s = sources(&[trace(CFS_MI).display().to_string()]);
     s.config.cpus = Some(vec![cpu]);
-    let data = crate::input::load_now(&s).unwrap();
+    let data = crate::loading::load_now(&s).unwrap();
     let report = &data.inputs[0].report;
     report
         .tasks

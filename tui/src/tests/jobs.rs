@@ -106,8 +106,8 @@ fn a_reload_supersedes_a_regroup_and_keeps_its_grouping() {
         ),
     );
     let (sources, generation) = app.take_request().unwrap();
-    let result = crate::input::load_now(&sources);
-    app.receive(crate::input::Message::Loaded { generation, result });
+    let result = crate::loading::load_now(&sources);
+    app.receive(crate::loading::Message::Loaded { generation, result });
     // The new data is grouped by process, as asked before the reload.
     assert_eq!(app.tasks.group, GroupBy::Process);
     let rows = shown_labels(&app);

@@ -16,7 +16,7 @@ mod state;
 mod triples;
 mod why;
 
-use crate::input::{self, Data, Sources};
+use crate::loading::{self, Data, Sources};
 use crate::state::{App, Restore};
 use analysis::compare::RunSpec;
 use std::path::PathBuf;
@@ -65,7 +65,7 @@ pub(crate) fn mi_compare() -> &'static (Sources, Data) {
 
 pub(crate) fn load(runs: &[String]) -> (Sources, Data) {
     let sources = sources(runs);
-    let data = input::load_now(&sources).unwrap();
+    let data = loading::load_now(&sources).unwrap();
     (sources, data)
 }
 

@@ -173,7 +173,7 @@ fn with_a_topology_the_cpus_are_ordered_by_llc_with_borders() {
     let topology = analysis::topology_load::from_json(r#"{"llcs": ["0,2", "1,3"]}"#).unwrap();
     let mut s = sources(&[trace(CFS_MI).display().to_string()]);
     s.config.topology = Some((topology, "file llc-test.json".into()));
-    let loaded = (s.clone(), crate::input::load_now(&s).unwrap());
+    let loaded = (s.clone(), crate::loading::load_now(&s).unwrap());
     let mut app = app(&loaded);
     let (wakeups, migrations, text, _) = check(&mut app, 160, 50);
     assert!(!text.contains("no topology"), "{text}");

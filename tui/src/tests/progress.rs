@@ -3,7 +3,7 @@
 //! and the one in flight on quit.
 
 use super::{app, mi, press, sources, trace, CFS_MI};
-use crate::input::{self, Data, Message, Stage};
+use crate::loading::{self, Data, Message, Stage};
 use crate::print;
 use crate::state::{App, Restore};
 use crate::ui::gauges;
@@ -14,10 +14,10 @@ use std::sync::Arc;
 /// Loads `file` through the worker threads as the terminal does; every message kept.
 fn load_watched(file: &str) -> (Vec<Message>, Arc<ingest::Progress>) {
     let s = sources(&[trace(file).display().to_string()]);
-    let counters = input::progress_counters(&s);
+    let counters = loading::progress_counters(&s);
     let progress = counters[0].clone();
     let (tx, rx) = std::sync::mpsc::channel();
-    input::start(s, 7, Arc::new(AtomicU64::new(7)), counters, tx);
+    loading::start(s, 7, Arc::new(AtomicU64::new(7)), counters, tx);
     let mut messages = Vec::new();
     while let Ok(m) = rx.recv() {
         let done = matches!(m, Message::Loaded { .. });
@@ -78,10 +78,10 @@ fn the_counters_reach_the_file_size_and_the_events_of_the_report() {
 #[test]
 fn a_cancelled_counter_stops_the_read() {
     let s = sources(&[trace(CFS_MI).display().to_string()]);
-    let counters = input::progress_counters(&s);
+    let counters = loading::progress_counters(&s);
     counters[0].cancel();
     let (tx, rx) = std::sync::mpsc::channel();
-    input::start(s, 1, Arc::new(AtomicU64::new(1)), counters, tx);
+    loading::start(s, 1, Arc::new(AtomicU64::new(1)), counters, tx);
     let result = rx
         .iter()
         .find_map(|m| match m {
@@ -103,7 +103,7 @@ fn the_first_frame_has_a_gauge_per_input_at_once() {
     ]);
     let mut app = App::new(s.clone(), Restore::default());
     let text = print::text(&print::frame(&mut app, 160, 50, Glyphs::default()));
-    for path in input::paths(&s) {
+    for path in loading::paths(&s) {
         assert!(text.contains(&path.display().to_string()), "{text}");
     }
     assert_eq!(text.matches("waiting").count(), 2, "{text}");

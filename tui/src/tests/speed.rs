@@ -7,7 +7,7 @@
 
 use super::{app, mi, press};
 use crate::action::View;
-use crate::input::{Data, Input};
+use crate::loading::{Data, Input};
 use crate::state::{App, Restore};
 use crate::ui::style::Glyphs;
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ pub(super) fn best(n: usize, mut f: impl FnMut()) -> Duration {
 }
 
 /// The mi run with its tasks copied to `n` (new pids; names keep their digits apart).
-fn many_tasks(n: usize) -> (crate::input::Sources, Data) {
+fn many_tasks(n: usize) -> (crate::loading::Sources, Data) {
     let (sources, data) = mi().clone();
     let mut input: Input = data.inputs[0].clone();
     let base = input.report.tasks.clone();

@@ -34,7 +34,7 @@ fn speed_large() {
     );
 
     let t = Instant::now();
-    let data = crate::input::load_now(&sources).unwrap();
+    let data = crate::loading::load_now(&sources).unwrap();
     let tui_load = t.elapsed();
     let file = std::path::Path::new(&path);
     let t = Instant::now();
@@ -44,7 +44,7 @@ fn speed_large() {
     // What the TUI asks of the analysis beyond `analyze`: the timeline store and series.
     let mut config = analysis::Config::default();
     config.timeline = Some(Default::default());
-    config.series = Some(crate::input::SERIES_WINDOW_NS);
+    config.series = Some(crate::loading::SERIES_WINDOW_NS);
     let options = analysis::pipeline::Options {
         config,
         ..Default::default()

@@ -219,13 +219,13 @@ fn a_window_command_requests_a_reanalysis_and_stale_results_are_dropped() {
         Some((b * 1e9).round() as u64)
     );
     // A result of an older generation is ignored.
-    app.receive(crate::input::Message::Loaded {
+    app.receive(crate::loading::Message::Loaded {
         generation: generation - 1,
         result: Err("stale".into()),
     });
     assert!(app.busy() && app.status.is_none());
-    let result = crate::input::load_now(&sources);
-    app.receive(crate::input::Message::Loaded { generation, result });
+    let result = crate::loading::load_now(&sources);
+    app.receive(crate::loading::Message::Loaded { generation, result });
     assert!(!app.busy());
     let new = &app.input().unwrap().report;
     assert!(new.window.end_ns <= (b * 1e9).round() as u64);

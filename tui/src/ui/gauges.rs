@@ -2,7 +2,7 @@
 //! the events and the rate, from the counters the readers move (`ingest::Progress`).
 
 use super::style::Glyphs;
-use crate::input::Stage;
+use crate::loading::Stage;
 use crate::state::App;
 use ingest::Progress;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -10,7 +10,7 @@ use ratatui::widgets::{Borders, Gauge};
 use ratatui::Frame;
 
 pub(crate) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
-    let paths = crate::input::paths(&app.sources);
+    let paths = crate::loading::paths(&app.sources);
     let rows = Layout::vertical(paths.iter().map(|_| Constraint::Length(3))).split(area);
     for (i, (path, stage)) in paths.iter().zip(&app.stages).enumerate() {
         let Some(&rect) = rows.get(i) else { break };
