@@ -4,7 +4,8 @@
 //! Modules, one concept each: [`model`] (the trait every scheduler implements, and what a
 //! model says about itself), `engine` (the event loop: clock, ticks, CPUs, wakeups, the
 //! idle pull), `progress` (each task's place in its demand and the dependency points),
-//! `placement` (which CPU a waking task goes to), [`schedule`] (what comes out), and one
+//! `placement` (which CPU a waking task goes to), `wall_clock` (a spinner's last burst run
+//! for a wall-clock time), [`schedule`] (what comes out), and one
 //! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), and Project C
 //! v6.1-r4's `pds` and `bmq` over their shared runqueue (`projectc`).
 
@@ -18,6 +19,7 @@ mod placement;
 mod progress;
 mod projectc;
 pub mod schedule;
+mod wall_clock;
 
 use crate::demand::Demand;
 use model::{ModelInfo, ModelName, SchedulerModel};

@@ -26,6 +26,7 @@ pub fn demand(cpus: u32, window_ns: u64, tasks: Vec<TaskDemand>) -> Demand {
         end_ns: window_ns,
         tasks,
         ledger: Ledger::default(),
+        idle_wakeup_ns: 0,
     }
 }
 
@@ -52,6 +53,7 @@ pub fn task(id: usize, comm: &str, nice: i32, cpus: &[u32], phases: Vec<Phase>) 
         end: TaskEnd::Running,
         runtime_ns,
         phases,
+        last_burst_ran_ns: None,
     }
 }
 

@@ -1,0 +1,39 @@
+//! Wall-bounded last bursts: a task's last burst of at least [`WALL_BOUNDED_MIN_NS`] that
+//! ends at its exit or at the trace's end is replayed as running for a wall-clock time, not
+//! as that much CPU. The workloads' spinners spin for a wall-clock time; a fixed amount of
+//! CPU would make their shares an echo of the traced kernel's.
+//!
+//! Why the time counts from the burst's first run, not from the task's start: the spinner
+//! times its own spin from when it first runs. On BMQ's `nice` capture the nice-5 spinner
+//! waited 3 s runnable before its first run and then spun 3 s; replayed from its start, the
+//! 3 s of starvation would be kept in the demand and every other model would "predict" it.
+
+use crate::demand::{TaskDemand, TaskEnd};
+
+/// Least CPU time of a last burst for it to be wall-bounded. Shorter last bursts are work.
+pub(super) const WALL_BOUNDED_MIN_NS: u64 = 100_000_000;
+
+/// How a wall-bounded burst ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WallBound {
+    /// At this time (trace clock): the task's end, when its last burst's first run is not
+    /// known.
+    At(u64),
+    /// This long after it first runs in the replay.
+    After(u64),
+    /// Not before the window's end (still running when the trace ended).
+    Never,
+}
+
+/// How `t`'s burst number `phase` (`ns` of CPU in the trace) ends, when it is wall-bounded.
+pub(super) fn wall_bound(t: &TaskDemand, phase: usize, ns: u64) -> Option<WallBound> {
+    if ns < WALL_BOUNDED_MIN_NS || phase + 1 != t.phases.len() {
+        return None;
+    }
+    match (t.end, t.last_burst_ran_ns) {
+        (TaskEnd::Exit { at_ns }, Some(ran)) => Some(WallBound::After(at_ns.saturating_sub(ran))),
+        (TaskEnd::Exit { at_ns }, None) => Some(WallBound::At(at_ns)),
+        (TaskEnd::Running, _) => Some(WallBound::Never),
+        (TaskEnd::Asleep, _) => None,
+    }
+}
