@@ -6,13 +6,15 @@
 //! idle pull), `progress` (each task's place in its demand and the dependency points),
 //! `placement` (which CPU a waking task goes to), `wall_clock` (a spinner's last burst run
 //! for a wall-clock time), [`schedule`] (what comes out), and one
-//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), and Project C
+//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), over the fair
+//! runqueue they share (`fair_rq`), and Project C
 //! v6.1-r4's `pds` and `bmq` over their shared runqueue (`projectc`).
 
 mod bmq;
 mod cfs;
 mod eevdf;
 mod engine;
+mod fair_rq;
 pub mod model;
 mod pds;
 mod placement;

@@ -195,3 +195,11 @@ mod tests {
         assert_eq!(to_virtual(3_000_000, 335), 9_170_149);
     }
 }
+
+/// The entry of `task` in a model's per-task table, grown to hold it (`add_task`).
+pub(crate) fn slot<T: Default + Clone>(table: &mut Vec<T>, task: usize) -> &mut T {
+    if table.len() <= task {
+        table.resize(task + 1, T::default());
+    }
+    &mut table[task]
+}
