@@ -71,10 +71,10 @@ const fn miss(
     }
 }
 
-const TICK_LATE: &str = "the traced tick preemptions come about a tick later than the \
-    rules give (nice-0 slices 19.9 ms traced, 16.0 predicted under CFS; 22.1 and 12.0 under \
-    EEVDF); the likely cause, not proven: the VM (QEMU TCG) delivers its timer interrupts \
-    late, while the model's tick is exact";
+const TICK_LATE: &str = "the VM's tick preemptions are off the tick grid and late: in \
+    `trace-cmd report` of the CFS capture nice 0's slices run 15-44 ms in the first second, \
+    16 in the model (medians 19.9 and 16.0; EEVDF 22.1 and 12.0): QEMU TCG delivers \
+    the guest's timer interrupts when it gets to them, the model's tick is exact";
 const FEW: &str = "a handful of involuntary switches in the window (under 1.5/s): one more \
     or less is 20-100 %";
 const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or softirq \
