@@ -13,7 +13,7 @@ use super::model::{Dequeue, Enqueue, SchedulerModel};
 use super::placement::{llc_groups, place, pull_choice, CpuView};
 use super::progress::{Progress, Release};
 use super::schedule::{Left, Record, Schedule, SimStats, Who};
-use super::wall_clock::{wall_bound, WallBound};
+use super::wall_clock::{run_end, wall_bound, WallBound};
 use crate::demand::{Demand, Phase, TaskEnd, Wake};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -75,6 +75,9 @@ pub(crate) struct Engine<'a> {
     sleep_gen: Vec<u64>,
     /// A wall-bounded burst's time, armed when it first runs.
     stop_after: Vec<Option<u64>>,
+    /// Where the run ends: the trace's end, or later for a wall-bounded burst that ends
+    /// later (`wall_clock::run_end`).
+    end_ns: u64,
     allowed: Vec<Vec<usize>>,
     cpus: Vec<Cpu>,
     llc_of: Vec<usize>,
@@ -126,6 +129,7 @@ impl<'a> Engine<'a> {
             blocked_at: vec![0; n],
             sleep_gen: vec![0; n],
             stop_after: vec![None; n],
+            end_ns: demand.end_ns,
             allowed,
             cpus: vec![Cpu::default(); ncpu],
             llc_of,
@@ -157,7 +161,7 @@ impl<'a> Engine<'a> {
         }
         self.push(d.start_ns + tick_offset % self.tick_ns, Ev::Tick);
         while let Some(Reverse((at, _, ev))) = self.queue.pop() {
-            if at > d.end_ns {
+            if at > self.end_ns {
                 break;
             }
             self.now = at;
@@ -192,7 +196,7 @@ impl<'a> Engine<'a> {
             records: self.records,
             stats: self.stats,
             start_ns: d.start_ns,
-            end_ns: d.end_ns,
+            end_ns: self.end_ns,
             hz,
             tick_offset_ns: tick_offset % self.tick_ns,
         }
@@ -472,7 +476,9 @@ impl<'a> Engine<'a> {
         self.state[task] = State::Running;
         self.last_cpu[task] = cpu;
         if let Some(ns) = self.stop_after[task].take() {
-            self.push(self.now + ns, Ev::Stop(task));
+            let stop = self.now + ns;
+            self.end_ns = self.end_ns.max(run_end(self.demand, stop));
+            self.push(stop, Ev::Stop(task));
         }
     }
 

@@ -8,7 +8,17 @@
 //! waited 3 s runnable before its first run and then spun 3 s; replayed from its start, the
 //! 3 s of starvation would be kept in the demand and every other model would "predict" it.
 
-use crate::demand::{TaskDemand, TaskEnd};
+use crate::demand::{Demand, TaskDemand, TaskEnd};
+
+/// Where the run must end for a wall-bounded burst that stops at `stop`: past the trace's
+/// end when the model started the spin later than the traced kernel did (a spinner the
+/// model starves first and then runs alone, as BMQ does with `nice`'s nice-5 spinner,
+/// needs the time after the other's exit to spin its traced time), but at most one more
+/// window long.
+pub(super) fn run_end(d: &Demand, stop: u64) -> u64 {
+    let window = d.end_ns.saturating_sub(d.start_ns);
+    stop.min(d.end_ns.saturating_add(window))
+}
 
 /// Least CPU time of a last burst for it to be wall-bounded. Shorter last bursts are work.
 pub(super) const WALL_BOUNDED_MIN_NS: u64 = 100_000_000;
