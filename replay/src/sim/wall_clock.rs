@@ -47,3 +47,78 @@ pub(super) fn wall_bound(t: &TaskDemand, phase: usize, ns: u64) -> Option<WallBo
         (TaskEnd::Asleep, _) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demand::{Phase, Policy};
+
+    const MS: u64 = 1_000_000;
+
+    fn spinner(phases: Vec<Phase>, end: TaskEnd, ran: Option<u64>) -> TaskDemand {
+        TaskDemand {
+            id: 0,
+            pid: 100,
+            tgid: None,
+            comm: "spin".into(),
+            prio: Some(120),
+            nice: Some(0),
+            policy: Policy::Normal,
+            cpus: vec![0],
+            fork: None,
+            start_ns: 0,
+            end,
+            runtime_ns: 0,
+            phases,
+            last_burst_ran_ns: ran,
+        }
+    }
+
+    #[test]
+    fn only_a_long_last_burst_is_wall_bounded() {
+        let spin = |ns| vec![Phase::Burst { ns: MS }, Phase::Burst { ns }];
+        let exit = TaskEnd::Exit { at_ns: 3000 * MS };
+        // Timed from its first run: 3 s − 1 s.
+        let t = spinner(spin(500 * MS), exit, Some(1000 * MS));
+        assert_eq!(
+            wall_bound(&t, 1, 500 * MS),
+            Some(WallBound::After(2000 * MS))
+        );
+        // Not the last phase, or too short: work.
+        assert_eq!(wall_bound(&t, 0, 500 * MS), None);
+        let short = spinner(spin(99 * MS), exit, Some(1000 * MS));
+        assert_eq!(wall_bound(&short, 1, 99 * MS), None);
+        // Its first run unknown: until the traced exit; still running: to the end.
+        let t = spinner(spin(500 * MS), exit, None);
+        assert_eq!(wall_bound(&t, 1, 500 * MS), Some(WallBound::At(3000 * MS)));
+        let t = spinner(spin(500 * MS), TaskEnd::Running, Some(MS));
+        assert_eq!(wall_bound(&t, 1, 500 * MS), Some(WallBound::Never));
+        let t = spinner(spin(500 * MS), TaskEnd::Asleep, Some(MS));
+        assert_eq!(wall_bound(&t, 1, 500 * MS), None);
+    }
+
+    #[test]
+    fn the_run_goes_on_at_most_one_more_window() {
+        let d = Demand {
+            schema_version: crate::demand::SCHEMA_VERSION,
+            source: "t".into(),
+            kernel_release: None,
+            scheduler: "CFS".into(),
+            cpus: 1,
+            llcs: vec![vec![0]],
+            topology_source: "test".into(),
+            hz: crate::demand::Hz {
+                value: 250,
+                source: crate::demand::HzSource::Given,
+            },
+            start_ns: 1000 * MS,
+            end_ns: 4000 * MS,
+            tasks: Vec::new(),
+            ledger: Default::default(),
+            idle_wakeup_ns: 0,
+        };
+        assert_eq!(run_end(&d, 3500 * MS), 3500 * MS);
+        assert_eq!(run_end(&d, 6000 * MS), 6000 * MS);
+        assert_eq!(run_end(&d, 9000 * MS), 7000 * MS);
+    }
+}
