@@ -105,7 +105,7 @@ pub use engine::Analyzer;
 pub use interval::{EndReason, SwitchReason, ThreadState};
 pub use metrics::fairness::PrioScale;
 pub use report::{CpuRow, PieceKind, Quality, Report, Source, System, TaskRow, WaitCauses, Window};
-pub use scheduler::{scheduler_family, scheduler_name, SchedulerFamily};
+pub use scheduler::{is_predicted, scheduler_family, scheduler_name, SchedulerFamily};
 pub use select::{CommFilter, GroupBy, Selection, SortKey};
 pub use stats::{Samples, Stats};
 pub use timeline_store::{Timeline, TimelineOptions};

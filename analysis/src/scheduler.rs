@@ -77,6 +77,16 @@ pub fn scheduler_family(release: &str) -> SchedulerFamily {
     }
 }
 
+/// Whether a run was predicted by a model rather than traced: `schedtrace replay --as`
+/// writes the model's release with the word `predicted` (`6.12.0-predicted-eevdf`,
+/// `6.1.0-prjc-bmq-predicted`), and every header that shows a run says so.
+pub fn is_predicted(release: &str) -> bool {
+    release
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w == "predicted")
+}
+
 /// The scheduler's own name where the release says which one it is: the BFS-family patch
 /// sets name themselves in the local version (`6.1.192-prjc-pds`, `-prjc-bmq`, `-muqss`,
 /// `-bfs512`, `-ck1` which carries MuQSS from 4.7 on and BFS before), mainline is CFS or

@@ -36,6 +36,12 @@ pub struct Demand {
     pub tasks: Vec<TaskDemand>,
     /// What could not be told apart and was taken as something else.
     pub ledger: Ledger,
+    /// The traced cost of a wakeup onto an idle CPU: the mean time from the wakeup to the
+    /// task running, over the waits that ended on an idle CPU (the idle pieces of
+    /// `wait_causes` / the waits `ended_by` idle, every task of the trace). The simulator
+    /// delays such a wakeup by it; 0 when the trace has none.
+    #[serde(default)]
+    pub idle_wakeup_ns: u64,
 }
 
 /// A tick rate and how it was known.
@@ -91,6 +97,10 @@ pub struct TaskDemand {
     /// Sum of the bursts: the analysis' runtime of the task.
     pub runtime_ns: u64,
     pub phases: Vec<Phase>,
+    /// When its last burst first ran: a long last burst is replayed as running for the
+    /// traced time from there to the task's end (`sim/wall_clock.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_burst_ran_ns: Option<u64>,
 }
 
 impl TaskDemand {

@@ -114,6 +114,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
             end,
             runtime_ns: seg.runtime_ns,
             phases,
+            last_burst_ran_ns: last_burst_ran(seg),
         });
     }
     let demand = Demand {
@@ -129,8 +130,24 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         end_ns: timeline.window().end_ns,
         tasks,
         ledger,
+        idle_wakeup_ns: idle_wakeup_ns(&report),
     };
     Ok(Extracted { demand, report })
+}
+
+/// When the task's last burst first ran: the first running interval of its last burst.
+fn last_burst_ran(seg: &Segmented) -> Option<u64> {
+    let last = seg.runs.last()?.burst;
+    seg.runs
+        .iter()
+        .find(|r| r.burst == last && r.into_ns == 0)
+        .map(|r| r.start_ns)
+}
+
+/// The mean wait of a wakeup onto an idle CPU in the trace (`Demand::idle_wakeup_ns`).
+fn idle_wakeup_ns(report: &Report) -> u64 {
+    let w = &report.system.wait_causes;
+    w.idle_ns.checked_div(w.ended_by.idle).unwrap_or(0)
 }
 
 /// The trace's LLC groups, else every CPU in one (a VM or a laptop: one LLC).

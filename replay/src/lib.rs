@@ -12,7 +12,8 @@
 //! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
 //!
 //! Stage two: [`sim`], the discrete-event simulator and the scheduler models, whose
-//! schedule [`predicted`] writes as a Perfetto trace the readers take.
+//! schedule [`predicted`] writes as a Perfetto trace the readers take. Stage three, the
+//! validation against the kernels' own captures, is a test (`tests/validation/`).
 
 #![warn(unreachable_pub)]
 

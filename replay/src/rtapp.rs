@@ -183,6 +183,7 @@ mod tests {
                 .map(|p| if let Phase::Burst { ns } = p { *ns } else { 0 })
                 .sum(),
             phases,
+            last_burst_ran_ns: None,
         }
     }
 
@@ -215,6 +216,7 @@ mod tests {
             end_ns: 9_000_000,
             tasks,
             ledger: Ledger::default(),
+            idle_wakeup_ns: 0,
         }
     }
 

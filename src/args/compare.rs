@@ -63,8 +63,8 @@ pub struct CompareArgs {
 
     /// Task metrics shown in the text output, one table each (default: runtime, runtime-share,
     /// weight-share, fairness, max-lag, slice-mean, wakeup-p99, preemption-wait-p99, sched-delay-max,
-    /// switches, migrations; --wide adds slice-p50, slice-p99, wakeup-mean, wakeup-p50, wakeup-max,
-    /// preemption-wait-mean, voluntary, involuntary, wakeups); the JSON output always has all
+    /// switches, migrations; --wide adds slice-p50, slice-p99, wakeup-mean, wakeup-p50, wakeup-p90,
+    /// wakeup-max, preemption-wait-mean, voluntary, involuntary, wakeups, preempting-wakeups); the JSON output always has all
     #[arg(long, value_name = "METRIC[,METRIC...]", value_delimiter = ',', value_parser = parse_task_metric)]
     pub task_metrics: Vec<&'static analysis::columns::compare::Compared>,
 

@@ -37,6 +37,7 @@ impl Dist {
 pub enum Stat {
     Mean,
     P50,
+    P90,
     P99,
     Max,
 }
@@ -46,6 +47,7 @@ impl Stat {
         match self {
             Stat::Mean => "mean",
             Stat::P50 => "p50",
+            Stat::P90 => "p90",
             Stat::P99 => "p99",
             Stat::Max => "max",
         }
@@ -241,6 +243,7 @@ pub static TASK: &[Compared] = &[
     w(m("slice-p99", "slice p99", MS, Own(Neutral), D(Dist::Slices, Stat::P99))),
     w(m("wakeup-mean", "wakeup latency mean", US, T("wakeup_latency.mean_ns"), D(Dist::Wakeup, Stat::Mean))),
     w(m("wakeup-p50", "wakeup latency p50", US, S("wakeup_latency.p50_ns"), D(Dist::Wakeup, Stat::P50))),
+    w(m("wakeup-p90", "wakeup latency p90", US, S("wakeup_latency.p50_ns"), D(Dist::Wakeup, Stat::P90))),
     m("wakeup-p99", "wakeup latency p99", US, T("wakeup_latency.p99_ns"), D(Dist::Wakeup, Stat::P99)),
     w(m("wakeup-max", "wakeup latency max", US, T("wakeup_latency.max_ns"), D(Dist::Wakeup, Stat::Max))),
     w(m("preemption-wait-mean", "preemption wait mean", US, Own(Direction::LowerIsBetter), D(Dist::Preemption, Stat::Mean))),
@@ -250,6 +253,7 @@ pub static TASK: &[Compared] = &[
     w(m("voluntary", "voluntary switches/s", PS, T("switches.voluntary"), Rate(&["/switches/voluntary"]))),
     w(m("involuntary", "involuntary switches/s", PS, T("switches.involuntary"), Rate(&["/switches/involuntary"]))),
     w(m("wakeups", "wakeups/s", PS, T("wakeups"), Rate(&["/wakeups"]))),
+    w(m("preempting-wakeups", "wakeups preempting", NUM, Own(Neutral), Q("/preemption/caused", "/wakeups"))),
     m("migrations", "migrations/s", PS, T("migrations"), Rate(&["/migrations"])),
 ];
 
@@ -308,10 +312,11 @@ mod tests {
             [
                 ("runtime", N), ("runtime-share", N), ("weight-share", N), ("fairness", N),
                 ("max-lag", L), ("slice-mean", N), ("slice-p50", N), ("slice-p99", N),
-                ("wakeup-mean", L), ("wakeup-p50", L), ("wakeup-p99", L), ("wakeup-max", L),
+                ("wakeup-mean", L), ("wakeup-p50", L), ("wakeup-p90", L), ("wakeup-p99", L),
+                ("wakeup-max", L),
                 ("preemption-wait-mean", L), ("preemption-wait-p99", L), ("sched-delay-max", L),
                 ("switches", N), ("voluntary", N), ("involuntary", N), ("wakeups", N),
-                ("migrations", N),
+                ("preempting-wakeups", N), ("migrations", N),
             ]
         );
     }
@@ -335,7 +340,7 @@ mod tests {
 
     #[test]
     fn pooled_reads_are_the_distributions() {
-        assert_eq!(TASK.iter().filter(|m| m.read.pools().is_some()).count(), 10);
+        assert_eq!(TASK.iter().filter(|m| m.read.pools().is_some()).count(), 11);
         assert!(SYSTEM
             .iter()
             .all(|m| m.read.pools().is_some() == matches!(m.read, Read::SystemDist(..))));

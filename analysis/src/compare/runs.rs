@@ -45,8 +45,9 @@ impl RunSpec {
 }
 
 /// The automatic label of a run: scheduler name and kernel release of its first
-/// repeat (e.g. `EEVDF 6.12.95+deb12-amd64`, `PDS 6.1.192-prjc-pds`), or the file name
-/// when the kernel is not known.
+/// repeat (e.g. `EEVDF 6.12.95+deb12-amd64`, `PDS 6.1.192-prjc-pds`; a predicted run's
+/// name ends in `?`: `EEVDF? 6.12.0-predicted-eevdf`), or the file name when the kernel is
+/// not known.
 pub(super) fn automatic_label(first: &Repeat) -> String {
     let family = scheduler_name_of(&first.report);
     match first
@@ -54,6 +55,7 @@ pub(super) fn automatic_label(first: &Repeat) -> String {
         .pointer("/source/kernel_release")
         .and_then(serde_json::Value::as_str)
     {
+        Some(kernel) if crate::is_predicted(kernel) => format!("{family}? {kernel}"),
         Some(kernel) => format!("{family} {kernel}"),
         None => {
             let file = Path::new(&first.path)
@@ -148,6 +150,15 @@ mod tests {
             samples: None,
         };
         assert_eq!(automatic_label(&none), "unknown trace.dat");
+        let predicted = Repeat {
+            path: "eevdf.pftrace".into(),
+            report: json!({"source": {"kernel_release": "6.12.0-predicted-eevdf"}}),
+            from_json_report: false,
+            samples: None,
+        };
+        assert_eq!(automatic_label(&predicted), "EEVDF? 6.12.0-predicted-eevdf");
+        assert!(!crate::is_predicted("6.12.0-unpredictable"));
+        assert!(crate::is_predicted("6.1.0-prjc-bmq-predicted"));
     }
 
     #[test]

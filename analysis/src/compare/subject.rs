@@ -40,6 +40,7 @@ impl Stat {
         Some(match self {
             Stat::Mean => s.sum_ns as f64 / s.count as f64,
             Stat::P50 => s.p50_ns as f64,
+            Stat::P90 => s.p90_ns as f64,
             Stat::P99 => s.p99_ns as f64,
             Stat::Max => s.max_ns as f64,
         })
@@ -49,6 +50,7 @@ impl Stat {
         match self {
             Stat::Mean => "mean_ns",
             Stat::P50 => "p50_ns",
+            Stat::P90 => "p90_ns",
             Stat::P99 => "p99_ns",
             Stat::Max => "max_ns",
         }

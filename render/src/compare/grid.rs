@@ -219,10 +219,15 @@ pub(super) fn preamble(c: &Comparison, bullet: &str, width: Option<usize>) -> Ve
             .iter()
             .map(|r| format!("{:.3}", r.window_ns as f64 / 1e9))
             .collect();
+        let predicted = run
+            .kernel_releases
+            .iter()
+            .any(|k| analysis::is_predicted(k));
         push(format!(
-            "  {}: {} ({}), kernel {}, {} repeat{}, window {} s",
+            "  {}: {}{} ({}), kernel {}, {} repeat{}, window {} s",
             run.label,
             run.scheduler,
+            if predicted { " predicted" } else { "" },
             run.family,
             if run.kernel_releases.is_empty() {
                 "unknown".into()

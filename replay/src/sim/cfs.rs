@@ -7,8 +7,9 @@
 //! fixed-point inverse, a forked task starts from the debit alone (not its parent's
 //! vruntime), and no load tracking (PELT): load is the sum of the queued weights.
 
+use super::fair_rq::FairRq;
 use super::model::{
-    sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
+    slot, sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
     SchedulerModel,
 };
 
@@ -56,20 +57,12 @@ struct Entity {
     seq: u64,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Rq {
-    /// Runnable, not running.
-    queue: Vec<usize>,
-    curr: Option<usize>,
-    min_vruntime: i64,
-    /// Weight of the queued tasks and the running one.
-    load: u64,
-}
-
 pub(crate) struct Cfs {
     p: CfsParams,
     tasks: Vec<Entity>,
-    rqs: Vec<Rq>,
+    rqs: Vec<FairRq>,
+    /// Per CPU: the weight of the queued tasks and the running one.
+    load: Vec<u64>,
     seq: u64,
 }
 
@@ -78,14 +71,10 @@ impl Cfs {
         Cfs {
             p,
             tasks: Vec::new(),
-            rqs: vec![Rq::default(); cpus.max(1)],
+            rqs: vec![FairRq::default(); cpus.max(1)],
+            load: vec![0; cpus.max(1)],
             seq: 0,
         }
-    }
-
-    fn nr_running(&self, cpu: usize) -> u64 {
-        let rq = &self.rqs[cpu];
-        rq.queue.len() as u64 + u64::from(rq.curr.is_some())
     }
 
     fn leftmost(&self, cpu: usize) -> Option<usize> {
@@ -108,26 +97,16 @@ impl Cfs {
         self.update_min_vruntime(cpu);
     }
 
-    /// `min_vruntime` follows the smallest of the running and the leftmost vruntime, and
-    /// never goes back.
     fn update_min_vruntime(&mut self, cpu: usize) {
-        let curr = self.rqs[cpu].curr.map(|c| self.tasks[c].vruntime);
-        let left = self.leftmost(cpu).map(|l| self.tasks[l].vruntime);
-        let rq = &mut self.rqs[cpu];
-        let v = match (curr, left) {
-            (Some(c), Some(l)) => c.min(l),
-            (Some(v), None) | (None, Some(v)) => v,
-            (None, None) => return,
-        };
-        rq.min_vruntime = rq.min_vruntime.max(v);
+        self.rqs[cpu].update_min_vruntime(|t| self.tasks[t].vruntime);
     }
 
     /// `sched_slice`: the period (latency, or `nr × min_granularity` past `nr_latency`
     /// tasks) shared by weight; `queued` says whether `task` is already counted.
     fn sched_slice(&self, cpu: usize, task: usize, queued: bool) -> u64 {
         let w = self.tasks[task].weight;
-        let nr = self.nr_running(cpu) + u64::from(!queued);
-        let load = self.rqs[cpu].load + if queued { 0 } else { w };
+        let nr = self.rqs[cpu].nr_running() + u64::from(!queued);
+        let load = self.load[cpu] + if queued { 0 } else { w };
         let period = if nr > self.p.nr_latency {
             nr * self.p.min_granularity_ns
         } else {
@@ -193,11 +172,9 @@ impl SchedulerModel for Cfs {
     }
 
     fn add_task(&mut self, task: usize, nice: i32, _parent: Option<usize>) {
-        if self.tasks.len() <= task {
-            self.tasks.resize(task + 1, Entity::default());
-        }
-        self.tasks[task].nice = nice;
-        self.tasks[task].weight = weight_of_nice(nice);
+        let e = slot(&mut self.tasks, task);
+        e.nice = nice;
+        e.weight = weight_of_nice(nice);
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
@@ -231,36 +208,28 @@ impl SchedulerModel for Cfs {
         let e = &mut self.tasks[task];
         e.seq = self.seq;
         e.exec_start = now;
-        self.rqs[cpu].load += e.weight;
+        self.load[cpu] += e.weight;
         self.rqs[cpu].queue.push(task);
     }
 
     fn dequeue(&mut self, cpu: usize, task: usize, now: u64, _how: Dequeue) {
         self.update_curr(cpu, now);
-        let rq = &mut self.rqs[cpu];
-        if rq.curr == Some(task) {
-            rq.curr = None;
-        } else {
-            rq.queue.retain(|&t| t != task);
-        }
-        rq.load -= self.tasks[task].weight;
+        self.rqs[cpu].remove(task);
+        self.load[cpu] -= self.tasks[task].weight;
         self.tasks[task].rq = cpu;
         self.update_min_vruntime(cpu);
     }
 
     fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
         self.update_curr(cpu, now);
-        self.rqs[cpu].curr = None;
         self.seq += 1;
         self.tasks[task].seq = self.seq;
-        self.rqs[cpu].queue.push(task);
+        self.rqs[cpu].put_prev(task);
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
         let next = self.leftmost(cpu)?;
-        let rq = &mut self.rqs[cpu];
-        rq.queue.retain(|&t| t != next);
-        rq.curr = Some(next);
+        self.rqs[cpu].set_next(next);
         let e = &mut self.tasks[next];
         e.exec_start = now;
         e.prev_sum_exec = e.sum_exec;
@@ -270,7 +239,7 @@ impl SchedulerModel for Cfs {
     fn tick(&mut self, cpu: usize, now: u64) -> bool {
         self.update_curr(cpu, now);
         match self.rqs[cpu].curr {
-            Some(curr) if self.nr_running(cpu) > 1 => self.check_preempt_tick(cpu, curr),
+            Some(curr) if self.rqs[cpu].nr_running() > 1 => self.check_preempt_tick(cpu, curr),
             _ => false,
         }
     }

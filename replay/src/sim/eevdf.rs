@@ -15,8 +15,9 @@
 //! (the kernel may delay its dequeue too); all slices are the base slice (no
 //! `sched_attr.sched_runtime`).
 
+use super::fair_rq::FairRq;
 use super::model::{
-    sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
+    slot, sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
     SchedulerModel,
 };
 
@@ -67,20 +68,13 @@ struct Entity {
     seq: u64,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Rq {
-    /// Queued and not running, delayed ones included.
-    queue: Vec<usize>,
-    curr: Option<usize>,
-    min_vruntime: i64,
-    /// Asked for by `update_curr` (a deadline reached with others queued).
-    resched: bool,
-}
-
 pub(crate) struct Eevdf {
     p: EevdfParams,
     tasks: Vec<Entity>,
-    rqs: Vec<Rq>,
+    rqs: Vec<FairRq>,
+    /// Per CPU: a reschedule asked for by `update_curr` (a deadline reached with others
+    /// queued).
+    resched: Vec<bool>,
     seq: u64,
 }
 
@@ -89,15 +83,14 @@ impl Eevdf {
         Eevdf {
             p,
             tasks: Vec::new(),
-            rqs: vec![Rq::default(); cpus.max(1)],
+            rqs: vec![FairRq::default(); cpus.max(1)],
+            resched: vec![false; cpus.max(1)],
             seq: 0,
         }
     }
 
-    /// The tasks on the runqueue: queued ones and the running one.
     fn on_rq(&self, cpu: usize) -> impl Iterator<Item = usize> + '_ {
-        let rq = &self.rqs[cpu];
-        rq.queue.iter().copied().chain(rq.curr)
+        self.rqs[cpu].on_rq()
     }
 
     /// (Σ w·(v − min_vruntime), Σ w) over the runqueue.
@@ -128,11 +121,7 @@ impl Eevdf {
     }
 
     fn update_min_vruntime(&mut self, cpu: usize) {
-        let v = self.on_rq(cpu).map(|t| self.tasks[t].vruntime).min();
-        if let Some(v) = v {
-            let rq = &mut self.rqs[cpu];
-            rq.min_vruntime = rq.min_vruntime.max(v);
-        }
+        self.rqs[cpu].update_min_vruntime(|t| self.tasks[t].vruntime);
     }
 
     /// Accounts the running task; a reached deadline gets a new one a slice ahead and asks
@@ -154,7 +143,7 @@ impl Eevdf {
         }
         self.update_min_vruntime(cpu);
         if reached && !self.rqs[cpu].queue.is_empty() {
-            self.rqs[cpu].resched = true;
+            self.resched[cpu] = true;
         }
     }
 
@@ -218,12 +207,7 @@ impl Eevdf {
     }
 
     fn remove(&mut self, cpu: usize, task: usize) {
-        let rq = &mut self.rqs[cpu];
-        if rq.curr == Some(task) {
-            rq.curr = None;
-        } else {
-            rq.queue.retain(|&t| t != task);
-        }
+        self.rqs[cpu].remove(task);
     }
 }
 
@@ -253,10 +237,7 @@ impl SchedulerModel for Eevdf {
     }
 
     fn add_task(&mut self, task: usize, nice: i32, _parent: Option<usize>) {
-        if self.tasks.len() <= task {
-            self.tasks.resize(task + 1, Entity::default());
-        }
-        let e = &mut self.tasks[task];
+        let e = slot(&mut self.tasks, task);
         e.nice = nice;
         e.weight = weight_of_nice(nice);
         e.slice = self.p.base_slice_ns;
@@ -300,16 +281,15 @@ impl SchedulerModel for Eevdf {
 
     fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
         self.update_curr(cpu, now);
-        self.rqs[cpu].curr = None;
         // Behind the tasks with an equal deadline: the kernel picks while the running task
         // is still current, and keeps it on a tie only if its deadline is strictly earlier.
         self.seq += 1;
         self.tasks[task].seq = self.seq;
-        self.rqs[cpu].queue.push(task);
+        self.rqs[cpu].put_prev(task);
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
-        self.rqs[cpu].resched = false;
+        self.resched[cpu] = false;
         loop {
             let next = self.pick_eevdf(cpu)?;
             self.remove(cpu, next);
@@ -335,12 +315,12 @@ impl SchedulerModel for Eevdf {
 
     fn tick(&mut self, cpu: usize, now: u64) -> bool {
         self.update_curr(cpu, now);
-        std::mem::take(&mut self.rqs[cpu].resched)
+        std::mem::take(&mut self.resched[cpu])
     }
 
     fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
         self.update_curr(cpu, now);
-        if std::mem::take(&mut self.rqs[cpu].resched) {
+        if std::mem::take(&mut self.resched[cpu]) {
             return true;
         }
         let Some(curr) = self.rqs[cpu].curr else {

@@ -13,6 +13,7 @@ use super::model::{Dequeue, Enqueue, SchedulerModel};
 use super::placement::{llc_groups, place, pull_choice, CpuView};
 use super::progress::{Progress, Release};
 use super::schedule::{Left, Record, Schedule, SimStats, Who};
+use super::wall_clock::{run_end, wall_bound, WallBound};
 use crate::demand::{Demand, Phase, TaskEnd, Wake};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -31,13 +32,9 @@ enum Ev {
     Tick,
     /// A task's wall-bounded last burst reaches its traced end.
     Stop(usize),
+    /// An idle CPU that a wakeup was placed on runs it (the traced wakeup cost later).
+    IdleWake(usize),
 }
-
-/// Least CPU time of a task's last burst for it to be replayed as running until the task's
-/// traced exit (or the trace's end) rather than as a fixed amount of work: a spinner that
-/// spins for a wall-clock duration (the `nice` workload's) gets whatever CPU the model
-/// gives it in that time, as it did on the traced kernel. Shorter last bursts are work.
-const WALL_BOUNDED_MIN_NS: u64 = 100_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -76,6 +73,11 @@ pub(crate) struct Engine<'a> {
     last_cpu: Vec<usize>,
     blocked_at: Vec<u64>,
     sleep_gen: Vec<u64>,
+    /// A wall-bounded burst's time, armed when it first runs.
+    stop_after: Vec<Option<u64>>,
+    /// Where the run ends: the trace's end, or later for a wall-bounded burst that ends
+    /// later (`wall_clock::run_end`).
+    end_ns: u64,
     allowed: Vec<Vec<usize>>,
     cpus: Vec<Cpu>,
     llc_of: Vec<usize>,
@@ -126,6 +128,8 @@ impl<'a> Engine<'a> {
             last_cpu: allowed.iter().map(|a| a[0]).collect(),
             blocked_at: vec![0; n],
             sleep_gen: vec![0; n],
+            stop_after: vec![None; n],
+            end_ns: demand.end_ns,
             allowed,
             cpus: vec![Cpu::default(); ncpu],
             llc_of,
@@ -157,7 +161,7 @@ impl<'a> Engine<'a> {
         }
         self.push(d.start_ns + tick_offset % self.tick_ns, Ev::Tick);
         while let Some(Reverse((at, _, ev))) = self.queue.pop() {
-            if at > d.end_ns {
+            if at > self.end_ns {
                 break;
             }
             self.now = at;
@@ -176,6 +180,11 @@ impl<'a> Engine<'a> {
                 }
                 Ev::Tick => self.tick(),
                 Ev::Stop(task) => self.stop(task),
+                Ev::IdleWake(cpu) => {
+                    if self.cpus[cpu].curr.is_none() {
+                        self.switch(cpu, None, Left::Blocked);
+                    }
+                }
             }
             self.drain_pending();
             self.rearm();
@@ -187,7 +196,7 @@ impl<'a> Engine<'a> {
             records: self.records,
             stats: self.stats,
             start_ns: d.start_ns,
-            end_ns: d.end_ns,
+            end_ns: self.end_ns,
             hz,
             tick_offset_ns: tick_offset % self.tick_ns,
         }
@@ -232,16 +241,21 @@ impl<'a> Engine<'a> {
             {
                 None => return Entered::Done,
                 Some(Phase::Burst { ns }) => {
-                    match self.wall_bound(task, *ns) {
-                        Some(until) if until > self.now => {
+                    let t = &self.demand.tasks[task];
+                    match wall_bound(t, self.progress.phase(task), *ns) {
+                        None => self.progress.begin_burst(task, *ns),
+                        Some(WallBound::At(until)) if until <= self.now => {
+                            self.progress.begin_burst(task, 0)
+                        }
+                        Some(bound) => {
                             self.progress.begin_burst(task, u64::MAX / 4);
-                            // Still running when the trace ended: it runs to the end here too.
-                            if until < self.demand.end_ns {
-                                self.push(until, Ev::Stop(task));
+                            match bound {
+                                WallBound::At(until) => self.push(until, Ev::Stop(task)),
+                                WallBound::After(ns) => self.stop_after[task] = Some(ns),
+                                // Still running when the trace ended: here too.
+                                WallBound::Never => {}
                             }
                         }
-                        Some(_) => self.progress.begin_burst(task, 0),
-                        None => self.progress.begin_burst(task, *ns),
                     }
                     return Entered::Burst;
                 }
@@ -261,20 +275,6 @@ impl<'a> Engine<'a> {
                     return Entered::Blocked;
                 }
             }
-        }
-    }
-
-    /// When the current burst of `task`, `ns` long in the trace, ends by the wall clock:
-    /// the task's last phase, long, ending at its exit or the trace's end.
-    fn wall_bound(&self, task: usize, ns: u64) -> Option<u64> {
-        let t = &self.demand.tasks[task];
-        if ns < WALL_BOUNDED_MIN_NS || self.progress.phase(task) + 1 != t.phases.len() {
-            return None;
-        }
-        match t.end {
-            TaskEnd::Exit { at_ns } => Some(at_ns),
-            TaskEnd::Running => Some(self.demand.end_ns),
-            TaskEnd::Asleep => None,
         }
     }
 
@@ -349,7 +349,11 @@ impl<'a> Engine<'a> {
             new: how == Enqueue::New,
         });
         if self.cpus[cpu].curr.is_none() {
-            self.switch(cpu, None, Left::Blocked);
+            // An idle CPU runs the task once the traced cost of such a wakeup is paid.
+            match self.demand.idle_wakeup_ns {
+                0 => self.switch(cpu, None, Left::Blocked),
+                cost => self.push(self.now + cost, Ev::IdleWake(cpu)),
+            }
         } else if self.model.check_preempt_wakeup(cpu, task, self.now) {
             self.preempt(cpu);
         }
@@ -454,8 +458,7 @@ impl<'a> Engine<'a> {
         self.cpus[cpu].since = self.now;
         self.cpus[cpu].dirty = true;
         if let Some(n) = next {
-            self.state[n] = State::Running;
-            self.last_cpu[n] = cpu;
+            self.runs(cpu, n);
         }
         if prev.is_some() || next.is_some() {
             self.records.push(Record::Switch {
@@ -465,6 +468,17 @@ impl<'a> Engine<'a> {
                 left,
                 next: next.map(|n| self.who(n)),
             });
+        }
+    }
+
+    /// `task` is switched in on `cpu` (a wall-bounded burst's time starts at its first run).
+    fn runs(&mut self, cpu: usize, task: usize) {
+        self.state[task] = State::Running;
+        self.last_cpu[task] = cpu;
+        if let Some(ns) = self.stop_after[task].take() {
+            let stop = self.now + ns;
+            self.end_ns = self.end_ns.max(run_end(self.demand, stop));
+            self.push(stop, Ev::Stop(task));
         }
     }
 
@@ -486,8 +500,7 @@ impl<'a> Engine<'a> {
         self.state[curr] = State::Runnable;
         self.cpus[cpu].curr = next;
         if let Some(n) = next {
-            self.state[n] = State::Running;
-            self.last_cpu[n] = cpu;
+            self.runs(cpu, n);
         }
         self.records.push(Record::Switch {
             ts: self.now,

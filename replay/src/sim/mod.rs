@@ -4,20 +4,24 @@
 //! Modules, one concept each: [`model`] (the trait every scheduler implements, and what a
 //! model says about itself), `engine` (the event loop: clock, ticks, CPUs, wakeups, the
 //! idle pull), `progress` (each task's place in its demand and the dependency points),
-//! `placement` (which CPU a waking task goes to), [`schedule`] (what comes out), and one
-//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), and Project C
+//! `placement` (which CPU a waking task goes to), `wall_clock` (a spinner's last burst run
+//! for a wall-clock time), [`schedule`] (what comes out), and one
+//! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), over the fair
+//! runqueue they share (`fair_rq`), and Project C
 //! v6.1-r4's `pds` and `bmq` over their shared runqueue (`projectc`).
 
 mod bmq;
 mod cfs;
 mod eevdf;
 mod engine;
+mod fair_rq;
 pub mod model;
 mod pds;
 mod placement;
 mod progress;
 mod projectc;
 pub mod schedule;
+mod wall_clock;
 
 use crate::demand::Demand;
 use model::{ModelInfo, ModelName, SchedulerModel};

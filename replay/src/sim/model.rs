@@ -179,6 +179,14 @@ pub(crate) fn to_virtual(delta: u64, weight: u64) -> u64 {
     ((u128::from(delta) * 1024) / u128::from(weight.max(1))) as u64
 }
 
+/// The entry of `task` in a model's per-task table, grown to hold it (`add_task`).
+pub(crate) fn slot<T: Default + Clone>(table: &mut Vec<T>, task: usize) -> &mut T {
+    if table.len() <= task {
+        table.resize(task + 1, T::default());
+    }
+    &mut table[task]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@
 //! that fall below its time edge in level order); no `sched_yield`, no SMT or cpumask
 //! preferences in placement (the engine's rule places every model's tasks).
 
-use super::model::{Dequeue, Enqueue, ModelInfo, SchedulerModel};
+use super::model::{slot, Dequeue, Enqueue, ModelInfo, SchedulerModel};
 
 /// `sched_timeslice_ns`: 4 << 20 ns (4.19 ms; the default of the boot option).
 pub(crate) const TIMESLICE_NS: u64 = 4 << 20;
@@ -113,10 +113,7 @@ impl<P: Policy> ProjectC<P> {
     }
 
     pub(crate) fn add_task(&mut self, task: usize, nice: i32, parent: Option<usize>) {
-        if self.tasks.len() <= task {
-            self.tasks.resize(task + 1, Task::default());
-        }
-        let t = &mut self.tasks[task];
+        let t = slot(&mut self.tasks, task);
         t.nice = nice;
         t.time_slice = TIMESLICE_NS;
         t.parent = parent;

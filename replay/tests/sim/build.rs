@@ -4,8 +4,9 @@
 use replay::demand::{
     Demand, Hz, HzSource, Ledger, Phase, Policy, TaskDemand, TaskEnd, TimedBy, Wake,
 };
+use replay::sim::model::ModelName;
 use replay::sim::schedule::{Record, Schedule};
-use replay::sim::SimOptions;
+use replay::sim::{simulate, SimOptions};
 
 pub const MS: u64 = 1_000_000;
 
@@ -26,6 +27,7 @@ pub fn demand(cpus: u32, window_ns: u64, tasks: Vec<TaskDemand>) -> Demand {
         end_ns: window_ns,
         tasks,
         ledger: Ledger::default(),
+        idle_wakeup_ns: 0,
     }
 }
 
@@ -52,6 +54,7 @@ pub fn task(id: usize, comm: &str, nice: i32, cpus: &[u32], phases: Vec<Phase>) 
         end: TaskEnd::Running,
         runtime_ns,
         phases,
+        last_burst_ran_ns: None,
     }
 }
 
@@ -143,4 +146,52 @@ pub fn wakeups_of(s: &Schedule, task: usize) -> Vec<u64> {
             _ => None,
         })
         .collect()
+}
+
+/// (time, prev task, next task) of a switch.
+pub type Switch = (u64, Option<usize>, Option<usize>);
+
+/// `two_spinners(2 s, 5)` under `model`: the schedule starts with `first`, nice 0 gets
+/// the weights' 75.35 % within a point, and every switch is on the 4 ms tick grid.
+pub fn check_nice_0_and_5(model: ModelName, first: &[Switch]) {
+    let d = two_spinners(2000 * MS, 5);
+    let p = simulate(&d, model, at_zero()).unwrap();
+    let sw = switches(&p.schedule);
+    assert_eq!(sw[..first.len()], *first, "{model}");
+    let ran = p.schedule.runtimes(2);
+    let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
+    assert!((share - 0.7535).abs() < 0.01, "{model}: A's share {share}");
+    assert!(sw.iter().all(|&(t, _, _)| t % (4 * MS) == 0), "{model}");
+}
+
+/// `spinner_and_sleeper(200 ms)` under `model`: the sleeper preempts the spinner at each
+/// of its 18 wakeups (10, 21, ..., 197 ms) in the same nanosecond, and runs its 1 ms.
+pub fn check_sleeper_preempts_at_once(model: ModelName) {
+    let d = spinner_and_sleeper(200 * MS);
+    let p = simulate(&d, model, at_zero()).unwrap();
+    let sw = switches(&p.schedule);
+    assert_eq!(sw[1], (10 * MS, Some(0), Some(1)), "{model}");
+    assert_eq!(sw[2], (11 * MS, Some(1), Some(0)), "{model}");
+    assert_eq!(sw[3], (21 * MS, Some(0), Some(1)), "{model}");
+    let wakeups = wakeups_of(&p.schedule, 1);
+    assert_eq!(wakeups.len(), 18, "{model}");
+    for t in wakeups {
+        assert!(
+            sw.contains(&(t, Some(0), Some(1))),
+            "{model}: no preemption at {t}"
+        );
+    }
+}
+
+/// `two_spinners(400 ms, 0)` under `model` at `hz`: a switch every `slice_ns` from 0.
+pub fn check_equal_spinners(model: ModelName, hz: u32, slice_ns: u64) {
+    let d = two_spinners(400 * MS, 0);
+    let opts = SimOptions {
+        hz: Some(hz),
+        ..at_zero()
+    };
+    let p = simulate(&d, model, opts).unwrap();
+    let times: Vec<u64> = switches(&p.schedule).iter().map(|s| s.0).collect();
+    let expected: Vec<u64> = (0..=400 * MS / slice_ns).map(|k| k * slice_ns).collect();
+    assert_eq!(times, expected, "{model} at HZ {hz}");
 }

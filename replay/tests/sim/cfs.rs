@@ -4,7 +4,6 @@
 
 use super::build::*;
 use replay::sim::model::ModelName;
-use replay::sim::{simulate, SimOptions};
 
 #[test]
 fn two_spinners_nice_0_and_5_share_by_weight() {
@@ -19,24 +18,18 @@ fn two_spinners_nice_0_and_5_share_by_weight() {
     // t=40: vA = 32: B runs. t=44: A runs.
     // Over the run the virtual clocks stay within a slice of each other, so the shares go
     // to the weights: 1024 / 1359 = 75.35 %.
-    let d = two_spinners(2000 * MS, 5);
-    let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
-    let sw = switches(&p.schedule);
-    let expected = [
-        (0, None, Some(0)),
-        (8 * MS, Some(0), Some(1)),
-        (12 * MS, Some(1), Some(0)),
-        (20 * MS, Some(0), Some(1)),
-        (24 * MS, Some(1), Some(0)),
-        (40 * MS, Some(0), Some(1)),
-        (44 * MS, Some(1), Some(0)),
-    ];
-    assert_eq!(sw[..expected.len()], expected);
-    let ran = p.schedule.runtimes(2);
-    let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
-    assert!((share - 0.7535).abs() < 0.01, "A's share {share}");
-    // Every slice ends at a tick: every switch is on the 4 ms grid.
-    assert!(sw.iter().all(|&(t, _, _)| t % (4 * MS) == 0));
+    check_nice_0_and_5(
+        ModelName::Cfs,
+        &[
+            (0, None, Some(0)),
+            (8 * MS, Some(0), Some(1)),
+            (12 * MS, Some(1), Some(0)),
+            (20 * MS, Some(0), Some(1)),
+            (24 * MS, Some(1), Some(0)),
+            (40 * MS, Some(0), Some(1)),
+            (44 * MS, Some(1), Some(0)),
+        ],
+    );
 }
 
 #[test]
@@ -46,18 +39,7 @@ fn sleeper_waking_a_busy_cpu_preempts_it() {
     // 3 ms > the 1 ms granularity: W preempts S at once. W runs 10-11 (vW = 8). At 21,
     // min_vruntime = vS = 20, W placed at 17: preempts again. So every wakeup of W
     // switches to it in the same nanosecond, and S is preempted once per cycle.
-    let d = spinner_and_sleeper(200 * MS);
-    let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
-    let sw = switches(&p.schedule);
-    assert_eq!(sw[1], (10 * MS, Some(0), Some(1)));
-    assert_eq!(sw[2], (11 * MS, Some(1), Some(0)));
-    assert_eq!(sw[3], (21 * MS, Some(0), Some(1)));
-    let wakeups = wakeups_of(&p.schedule, 1);
-    // Wakes at 10, 21, 32, ..., 197 ms: 18 in the window, each switched to at once.
-    assert_eq!(wakeups.len(), 18);
-    for t in wakeups {
-        assert!(sw.contains(&(t, Some(0), Some(1))), "no preemption at {t}");
-    }
+    check_sleeper_preempts_at_once(ModelName::Cfs);
 }
 
 #[test]
@@ -66,16 +48,6 @@ fn equal_spinners_slices_end_at_the_tick_not_at_the_slice() {
     // the slice ends at the first tick after it is used up: at HZ 250 that is 4 ms (ran 4 >
     // 3); at HZ 1000, at 4 ms too (ran 3 is not more than 3; the lead, 3 ms, is not more
     // than the slice either).
-    let d = two_spinners(400 * MS, 0);
-    for hz in [250, 1000] {
-        let opts = SimOptions {
-            hz: Some(hz),
-            ..at_zero()
-        };
-        let p = simulate(&d, ModelName::Cfs, opts).unwrap();
-        let times: Vec<u64> = switches(&p.schedule).iter().map(|s| s.0).collect();
-        // 0 (A starts), then a switch every 4 ms.
-        let expected: Vec<u64> = (0..=100).map(|k| k * 4 * MS).collect();
-        assert_eq!(times, expected, "HZ {hz}");
-    }
+    check_equal_spinners(ModelName::Cfs, 250, 4 * MS);
+    check_equal_spinners(ModelName::Cfs, 1000, 4 * MS);
 }

@@ -4,7 +4,6 @@
 
 use super::build::*;
 use replay::sim::model::ModelName;
-use replay::sim::{simulate, SimOptions};
 
 #[test]
 fn two_spinners_nice_0_and_5_by_eligibility() {
@@ -16,23 +15,18 @@ fn two_spinners_nice_0_and_5_by_eligibility() {
     // t=20: vA = 16 > V = 15.07: B (12.23) runs. t=24: vB = 24.45, V = 18.08: A runs,
     //      now for 12 ms (ineligible at 36: 28 > V = 27.13). So A 12 ms, B 4 ms: 75 %,
     //      the weights' 75.35 % within a tick's rounding.
-    let d = two_spinners(2000 * MS, 5);
-    let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
-    let sw = switches(&p.schedule);
-    let expected = [
-        (0, None, Some(0)),
-        (4 * MS, Some(0), Some(1)),
-        (8 * MS, Some(1), Some(0)),
-        (20 * MS, Some(0), Some(1)),
-        (24 * MS, Some(1), Some(0)),
-        (36 * MS, Some(0), Some(1)),
-        (40 * MS, Some(1), Some(0)),
-    ];
-    assert_eq!(sw[..expected.len()], expected);
-    let ran = p.schedule.runtimes(2);
-    let share = ran[0] as f64 / (ran[0] + ran[1]) as f64;
-    assert!((share - 0.7535).abs() < 0.01, "A's share {share}");
-    assert!(sw.iter().all(|&(t, _, _)| t % (4 * MS) == 0));
+    check_nice_0_and_5(
+        ModelName::Eevdf,
+        &[
+            (0, None, Some(0)),
+            (4 * MS, Some(0), Some(1)),
+            (8 * MS, Some(1), Some(0)),
+            (20 * MS, Some(0), Some(1)),
+            (24 * MS, Some(1), Some(0)),
+            (36 * MS, Some(0), Some(1)),
+            (40 * MS, Some(1), Some(0)),
+        ],
+    );
 }
 
 #[test]
@@ -46,17 +40,7 @@ fn sleeper_waking_a_busy_cpu_wins_the_deadline_tie() {
     //   W is picked, its dequeue completes with lag 0 and S goes on without a switch.
     // t=21: vS = 20, renewed to dS = 20.75; W at V = 20, dW = 20.75: preempts again. Every
     //   cycle is the same: W wakes at 10, 21, ..., 197 ms (18 times) and runs at once.
-    let d = spinner_and_sleeper(200 * MS);
-    let p = simulate(&d, ModelName::Eevdf, at_zero()).unwrap();
-    let sw = switches(&p.schedule);
-    assert_eq!(sw[1], (10 * MS, Some(0), Some(1)));
-    assert_eq!(sw[2], (11 * MS, Some(1), Some(0)));
-    assert_eq!(sw[3], (21 * MS, Some(0), Some(1)));
-    let wakeups = wakeups_of(&p.schedule, 1);
-    assert_eq!(wakeups.len(), 18);
-    for t in wakeups {
-        assert!(sw.contains(&(t, Some(0), Some(1))), "no preemption at {t}");
-    }
+    check_sleeper_preempts_at_once(ModelName::Eevdf);
 }
 
 #[test]
@@ -64,15 +48,6 @@ fn equal_spinners_slices_last_one_tick() {
     // Two nice-0 spinners: the 0.75 ms slice is used up long before the tick, which is
     // when the deadline is noticed; the other task is then the eligible one. So a slice is
     // one tick: 4 ms at HZ 250, 1 ms at HZ 1000.
-    let d = two_spinners(400 * MS, 0);
-    for (hz, tick) in [(250, 4 * MS), (1000, MS)] {
-        let opts = SimOptions {
-            hz: Some(hz),
-            ..at_zero()
-        };
-        let p = simulate(&d, ModelName::Eevdf, opts).unwrap();
-        let times: Vec<u64> = switches(&p.schedule).iter().map(|s| s.0).collect();
-        let expected: Vec<u64> = (0..=400 * MS / tick).map(|k| k * tick).collect();
-        assert_eq!(times, expected, "HZ {hz}");
-    }
+    check_equal_spinners(ModelName::Eevdf, 250, 4 * MS);
+    check_equal_spinners(ModelName::Eevdf, 1000, MS);
 }

@@ -5,6 +5,5 @@ mod build;
 mod cfs;
 mod eevdf;
 mod every_model;
-mod identity;
 mod output;
 mod projectc;

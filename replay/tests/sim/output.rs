@@ -53,7 +53,15 @@ fn predicted_trace_reads_back_with_the_simulated_runtimes() {
         let report =
             analysis::pipeline::analyze(&path, &analysis::pipeline::Options::default()).unwrap();
         let release = report.source.kernel_release.clone().unwrap();
-        assert!(release.contains("predicted"), "{release}");
+        assert!(analysis::is_predicted(&release), "{release}");
+        // `compare` and the TUI label an unnamed predicted run with a `?`.
+        let loaded = analysis::compare::load::load(&path, &Default::default()).unwrap();
+        let spec = analysis::compare::RunSpec::parse(path.to_str().unwrap()).unwrap();
+        let runs = analysis::compare::assemble(&[spec], vec![vec![loaded]], &[]);
+        assert_eq!(
+            runs[0].label,
+            format!("{}? {release}", analysis::scheduler_name(&release))
+        );
         assert_eq!(report.source.cpus, Some(2));
         assert_eq!(report.window.start_ns, 0);
         assert_eq!(report.window.end_ns, 300 * MS);

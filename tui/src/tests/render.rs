@@ -270,3 +270,22 @@ fn timeline_of_mi_at_100_columns_is_busy_on_cpu_1_only() {
     }
     insta::assert_snapshot!("mi_timeline_108x40", text);
 }
+
+/// A predicted run (`schedtrace replay --as`, whose release says `predicted`) says so in
+/// its label and in the header. An ftrace text capture has no release of its own, so
+/// `--kernel-release` gives it the predicted one.
+#[test]
+fn a_predicted_run_says_predicted() {
+    let path = fixtures::file("ftrace-6.18-pingpong.trace.xz");
+    let mut sources = super::sources(&[path.display().to_string()]);
+    sources.kernel_release = Some("6.12.0-predicted-eevdf".into());
+    let data = crate::loading::load_now(&sources).unwrap();
+    let mut app = app(&(sources, data));
+    assert_eq!(app.input().unwrap().label, "EEVDF? 6.12.0-predicted-eevdf");
+    let (_, text) = draw(&mut app, (160, 50));
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains("EEVDF predicted 6.12.0-predicted-eevdf"),
+        "{header}"
+    );
+}

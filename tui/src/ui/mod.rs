@@ -130,10 +130,16 @@ fn header(app: &App, glyphs: Glyphs) -> Line<'static> {
     let runs = app.data.as_ref().map_or(1, |d| d.inputs.len());
     let events: u64 = r.quality.events.values().sum();
     let (lost, lost_unknown) = r.quality.lost_events_total();
+    let release = r.source.kernel_release.as_deref();
     let kernel = format!(
-        "{} {}",
+        "{}{} {}",
         r.source.scheduler,
-        r.source.kernel_release.as_deref().unwrap_or("kernel ?")
+        if release.is_some_and(analysis::is_predicted) {
+            " predicted"
+        } else {
+            ""
+        },
+        release.unwrap_or("kernel ?")
     );
     let mut spans = vec![
         Span::styled(input.label.clone(), style::header()),

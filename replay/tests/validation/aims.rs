@@ -1,0 +1,195 @@
+//! The issue's aims as the test's bounds, and the cells that miss them: each with the
+//! bound it was measured at and why it misses. A listed cell that meets its aim fails the
+//! test too (the list must not outlive the miss).
+
+use super::errors::{cells, CellError};
+use super::measure::{Pair, METRICS};
+use std::fmt::Write;
+
+/// An aim on one metric of some pairs.
+struct Aim {
+    what: &'static str,
+    metric: &'static str,
+    bound: f64,
+    applies: fn(&Pair) -> bool,
+}
+
+const AIMS: [Aim; 3] = [
+    Aim {
+        what: "identity replays: share within ±2 points",
+        metric: "runtime-share",
+        bound: 2.0,
+        applies: |p| p.from.dir == p.to.dir,
+    },
+    Aim {
+        what: "identity replays: involuntary switches/s within 10 %",
+        metric: "involuntary",
+        bound: 10.0,
+        applies: |p| p.from.dir == p.to.dir,
+    },
+    Aim {
+        what: "`nice`: shares within ±3 points on every pair",
+        metric: "runtime-share",
+        bound: 3.0,
+        applies: |p| p.workload == "nice",
+    },
+];
+
+/// The cross predictions must beat the null prediction on this share of their cells (the
+/// issue's aim is 0.8).
+pub const BEAT_AIM: f64 = 0.8;
+
+/// Indices into [`AIMS`].
+const IDENTITY_SWITCHES: usize = 1;
+const NICE_SHARES: usize = 2;
+
+/// A cell that misses an aim: (aim, workload, A, B, measured bound, why).
+pub struct Miss {
+    aim: usize,
+    workload: &'static str,
+    from: &'static str,
+    to: &'static str,
+    bound: f64,
+    why: &'static str,
+}
+
+const fn miss(
+    aim: usize,
+    workload: &'static str,
+    from: &'static str,
+    to: &'static str,
+    bound: f64,
+    why: &'static str,
+) -> Miss {
+    Miss {
+        aim,
+        workload,
+        from,
+        to,
+        bound,
+        why,
+    }
+}
+
+const TICK_LATE: &str = "the VM's tick preemptions are off the tick grid and late: in \
+    `trace-cmd report` of the CFS capture nice 0's slices run 15-44 ms in the first second, \
+    16 in the model (medians 19.9 and 16.0; EEVDF 22.1 and 12.0): QEMU TCG delivers \
+    the guest's timer interrupts when it gets to them, the model's tick is exact";
+const FEW: &str = "a handful of involuntary switches in the window (under 1.5/s): one more \
+    or less is 20-100 %";
+const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or softirq \
+    time, and its idle pull stands in for the kernel's balancing, so which task a timer \
+    wakeup preempts differs";
+const PINGPONG_CFS: &str = "the model preempts the waker at 85 % of pong's wakeups, the \
+    kernel at 20 %: the wakeup point is the traced one, so the model's vruntime at that \
+    point is suspected, not found";
+const PINGPONG: &str = "the model switches 30-40 % less often (EEVDF 759 / 1244 per s for \
+    ping, PDS 839 / 1170 for pong); not explained";
+const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from its barrier \
+    2.5 ms before nice 0: BMQ's model runs it for those 2.5 ms, so its spin (timed from \
+    its first run) has started, then starves it until nice 0 exits, when its time is up: 1 % \
+    of the pair; on the BMQ kernel nice 5 first ran when nice 0 exited, then spun alone \
+    (50 / 50). From the CFS and PDS captures nice 0 starts first and the model gets it right";
+
+/// The measured misses.
+pub const MISSES: &[Miss] = &[
+    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 42.0, TICK_LATE),
+    miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
+    miss(IDENTITY_SWITCHES, "nice", "bmq", "bmq", 34.0, FEW),
+    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 20.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 45.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 571.0, PINGPONG_CFS),
+    miss(IDENTITY_SWITCHES, "pp1", "eevdf", "eevdf", 45.0, PINGPONG),
+    miss(IDENTITY_SWITCHES, "pp1", "pds", "pds", 29.0, PINGPONG),
+    miss(IDENTITY_SWITCHES, "pp2", "cfs", "cfs", 30.0, FEW),
+    miss(IDENTITY_SWITCHES, "pp2", "eevdf", "eevdf", 26.0, FEW),
+    miss(IDENTITY_SWITCHES, "pp2", "pds", "pds", 101.0, FEW),
+    miss(NICE_SHARES, "nice", "eevdf", "bmq", 50.0, BMQ_START),
+];
+
+/// The measured floor of the cross predictions' share of cells beating the null, below the
+/// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
+/// rates and durations the null prediction of a kernel of the same family is often
+/// closer than a model without the VM's timing.
+pub const BEAT_FLOOR: f64 = 0.40;
+
+fn error_of(p: &Pair, key: &str) -> Option<CellError> {
+    let i = METRICS.iter().position(|m| m.key == key).unwrap();
+    cells(p)[i]
+}
+
+fn listed(p: &Pair, aim: usize) -> Option<&'static Miss> {
+    MISSES.iter().find(|m| {
+        m.aim == aim
+            && m.workload == p.workload
+            && m.from == p.from.model.as_str()
+            && m.to == p.to.model.as_str()
+    })
+}
+
+/// Every aim checked on `pairs`; the problems found, empty when all hold.
+pub fn check(pairs: &[Pair]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (i, aim) in AIMS.iter().enumerate() {
+        for p in pairs.iter().filter(|p| (aim.applies)(p)) {
+            let Some(e) = error_of(p, aim.metric) else {
+                continue;
+            };
+            let name = format!(
+                "{} {} → {} {}",
+                p.workload,
+                p.from.model.as_str(),
+                p.to.model.as_str(),
+                aim.metric
+            );
+            match listed(p, i) {
+                None if e.predicted > aim.bound => problems.push(format!(
+                    "{name}: error {:.2} misses the aim ({}) and is not a listed miss",
+                    e.predicted, aim.what
+                )),
+                Some(_) if e.predicted <= aim.bound => problems.push(format!(
+                    "{name}: error {:.2} meets the aim ({}): remove it from MISSES",
+                    e.predicted, aim.what
+                )),
+                Some(m) if e.predicted > m.bound => problems.push(format!(
+                    "{name}: error {:.2} is past its measured bound {}",
+                    e.predicted, m.bound
+                )),
+                _ => {}
+            }
+        }
+    }
+    let beaten = super::table::beaten_share(pairs);
+    if beaten < BEAT_FLOOR {
+        problems.push(format!(
+            "cross predictions beat the null in {:.1} % of cells, below the measured floor {:.0} %",
+            beaten * 100.0,
+            BEAT_FLOOR * 100.0
+        ));
+    }
+    if beaten >= BEAT_AIM {
+        problems.push("the cross predictions meet the 80 % aim: drop BEAT_FLOOR".into());
+    }
+    problems
+}
+
+/// The misses as the docs list them.
+pub fn markdown() -> String {
+    let mut s = String::from("| cell | aim | measured bound | why |\n|---|---|---|---|\n");
+    for m in MISSES {
+        let aim = &AIMS[m.aim];
+        let _ = writeln!(
+            s,
+            "| {} {} → {} | {} | {} | {} |",
+            m.workload, m.from, m.to, aim.what, m.bound, m.why
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nCross predictions beating the null prediction: aim {:.0} %, measured floor {:.0} %.",
+        BEAT_AIM * 100.0,
+        BEAT_FLOOR * 100.0
+    );
+    s
+}
