@@ -106,15 +106,7 @@ fn trappy_trace_idle_matches_trace_cmd() {
             (5, vec![state(2, 5_255_380, 1)]),
         ]
     );
-    for t in &r.tasks {
-        let c = &t.wait_causes;
-        assert_eq!(
-            c.idle_ns_by_state.values().sum::<u64>(),
-            c.idle_ns,
-            "{}",
-            t.pid
-        );
-    }
+    split_adds_up(&r, "trace_idle");
 }
 
 /// LISA's `sched_load.trace.dat` (6 CPUs, 474 cpu_idle events): the time in each state per
@@ -177,25 +169,35 @@ fn lisa_sched_load_matches_trace_cmd() {
         .map(|c| (c.cpu, c.idle_states.clone()))
         .collect();
     assert_eq!(got, want);
-    let mut left_a_state = 0;
-    for t in &r.tasks {
+    assert!(
+        split_adds_up(&r, "sched_load") > 0,
+        "no idle piece left a state"
+    );
+}
+
+/// Checks that every task's and the system's idle waits split by state add up to their idle
+/// time exactly; returns the idle time of the pieces that left a state (not `none` or
+/// `unknown`).
+fn split_adds_up(report: &Report, what: &str) -> u64 {
+    let mut labelled = 0;
+    for t in &report.tasks {
         let c = &t.wait_causes;
-        assert_eq!(
-            c.idle_ns_by_state.values().sum::<u64>(),
-            c.idle_ns,
-            "{}",
-            t.pid
-        );
-        left_a_state += c
+        let sum: u64 = c.idle_ns_by_state.values().sum();
+        assert_eq!(sum, c.idle_ns, "{what}: pid {} idle split", t.pid);
+        labelled += c
             .idle_ns_by_state
             .iter()
             .filter(|(k, _)| k.parse::<u32>().is_ok())
             .map(|(_, ns)| ns)
             .sum::<u64>();
     }
-    let s = &r.system.wait_causes;
-    assert_eq!(s.idle_ns_by_state.values().sum::<u64>(), s.idle_ns);
-    assert!(left_a_state > 0);
+    let s = &report.system.wait_causes;
+    assert_eq!(
+        s.idle_ns_by_state.values().sum::<u64>(),
+        s.idle_ns,
+        "{what}"
+    );
+    labelled
 }
 
 const CAPTURE: &str = "eevdf-6.18-host/cpu_idle";
@@ -249,24 +251,7 @@ fn check(report: &Report, truth: &Truth, what: &str) {
         .map(|c| (c.cpu, c.idle_states.clone()))
         .collect();
     assert_eq!(got, truth.states, "{what}: time in each idle state");
-    let mut labelled = 0;
-    for t in &report.tasks {
-        let c = &t.wait_causes;
-        let sum: u64 = c.idle_ns_by_state.values().sum();
-        assert_eq!(sum, c.idle_ns, "{what}: pid {} idle split", t.pid);
-        labelled += c
-            .idle_ns_by_state
-            .iter()
-            .filter(|(k, _)| k.parse::<u32>().is_ok())
-            .map(|(_, ns)| ns)
-            .sum::<u64>();
-    }
-    let s = &report.system.wait_causes;
-    assert_eq!(
-        s.idle_ns_by_state.values().sum::<u64>(),
-        s.idle_ns,
-        "{what}"
-    );
+    let labelled = split_adds_up(report, what);
     // Not vacuous: some waits were idle pieces of a CPU leaving a state.
     assert!(labelled > 0, "{what}: no idle piece left a state");
 }
