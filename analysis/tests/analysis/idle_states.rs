@@ -1,11 +1,18 @@
 //! Idle states from `power:cpu_idle` (docs/metrics.md §3b): a hand-built stream worked out by
-//! hand.
+//! hand, two public traces against `trace-cmd report`, then the `eevdf-6.18-host/cpu_idle`
+//! capture read from each of its files (trace.dat, perf.data, the two tools' text, and the
+//! perf.data converted to Perfetto): the time in each state per CPU equals what
+//! `ground_truth.py` counted from `trace-cmd report` / `perf script`, and the idle waits split
+//! by state add up to their idle time exactly.
 
 use crate::common::*;
+use analysis::pipeline::{analyze as analyze_path, Options};
 use analysis::report::IdleStateRow;
+use analysis::Report;
 use ingest::PrevState::{Runnable as R, Sleeping as S};
 use ingest::{Event, EventKind};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 fn cpu_idle(ts: u64, cpu: u32, state: u32) -> Event {
     Event {
@@ -99,15 +106,7 @@ fn trappy_trace_idle_matches_trace_cmd() {
             (5, vec![state(2, 5_255_380, 1)]),
         ]
     );
-    for t in &r.tasks {
-        let c = &t.wait_causes;
-        assert_eq!(
-            c.idle_ns_by_state.values().sum::<u64>(),
-            c.idle_ns,
-            "{}",
-            t.pid
-        );
-    }
+    split_adds_up(&r, "trace_idle");
 }
 
 /// LISA's `sched_load.trace.dat` (6 CPUs, 474 cpu_idle events): the time in each state per
@@ -170,23 +169,124 @@ fn lisa_sched_load_matches_trace_cmd() {
         .map(|c| (c.cpu, c.idle_states.clone()))
         .collect();
     assert_eq!(got, want);
-    let mut left_a_state = 0;
-    for t in &r.tasks {
+    assert!(
+        split_adds_up(&r, "sched_load") > 0,
+        "no idle piece left a state"
+    );
+}
+
+/// Checks that every task's and the system's idle waits split by state add up to their idle
+/// time exactly; returns the idle time of the pieces that left a state (not `none` or
+/// `unknown`).
+fn split_adds_up(report: &Report, what: &str) -> u64 {
+    let mut labelled = 0;
+    for t in &report.tasks {
         let c = &t.wait_causes;
-        assert_eq!(
-            c.idle_ns_by_state.values().sum::<u64>(),
-            c.idle_ns,
-            "{}",
-            t.pid
-        );
-        left_a_state += c
+        let sum: u64 = c.idle_ns_by_state.values().sum();
+        assert_eq!(sum, c.idle_ns, "{what}: pid {} idle split", t.pid);
+        labelled += c
             .idle_ns_by_state
             .iter()
             .filter(|(k, _)| k.parse::<u32>().is_ok())
             .map(|(_, ns)| ns)
             .sum::<u64>();
     }
-    let s = &r.system.wait_causes;
-    assert_eq!(s.idle_ns_by_state.values().sum::<u64>(), s.idle_ns);
-    assert!(left_a_state > 0);
+    let s = &report.system.wait_causes;
+    assert_eq!(
+        s.idle_ns_by_state.values().sum::<u64>(),
+        s.idle_ns,
+        "{what}"
+    );
+    labelled
+}
+
+const CAPTURE: &str = "eevdf-6.18-host/cpu_idle";
+
+/// `ground_truth.json`'s counts of one reference output: events by name, and per CPU the
+/// rows of each state.
+struct Truth {
+    events: BTreeMap<String, u64>,
+    states: BTreeMap<u32, Vec<IdleStateRow>>,
+}
+
+fn truth(source: &str) -> Truth {
+    let path = fixtures::trace(&format!("{CAPTURE}/ground_truth.json"));
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let t = &all[source];
+    let events = serde_json::from_value(t["events"].clone()).unwrap();
+    let states = t["idle_states"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(cpu, rows)| {
+            let rows = rows
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| IdleStateRow {
+                    state: r["state"].as_u64().unwrap() as u32,
+                    ns: r["ns"].as_u64().unwrap(),
+                    count: r["count"].as_u64().unwrap(),
+                })
+                .collect();
+            (cpu.parse().unwrap(), rows)
+        })
+        .collect();
+    Truth { events, states }
+}
+
+/// Checks a report of the capture against one reference output's counts.
+fn check(report: &Report, truth: &Truth, what: &str) {
+    assert_eq!(
+        report.quality.events.get("cpu_idle"),
+        truth.events.get("cpu_idle"),
+        "{what}: cpu_idle events"
+    );
+    assert!(report.quality.lost_events.is_empty(), "{what}: lost events");
+    let got: BTreeMap<u32, Vec<IdleStateRow>> = report
+        .cpus
+        .iter()
+        .filter(|c| !c.idle_states.is_empty())
+        .map(|c| (c.cpu, c.idle_states.clone()))
+        .collect();
+    assert_eq!(got, truth.states, "{what}: time in each idle state");
+    let labelled = split_adds_up(report, what);
+    // Not vacuous: some waits were idle pieces of a CPU leaving a state.
+    assert!(labelled > 0, "{what}: no idle piece left a state");
+}
+
+fn analyzed(path: &Path) -> Report {
+    analyze_path(path, &Options::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn trace_dat_and_its_report_match_trace_cmd() {
+    let t = truth("trace-cmd report -t (trace.dat)");
+    let dir = fixtures::trace(CAPTURE);
+    check(&analyzed(&dir.join("trace.dat")), &t, "trace.dat");
+    check(
+        &analyzed(&dir.join("trace-cmd.report.txt.xz")),
+        &t,
+        "trace-cmd report",
+    );
+}
+
+#[test]
+fn perf_data_its_script_and_perfetto_match_perf_script() {
+    let t = truth("perf script --ns (perf.data)");
+    let dir = fixtures::trace(CAPTURE);
+    let data = dir.join("perf.data.xz");
+    check(&analyzed(&data), &t, "perf.data");
+    check(
+        &analyzed(&dir.join("perf.script.txt.xz")),
+        &t,
+        "perf script",
+    );
+    // Perfetto keeps the event (CpuIdleFtraceEvent): the same numbers after a conversion.
+    let out = std::env::temp_dir().join(format!("cpu_idle-{}.perfetto", std::process::id()));
+    ingest::perfetto::convert(&data, &out, Default::default(), Default::default()).unwrap();
+    let converted = analyzed(&out);
+    let _ = std::fs::remove_file(&out);
+    check(&converted, &t, "perf.data → Perfetto");
 }

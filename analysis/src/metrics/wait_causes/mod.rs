@@ -17,9 +17,11 @@
 
 mod occupancy;
 mod open_wait;
+mod totals;
 mod tracker;
 
-pub(crate) use tracker::{Longest, Totals, WaitTracker};
+pub(crate) use totals::{Longest, Totals};
+pub(crate) use tracker::WaitTracker;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};

@@ -11,56 +11,10 @@
 
 use super::occupancy::Queue;
 use super::open_wait::{OpenWait, Piece};
-use super::{EndedBy, PieceKind, PlacementCost, WaitEnd};
+use super::totals::{Longest, Totals};
+use super::{PieceKind, WaitEnd};
 use crate::cpu::Occupant;
 use crate::metrics::idle_states::IdleSplit;
-use rustc_hash::FxHashMap;
-
-/// Everything one task's ended waits add up to.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Totals {
-    pub(crate) enqueue_ns: u64,
-    pub(crate) idle_ns: u64,
-    pub(crate) behind_ns: u64,
-    pub(crate) unknown_ns: u64,
-    /// Per occupant pid: (ns, pieces).
-    pub(crate) behind: FxHashMap<i32, (u64, u64)>,
-    pub(crate) ended_by: EndedBy,
-    pub(crate) placement: PlacementCost,
-    /// The longest wait.
-    pub(crate) longest: Option<Longest>,
-}
-
-/// A task's longest wait so far: its first pieces and how many were left out.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Longest {
-    pub(crate) start: u64,
-    pub(crate) end: u64,
-    pub(crate) pieces: Vec<Piece>,
-    pub(crate) left_out: u64,
-}
-
-impl Totals {
-    /// Adds one ended wait.
-    fn add(&mut self, w: &OpenWait) {
-        for (total, &ns) in [
-            &mut self.enqueue_ns,
-            &mut self.idle_ns,
-            &mut self.behind_ns,
-            &mut self.unknown_ns,
-        ]
-        .into_iter()
-        .zip(&w.kinds)
-        {
-            *total = total.saturating_add(ns);
-        }
-        for &(pid, new, ns) in &w.behind {
-            let e = self.behind.entry(pid).or_default();
-            e.0 = e.0.saturating_add(ns);
-            e.1 += u64::from(new);
-        }
-    }
-}
 
 /// The wait causes' state: per CPU its occupancy log and queue, per task slot its open
 /// wait and its totals.
@@ -104,7 +58,10 @@ impl WaitTracker {
         self.leave(slot);
         self.open_mut(slot).begin(pid, at, awaiting_enqueue);
         self.idle_split.reset(slot);
-        self.follow(slot, queued_on, at);
+        // Begun now and on no list: nothing to settle or list, it only joins its queue.
+        if let Some(cpu) = queued_on {
+            self.join(slot, cpu as i32);
+        }
     }
 
     /// Each CPU's LLC (`None`: not known).
@@ -171,19 +128,24 @@ impl WaitTracker {
         self.list_stay(slot);
         self.leave(slot);
         if cpu >= 0 {
-            let q = self.queue(cpu as usize);
-            let pos = q.waiters.len() as u32;
-            q.waiters.push(slot as u32);
-            let entry = q.current();
-            let o = &mut self.open[slot];
-            o.cpu = cpu;
-            o.pos = pos;
-            o.entry = entry;
-            o.stay_entry = entry;
-            o.stay_from = o.since;
-            if o.first_cpu < 0 {
-                o.first_cpu = cpu;
-            }
+            self.join(slot, cpu);
+        }
+    }
+
+    /// The waiting task `slot`, settled and on no list, joins runqueue `cpu`'s list.
+    fn join(&mut self, slot: usize, cpu: i32) {
+        let q = self.queue(cpu as usize);
+        let pos = q.waiters.len() as u32;
+        q.waiters.push(slot as u32);
+        let entry = q.current();
+        let o = &mut self.open[slot];
+        o.cpu = cpu;
+        o.pos = pos;
+        o.entry = entry;
+        o.stay_entry = entry;
+        o.stay_from = o.since;
+        if o.first_cpu < 0 {
+            o.first_cpu = cpu;
         }
     }
 
@@ -228,7 +190,8 @@ impl WaitTracker {
             Some(o) if o.active && o.awaiting_enqueue => {}
             _ => return,
         }
-        self.settle(slot, now);
+        // What the wait added up to so far becomes the enqueue piece: it is not summed.
+        self.skip_to(slot, now);
         let o = &mut self.open[slot];
         o.awaiting_enqueue = false;
         o.first_cpu = o.cpu;
@@ -330,6 +293,22 @@ impl WaitTracker {
             }
             o.sum(piece_of(occupant, own, cpu, start, end));
         });
+        o.since = at;
+    }
+
+    /// Moves task `slot`'s settled time to `at` without adding up what it passes (its
+    /// sums are about to be cleared): only the log entry in force at `at` is kept.
+    fn skip_to(&mut self, slot: usize, at: u64) {
+        let o = &mut self.open[slot];
+        if at <= o.since {
+            return;
+        }
+        if let Some(q) = (o.cpu >= 0)
+            .then(|| self.queues.get(o.cpu as usize))
+            .flatten()
+        {
+            o.entry = q.walk(o.entry, o.since, at, |_, _, _| {});
+        }
         o.since = at;
     }
 
