@@ -18,10 +18,11 @@ use crate::cell::{Cell, ColumnDef, RowSink};
 use crate::columns::ColumnBatch;
 use std::path::Path;
 
-/// Rows per batch, and so per Parquet row group: large enough for good compression and
-/// statistics, small enough to keep a batch of the widest table (tasks, about 100 columns)
-/// to some tens of MiB.
-pub(crate) const BATCH_ROWS: usize = 1 << 16;
+/// Rows per batch, and so per Parquet row group. Fewer rows hold less of each table in
+/// memory at once, but polars' file writer keeps every page's description until the footer,
+/// so more row groups cost memory too; at 32,768 rows the two are about even, the files as
+/// small as at 65,536 (bench/README.md, "Parquet export: row groups").
+pub(crate) const BATCH_ROWS: usize = 1 << 15;
 
 /// Rows per batch in CSV and NDJSON, whose files are the same bytes whatever the batch: a
 /// batch of each of the four tables written as the trace is read stays within the caches'
@@ -92,8 +93,9 @@ pub(crate) trait TableWriter: RowSink + Send {
 
 /// A format's writer of a table's batches.
 pub(crate) trait BatchWriter: Send {
-    /// Writes the batch's rows after those written before.
-    fn write(&mut self, batch: &ColumnBatch) -> std::io::Result<()>;
+    /// Writes the batch's rows after those written before. The batch is emptied after; a
+    /// writer may take its columns' buffers rather than copy them.
+    fn write(&mut self, batch: &mut ColumnBatch) -> std::io::Result<()>;
     /// Writes what the format ends a file with, and syncs it.
     fn finish(self: Box<Self>) -> std::io::Result<()>;
 }
@@ -111,7 +113,7 @@ impl RowSink for TableFile {
     fn row(&mut self, cells: &[Cell]) -> std::io::Result<()> {
         self.batch.row(cells)?;
         if self.batch.len() >= self.rows_per_batch {
-            self.format.write(&self.batch)?;
+            self.format.write(&mut self.batch)?;
             self.batch.clear();
         }
         Ok(())
@@ -121,7 +123,7 @@ impl RowSink for TableFile {
 impl TableWriter for TableFile {
     fn finish(mut self: Box<Self>) -> std::io::Result<()> {
         if self.batch.len() > 0 {
-            self.format.write(&self.batch)?;
+            self.format.write(&mut self.batch)?;
         }
         self.format.finish()
     }

@@ -55,15 +55,17 @@ impl ParquetTable {
 }
 
 /// `column` as a polars column named `name`: its values, and its nulls where it has any.
-fn series(name: &str, column: &Column) -> Series {
+/// Integer and real columns without nulls hand their buffer to polars (the batch is
+/// emptied after the write): a copy of each would be as large as the batch.
+fn series(name: &str, column: &mut Column) -> Series {
     let name = PlSmallStr::from_str(name);
     let valid = &column.valid;
     let with_nulls = column.nulls > 0;
-    match &column.values {
+    match &mut column.values {
         Values::Int(v) if with_nulls => Series::new(name, opt(v, valid)),
-        Values::Int(v) => Series::new(name, v.as_slice()),
+        Values::Int(v) => Int64Chunked::from_vec(name, std::mem::take(v)).into_series(),
         Values::Real(v) if with_nulls => Series::new(name, opt(v, valid)),
-        Values::Real(v) => Series::new(name, v.as_slice()),
+        Values::Real(v) => Float64Chunked::from_vec(name, std::mem::take(v)).into_series(),
         Values::Bool(v) if with_nulls => Series::new(name, opt(v, valid)),
         Values::Bool(v) => Series::new(name, v.as_slice()),
         Values::Text { .. } => {
@@ -84,14 +86,15 @@ fn opt<T: Copy>(values: &[T], valid: &[bool]) -> Vec<Option<T>> {
 }
 
 impl BatchWriter for ParquetTable {
-    fn write(&mut self, batch: &ColumnBatch) -> std::io::Result<()> {
+    fn write(&mut self, batch: &mut ColumnBatch) -> std::io::Result<()> {
+        let rows = batch.len();
         let columns: Vec<polars::prelude::Column> = batch
             .defs
             .iter()
-            .zip(&batch.columns)
+            .zip(&mut batch.columns)
             .map(|(def, column)| series(&def.name, column).into())
             .collect();
-        let frame = DataFrame::new(batch.len(), columns).map_err(io)?;
+        let frame = DataFrame::new(rows, columns).map_err(io)?;
         self.writer.write_batch(&frame).map_err(io)
     }
 

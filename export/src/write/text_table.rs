@@ -96,7 +96,8 @@ impl<F: RowText> TextTable<F> {
 }
 
 impl<F: RowText> BatchWriter for TextTable<F> {
-    fn write(&mut self, batch: &ColumnBatch) -> std::io::Result<()> {
+    fn write(&mut self, batch: &mut ColumnBatch) -> std::io::Result<()> {
+        let batch = &*batch;
         let format = &self.format;
         let plan = BatchPlan::new(format, batch);
         for i in 0..batch.len() {
