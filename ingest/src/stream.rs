@@ -2,7 +2,7 @@
 //! (`<(xz -dc t.xz)`), a character device. They can be read once, front to back, and may never
 //! end (`/dev/zero`, a writer that loops), so nothing is read past their first [`SNIFF`] bytes
 //! before those are known to start a trace: an unknown format is refused at once, naming the
-//! bytes it saw. A pipe-mode perf.data is then read as it comes (`lib.rs`); every other format
+//! bytes it saw, and so is text with no event line in those bytes. A pipe-mode perf.data is then read as it comes (`lib.rs`); every other format
 //! points back and forth (trace.dat, file-mode perf.data), is searched whole (HTML, a tar) or
 //! read twice (trace text, for its `prev_state` evidence), so it is held in memory, up to a
 //! [`Limit`] that the error names when the stream is longer. A compressed stream is inflated
@@ -77,6 +77,18 @@ pub(crate) fn format_of(head: &[u8]) -> Result<Format> {
                 "unknown format: starts with {:02x?}, not a well-formed Perfetto packet; \
                  expected trace.dat, perf.data, Perfetto protobuf or trace text",
                 &head[..head.len().min(8)]
+            ),
+        ));
+    }
+    // A head shorter than SNIFF is the whole stream: the text reader names its first bad line.
+    if format == Format::Text && head.len() >= SNIFF && !crate::text::starts_like_trace_text(head) {
+        return Err(Error::at(
+            0,
+            format!(
+                "text with no event line in its first {} KiB: expected trace text \
+                 (ftrace, trace-cmd report or perf script lines such as \
+                 `comm-pid [cpu] sec.usec: sched_switch: ...`)",
+                SNIFF >> 10
             ),
         ));
     }

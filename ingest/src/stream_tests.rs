@@ -33,6 +33,22 @@ fn load_err(prefix: &[u8], reader: impl Read + Send, options: ReadOptions) -> St
     }
 }
 
+/// The error of an endless `stream` with no bound, checked to have been read no further than
+/// its first [`SNIFF`] bytes.
+fn refused_from_head(stream: impl Read + Send) -> String {
+    let taken = std::sync::Arc::default();
+    let tally = Tally {
+        inner: stream,
+        taken: std::sync::Arc::clone(&taken),
+    };
+    let err = load_err(&[], tally, limited(u64::MAX));
+    assert_eq!(
+        taken.load(std::sync::atomic::Ordering::Relaxed),
+        SNIFF as u64
+    );
+    err
+}
+
 #[test]
 fn the_limit_is_half_the_memory_available_or_the_flag() {
     let limit = Limit::from_meminfo(ReadOptions::default(), Some(MEMINFO));
@@ -54,21 +70,47 @@ fn the_limit_is_half_the_memory_available_or_the_flag() {
 /// Endless zeros: refused after the first 64 KiB, the bytes named.
 #[test]
 fn an_endless_stream_of_no_trace_is_refused_from_its_head() {
-    let taken = std::sync::Arc::default();
-    let zeros = Tally {
-        inner: std::io::repeat(0),
-        taken: std::sync::Arc::clone(&taken),
-    };
-    let err = load_err(&[], zeros, limited(u64::MAX));
-    assert_eq!(
-        taken.load(std::sync::atomic::Ordering::Relaxed),
-        SNIFF as u64
-    );
+    let err = refused_from_head(std::io::repeat(0));
     assert_eq!(
         err,
         "offset 0 (0x0): unknown format: starts with [00, 00, 00, 00, 00, 00, 00, 00]; \
          expected trace.dat, perf.data, Perfetto protobuf or trace text"
     );
+}
+
+/// `yes` without end: "y\n" over and over.
+struct Yes;
+
+impl Read for Yes {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = if i % 2 == 0 { b'y' } else { b'\n' };
+        }
+        Ok(out.len() & !1)
+    }
+}
+
+/// `yes |`: endless text with no event line, refused after the first 64 KiB, not held up to
+/// the bound; a finite stream of event lines longer than that head is held whole.
+#[test]
+fn endless_text_with_no_event_line_is_refused_from_its_head() {
+    let err = refused_from_head(Yes);
+    assert_eq!(
+        err,
+        "offset 0 (0x0): text with no event line in its first 64 KiB: expected trace text \
+         (ftrace, trace-cmd report or perf script lines such as \
+         `comm-pid [cpu] sec.usec: sched_switch: ...`)"
+    );
+    let line =
+        b"  bash-1234  [001]  100.000001: sched_wakeup: comm=cat pid=5 prio=120 target_cpu=001\n";
+    let text: Vec<u8> = line.repeat(2 * SNIFF / line.len());
+    let held = load(Vec::new(), &text[..], &Progress::new(), limited(1 << 30)).unwrap();
+    assert_eq!(held.len(), text.len());
+    // A long header of comments is let through when one event line follows it in the head.
+    let mut late = b"# comment\n".repeat(SNIFF / 10 - 10);
+    late.extend_from_slice(&text);
+    let held = load(Vec::new(), &late[..], &Progress::new(), limited(1 << 30)).unwrap();
+    assert_eq!(held.len(), late.len());
 }
 
 /// 0x0a then bytes that are no packet: a file would go to the Perfetto reader, a stream is

@@ -126,6 +126,20 @@ fn three_gb_of_zeros_on_stdin_are_refused_at_once() {
     expect_stderr(&r, &format!("-: offset 0 (0x0): {ZEROS}; {EXPECTED}"));
 }
 
+/// `yes | schedtrace analyze -`: text without end and without an event line, refused from its
+/// first 64 KiB (it used to be held up to the memory bound before the text reader refused it).
+#[test]
+fn endless_text_with_no_event_line_on_stdin_is_refused_at_once() {
+    let r = analyze_stream(&["-"], |pipe| {
+        write_repeated(pipe, &b"y\n".repeat(1 << 19), u64::MAX)
+    });
+    r.expect_code(2).expect_bounded(REFUSED_MIB, 5);
+    expect_stderr(
+        &r,
+        "-: offset 0 (0x0): text with no event line in its first 64 KiB: expected trace text",
+    );
+}
+
 /// The first MiB of a real trace.dat, then garbage without end, on standard input: held up to
 /// the bound (`--max-inflate`), then an error naming the offset, the format and the bound.
 #[test]

@@ -39,6 +39,18 @@ pub fn read(bytes: &[u8], sink: &mut dyn EventSink) -> Result<Ingested> {
     })
 }
 
+/// Whether `head`, the first bytes of a stream that goes on, holds a line that parses as an
+/// event line (or is a systrace page, whose trace text may follow a long script). Trace text
+/// is held whole before it is read, so a stream of text that is no trace (`yes |`) would be
+/// held up to the memory bound before the reader could say so: it is refused from its head.
+pub(crate) fn starts_like_trace_text(head: &[u8]) -> bool {
+    html::is_html(head)
+        || head.split(|&b| b == b'\n').any(|line| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            prefix::parse(line).is_ok()
+        })
+}
+
 /// [`read`], telling `release` about each window of `bytes` whose events have gone out and
 /// counting it in `progress` (stopping there when the read is cancelled).
 pub(crate) fn read_tracked(
