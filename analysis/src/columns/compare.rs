@@ -243,7 +243,7 @@ pub static TASK: &[Compared] = &[
     w(m("slice-p99", "slice p99", MS, Own(Neutral), D(Dist::Slices, Stat::P99))),
     w(m("wakeup-mean", "wakeup latency mean", US, T("wakeup_latency.mean_ns"), D(Dist::Wakeup, Stat::Mean))),
     w(m("wakeup-p50", "wakeup latency p50", US, S("wakeup_latency.p50_ns"), D(Dist::Wakeup, Stat::P50))),
-    w(m("wakeup-p90", "wakeup latency p90", US, S("wakeup_latency.p50_ns"), D(Dist::Wakeup, Stat::P90))),
+    w(m("wakeup-p90", "wakeup latency p90", US, Own(Direction::LowerIsBetter), D(Dist::Wakeup, Stat::P90))),
     m("wakeup-p99", "wakeup latency p99", US, T("wakeup_latency.p99_ns"), D(Dist::Wakeup, Stat::P99)),
     w(m("wakeup-max", "wakeup latency max", US, T("wakeup_latency.max_ns"), D(Dist::Wakeup, Stat::Max))),
     w(m("preemption-wait-mean", "preemption wait mean", US, Own(Direction::LowerIsBetter), D(Dist::Preemption, Stat::Mean))),
