@@ -15,7 +15,7 @@ use crate::metrics::placement::CpuMap;
 use crate::metrics::preemption::Triples;
 use crate::metrics::records::Recorder;
 use crate::metrics::runqueue::Runqueues;
-use crate::metrics::wait_causes::WaitTracker;
+use crate::metrics::wait_causes::Waits;
 use crate::scope::Scope;
 use crate::series::{Count, SeriesCounts};
 use crate::series_sums::IntervalSums;
@@ -83,7 +83,7 @@ pub struct Analyzer {
     /// Each task's nice as the recording sampled it (`Config::recording`).
     pub(crate) recorded_nice: Option<crate::recording::Niceness>,
     /// Every wait's pieces by what its runqueue's CPU ran (`metrics::wait_causes`).
-    pub(crate) waits: WaitTracker,
+    pub(crate) waits: Waits,
     /// Time in each idle state per CPU (`metrics::idle_states`).
     pub(crate) idle_states: Residency,
 }
@@ -135,7 +135,7 @@ impl Analyzer {
             drain: None,
             affinity: config_affinity,
             recorded_nice,
-            waits: WaitTracker::default(),
+            waits: Waits::default(),
             idle_states: Residency::default(),
         }
         .with_topology()
@@ -434,7 +434,7 @@ impl Analyzer {
             return;
         }
         self.idle_states.event(cpu_id, state, ts, &self.scope);
-        self.waits.idle_split.cpu_idle(cpu_id, state);
+        self.waits.cpu_idle(cpu_id, state);
     }
 
     fn count_kind(&mut self, kind: &EventKind) {

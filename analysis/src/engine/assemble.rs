@@ -92,6 +92,8 @@ impl Analyzer {
         let mut affinity_rows = Vec::new();
         let mut pinned_candidates = Vec::new();
         let names: wait_causes::Names = all_tasks.iter().map(|t| (t.pid, t.comm)).collect();
+        // Taken as late as this: a worker thread may still be applying the last calls.
+        let waits = self.waits.finish();
         let mut waited = Vec::new();
         let mut tasks: Vec<TaskRow> = all_tasks
             .into_iter()
@@ -100,13 +102,13 @@ impl Analyzer {
             .map(|(slot, t)| {
                 let (affinity, migrations) = placement::task_row(&t.affinity, map.as_ref());
                 affinity_rows.push((affinity.clone(), migrations));
-                let totals = self.waits.totals(slot);
+                let totals = waits.totals(slot);
                 waited.extend(totals);
                 let allowed = self.allowed_cpus_row(&t);
                 let settled = (t.last_run_cpu, t.settled_slices, t.settled_since);
                 let mut row = task_row(t, affinity);
                 row.wait_causes = wait_causes::section(totals, &names);
-                row.wait_causes.idle_ns_by_state = self.waits.idle_split.task(slot);
+                row.wait_causes.idle_ns_by_state = waits.idle_split.task(slot);
                 match (allowed, settled) {
                     (Some(cpus), _) => row.allowed_cpus = Some(cpus),
                     (None, (Some(cpu), slices, since_ns)) => pinned_candidates.push(LooksPinned {

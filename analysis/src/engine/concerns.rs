@@ -234,10 +234,17 @@ impl Analyzer {
                 Some(a.set(id))
             });
             let ran = &t.affinity;
-            self.waits.placed(slot, target, busy, |c| match known {
-                Some(set) => set.contains(c),
-                None => ran.ran_on(c),
-            });
+            let idle_allowed = self
+                .cpus
+                .iter()
+                .enumerate()
+                .filter(|&(c, cpu)| c as i32 != target && cpu.occupant == Occupant::Idle)
+                .map(|(c, _)| c as u32)
+                .filter(|&c| match known {
+                    Some(set) => set.contains(c),
+                    None => ran.ran_on(c),
+                });
+            self.waits.placed(slot, target, busy, idle_allowed);
         }
     }
 

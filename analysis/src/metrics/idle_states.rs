@@ -159,6 +159,7 @@ pub(crate) struct IdleSplit {
 }
 
 impl IdleSplit {
+    #[inline]
     pub(crate) fn on(&self) -> bool {
         self.on
     }
@@ -181,6 +182,7 @@ impl IdleSplit {
 
     /// `cpu` runs `occupant` from now on: its idle task starts in no state; lost events
     /// make the state unknown.
+    #[inline]
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant) {
         match occupant {
             Occupant::Idle => *self.label_mut(cpu) = Label::NoState,
@@ -190,7 +192,12 @@ impl IdleSplit {
     }
 
     /// Task `slot` began a new wait (or its wait so far became the enqueue piece).
+    #[inline]
     pub(crate) fn reset(&mut self, slot: usize) {
+        // Nothing is split before the first `cpu_idle`: no wait has a split to clear.
+        if !self.on {
+            return;
+        }
         if let Some(o) = self.open.get_mut(slot) {
             o.clear();
         }
@@ -214,7 +221,11 @@ impl IdleSplit {
     }
 
     /// Task `slot`'s wait was counted: its split joins the task's totals.
+    #[inline]
     pub(crate) fn commit(&mut self, slot: usize) {
+        if !self.on {
+            return;
+        }
         let Some(o) = self.open.get_mut(slot).filter(|o| !o.is_empty()) else {
             return;
         };

@@ -14,14 +14,18 @@
 //! Why here and not from the timeline store afterwards: the store is optional and bounded
 //! (it drops everything past its memory limit), while the explanation must hold for every
 //! wait of every run; one more O(queue length) step per switch is the cheaper way.
+//!
+//! The splitting runs on a thread of its own where the machine has a second CPU
+//! (`worker`): the engine hands it its calls in batches, and takes the totals at the end.
 
 mod occupancy;
 mod open_wait;
 mod totals;
 mod tracker;
+mod worker;
 
 pub(crate) use totals::{Longest, Totals};
-pub(crate) use tracker::WaitTracker;
+pub(crate) use worker::Waits;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};

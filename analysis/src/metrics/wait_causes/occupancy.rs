@@ -56,23 +56,26 @@ impl Queue {
         until: u64,
         mut piece: impl FnMut(Occupant, u64, u64),
     ) -> u64 {
-        let mut i = (idx - self.base) as usize;
+        let first = (idx - self.base) as usize;
         let mut from = since;
-        loop {
-            let next = self.log.get(i + 1).map(|e| e.0);
-            let end = match next {
-                Some(t) if t < until => t.max(from),
-                _ => until,
-            };
+        let mut last = first;
+        let mut occupant = self.log[first].1;
+        for (i, &(t, next)) in self.log[first + 1..].iter().enumerate() {
+            if t >= until {
+                break;
+            }
+            let end = t.max(from);
             if end > from {
-                piece(self.log[i].1, from, end);
+                piece(occupant, from, end);
                 from = end;
             }
-            match next {
-                Some(t) if t < until => i += 1,
-                _ => return self.base + i as u64,
-            }
+            occupant = next;
+            last = first + 1 + i;
         }
+        if until > from {
+            piece(occupant, from, until);
+        }
+        self.base + last as u64
     }
 
     #[cfg(test)]

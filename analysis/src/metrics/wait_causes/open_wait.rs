@@ -9,7 +9,9 @@
 //! compacted — and, when the wait turns out to be its task's longest, for the stretch on
 //! its last runqueue (`stay_*`: the log from there is still whole).
 
+use super::occupancy::Queue;
 use super::{PieceKind, PIECES_KEPT};
+use crate::cpu::Occupant;
 
 /// One piece of a wait: `[start, end)` spent as `kind` while queued on `cpu` (-1: on no
 /// known runqueue), behind task `pid` for [`PieceKind::Behind`].
@@ -162,6 +164,62 @@ impl OpenWait {
         if self.behind.len() >= self.behind_fold_at {
             self.fold_behind();
         }
+    }
+
+    /// Sums the stretch of runqueue `cpu`'s log from the wait's entry and settled time to
+    /// `until` (pieces cut as [`Queue::walk`] cuts them), and moves the entry and settled
+    /// time there; `idle(len)` is told each idle piece. The same sums as [`OpenWait::sum`]
+    /// piece by piece, with the last piece and the kinds held in locals: a wait through a
+    /// deep or starved runqueue reads thousands of entries here.
+    #[inline]
+    pub(super) fn sum_stretch(
+        &mut self,
+        q: &Queue,
+        cpu: i32,
+        until: u64,
+        mut idle: impl FnMut(u64),
+    ) {
+        let own = self.pid;
+        let mut kinds = self.kinds;
+        let mut seen = 0u64;
+        // Only the first piece can go on from a piece of another walk (or runqueue).
+        let (mut last_end, mut last_kind, mut last_pid) = if self.last.cpu == cpu {
+            (self.last.end, self.last.kind, self.last.pid)
+        } else {
+            (u64::MAX, PieceKind::Unknown, 0)
+        };
+        let mut last_start = self.last.start;
+        let entry = q.walk(self.entry, self.since, until, |occupant, start, end| {
+            let len = end - start;
+            let (kind, pid) = match occupant {
+                Occupant::Idle => {
+                    idle(len);
+                    (PieceKind::Idle, 0)
+                }
+                Occupant::Task(p) if p != own => (PieceKind::Behind, p),
+                _ => (PieceKind::Unknown, 0),
+            };
+            kinds[kind as usize] = kinds[kind as usize].saturating_add(len);
+            let new = !(last_end == start && last_kind == kind && last_pid == pid);
+            seen += u64::from(new);
+            (last_start, last_end, last_kind, last_pid) = (start, end, kind, pid);
+            if kind == PieceKind::Behind {
+                self.push_behind(pid, u32::from(new), len);
+            }
+        });
+        self.entry = entry;
+        self.since = until;
+        self.kinds = kinds;
+        if seen > 0 || last_end != u64::MAX {
+            self.last = Piece {
+                kind: last_kind,
+                cpu,
+                pid: last_pid,
+                start: last_start,
+                end: last_end,
+            };
+        }
+        self.pieces_seen += seen;
     }
 
     #[cold]

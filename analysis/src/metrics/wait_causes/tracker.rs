@@ -70,15 +70,10 @@ impl WaitTracker {
     }
 
     /// A wakeup of task `slot` queued it on `target`, `busy` with another task: notes
-    /// whether a CPU it `may_use` was idle with nothing queued at that moment, preferring
-    /// one in the target's LLC. The last wakeup event of a wait decides.
-    pub(crate) fn placed(
-        &mut self,
-        slot: usize,
-        target: i32,
-        busy: bool,
-        may_use: impl Fn(u32) -> bool,
-    ) {
+    /// whether a CPU it may use was idle with nothing queued at that moment, preferring
+    /// one in the target's LLC. `idle_allowed`: the CPUs other than `target` that were idle
+    /// and that it may use, in increasing order. The last wakeup event of a wait decides.
+    pub(crate) fn placed(&mut self, slot: usize, target: i32, busy: bool, idle_allowed: &[u32]) {
         if !self.open.get(slot).is_some_and(|o| o.active) {
             return;
         }
@@ -86,12 +81,9 @@ impl WaitTracker {
         if busy {
             let llc = |c: usize| self.llc_of.get(c).copied().flatten();
             let target_llc = (target >= 0).then(|| llc(target as usize)).flatten();
-            for (c, q) in self.queues.iter().enumerate() {
-                if c as i32 == target
-                    || q.occupant() != Occupant::Idle
-                    || !q.waiters.is_empty()
-                    || !may_use(c as u32)
-                {
+            for &c in idle_allowed {
+                let c = c as usize;
+                if !self.queues.get(c).is_some_and(|q| q.waiters.is_empty()) {
                     continue;
                 }
                 if target_llc.is_some() && llc(c) == target_llc {
@@ -155,33 +147,42 @@ impl WaitTracker {
         let c = cpu as usize;
         self.queue(c);
         let was = self.queues[c].occupant();
-        if was != occupant {
-            if was == Occupant::Idle && self.idle_split.on() {
-                // An idle piece takes the state its CPU is leaving now: its waiters close it.
-                for i in 0..self.queues[c].waiters.len() {
-                    let w = self.queues[c].waiters[i] as usize;
-                    self.settle(w, at);
-                }
-            }
+        if was == occupant {
+            // A switch between two runs of the same occupant (or lost events on a CPU
+            // already unknown) leaves the log as it is.
             self.idle_split.occupant_changed(cpu, occupant);
+            return;
         }
-        self.queues[c].push(occupant, at);
-        if self.queues[c].long() {
-            // A task queued here for a long time (starved, or never seen to run again) would
-            // hold the whole log: its waiters add up and list what they waited through so
-            // far, and only what they still need is kept.
+        if was == Occupant::Idle && self.idle_split.on() {
+            // An idle piece takes the state its CPU is leaving now: its waiters close it.
             for i in 0..self.queues[c].waiters.len() {
                 let w = self.queues[c].waiters[i] as usize;
                 self.settle(w, at);
-                self.list_stay(w);
             }
-            let oldest = self.queues[c]
-                .waiters
-                .iter()
-                .map(|&w| self.open[w as usize].entry)
-                .min();
-            self.queues[c].compact(oldest);
         }
+        self.idle_split.occupant_changed(cpu, occupant);
+        self.queues[c].push(occupant, at);
+        if self.queues[c].long() {
+            self.compact(c, at);
+        }
+    }
+
+    /// CPU `c`'s log grew long: a task queued there for a long time (starved, or never seen
+    /// to run again) would hold the whole log, so its waiters add up and list what they
+    /// waited through so far, and only what they still need is kept.
+    #[cold]
+    fn compact(&mut self, c: usize, at: u64) {
+        for i in 0..self.queues[c].waiters.len() {
+            let w = self.queues[c].waiters[i] as usize;
+            self.settle(w, at);
+            self.list_stay(w);
+        }
+        let oldest = self.queues[c]
+            .waiters
+            .iter()
+            .map(|&w| self.open[w as usize].entry)
+            .min();
+        self.queues[c].compact(oldest);
     }
 
     /// The `sched_wakeup` of a wait `sched_waking` began: everything so far was the enqueue.
@@ -271,7 +272,7 @@ impl WaitTracker {
         if !o.active || at <= o.since {
             return;
         }
-        let (cpu, own) = (o.cpu, o.pid);
+        let cpu = o.cpu;
         let Some(q) = (cpu >= 0).then(|| self.queues.get(cpu as usize)).flatten() else {
             // Nothing to read again later: listed at once.
             let piece = Piece {
@@ -287,13 +288,11 @@ impl WaitTracker {
             return;
         };
         let split = &mut self.idle_split;
-        o.entry = q.walk(o.entry, o.since, at, |occupant, start, end| {
-            if occupant == Occupant::Idle {
-                split.piece(slot, cpu as u32, end - start);
-            }
-            o.sum(piece_of(occupant, own, cpu, start, end));
-        });
-        o.since = at;
+        if split.on() {
+            o.sum_stretch(q, cpu, at, |len| split.piece(slot, cpu as u32, len));
+        } else {
+            o.sum_stretch(q, cpu, at, |_| {});
+        }
     }
 
     /// Moves task `slot`'s settled time to `at` without adding up what it passes (its
@@ -454,8 +453,8 @@ mod tests {
     }
 
     /// Queued on busy CPU 0 while CPU 2 (same LLC) idles and CPU 1 (other LLC) idles with a
-    /// task queued; the task may use 0 and 2: the wait counts as one that an idle CPU of
-    /// the LLC could have taken. Without 2 allowed, none could.
+    /// task queued, both allowed: the wait counts as one that an idle CPU of the LLC could
+    /// have taken (CPU 1, with a task queued, could not). With neither allowed, none could.
     #[test]
     fn a_busy_placement_with_an_idle_allowed_cpu_is_counted() {
         let mut w = WaitTracker::default();
@@ -465,7 +464,7 @@ mod tests {
         w.occupant_changed(2, Occupant::Idle, 0);
         w.open(5, 50, 10, false, Some(1));
         w.open(0, 42, 100, false, Some(0));
-        w.placed(0, 0, true, |c| c != 1);
+        w.placed(0, 0, true, &[1, 2]);
         w.end(0, 0, 400, WaitEnd::OccupantBlocked);
         let p = w.totals(0).unwrap().placement;
         assert_eq!(
@@ -473,7 +472,7 @@ mod tests {
             (1, 1, 300)
         );
         w.open(0, 42, 500, false, Some(0));
-        w.placed(0, 0, true, |c| c == 0);
+        w.placed(0, 0, true, &[]);
         w.end(0, 0, 600, WaitEnd::OccupantBlocked);
         let p = w.totals(0).unwrap().placement;
         assert_eq!(
