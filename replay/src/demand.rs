@@ -42,6 +42,12 @@ pub struct Demand {
     /// delays such a wakeup by it; 0 when the trace has none.
     #[serde(default)]
     pub idle_wakeup_ns: u64,
+    /// The traced cost of a wakeup preemption: the median time from the wakeup to the
+    /// wakee running, over the wakeups that preempted the running task (`preempt_cost.rs`).
+    /// The simulator switches that much after a model decides such a preemption (the
+    /// waker runs on meanwhile); 0 when the trace has none.
+    #[serde(default)]
+    pub preempt_wakeup_ns: u64,
 }
 
 /// A tick rate and how it was known.
