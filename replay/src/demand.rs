@@ -117,6 +117,16 @@ impl TaskDemand {
             Phase::Block { .. } => None,
         })
     }
+
+    /// The nice a model runs the task at: its traced nice; a real-time task (which the
+    /// models do not schedule as such) at the strongest nice, -20; unknown at 0.
+    pub(crate) fn model_nice(&self) -> i32 {
+        match (self.nice, self.policy) {
+            (Some(n), _) => n,
+            (None, Policy::RealTime) => -20,
+            (None, _) => 0,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
