@@ -7,8 +7,11 @@
 
 use ingest::Event;
 
+/// A fuzz target: its name and its body.
+pub type Target = (&'static str, fn(&[u8]));
+
 /// The reader entry points, by target name.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [Target; 6] = [
     ("tracedat", tracedat),
     ("perfdata_file", perfdata_file),
     ("perfdata_pipe", perfdata_pipe),

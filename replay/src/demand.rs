@@ -42,6 +42,12 @@ pub struct Demand {
     /// delays such a wakeup by it; 0 when the trace has none.
     #[serde(default)]
     pub idle_wakeup_ns: u64,
+    /// The traced cost of a wakeup preemption: the median time from the wakeup to the
+    /// wakee running, over the wakeups that preempted the running task (`preempt_cost.rs`).
+    /// The simulator switches that much after a model decides such a preemption (the
+    /// waker runs on meanwhile); 0 when the trace has none.
+    #[serde(default)]
+    pub preempt_wakeup_ns: u64,
 }
 
 /// A tick rate and how it was known.
@@ -110,6 +116,16 @@ impl TaskDemand {
             Phase::Burst { ns } => Some(*ns),
             Phase::Block { .. } => None,
         })
+    }
+
+    /// The nice a model runs the task at: its traced nice; a real-time task (which the
+    /// models do not schedule as such) at the strongest nice, -20; unknown at 0.
+    pub(crate) fn model_nice(&self) -> i32 {
+        match (self.nice, self.policy) {
+            (Some(n), _) => n,
+            (None, Policy::RealTime) => -20,
+            (None, _) => 0,
+        }
     }
 }
 

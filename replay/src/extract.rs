@@ -131,6 +131,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         tasks,
         ledger,
         idle_wakeup_ns: idle_wakeup_ns(&report),
+        preempt_wakeup_ns: observed.preempt_cost.median_ns(),
     };
     Ok(Extracted { demand, report })
 }

@@ -8,7 +8,8 @@
 //!
 //! Modules, one concept each: [`demand`] (the model and its JSON), `extract` (trace to
 //! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
-//! priorities from the events), `hz` (the tick rate), `affinity` (allowed CPUs),
+//! priorities from the events), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay),
+//! `affinity` (allowed CPUs),
 //! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
 //!
 //! Stage two: [`sim`], the discrete-event simulator and the scheduler models, whose
@@ -24,6 +25,7 @@ mod hz;
 mod kthread;
 mod observe;
 pub mod predicted;
+mod preempt_cost;
 pub mod rtapp;
 mod segment;
 pub mod sim;

@@ -1,8 +1,10 @@
 //! What the demand needs from the events that the analysis' timeline does not keep:
 //! forks (who created a task, when), exits, each pid's priority, and the moments runnable
-//! tasks were switched out (their tick grid tells HZ). Fed in the analysis' own pass
+//! tasks were switched out (their tick grid tells HZ), and the delays of the wakeups that
+//! preempted (`preempt_cost`). Fed in the analysis' own pass
 //! (`analysis::pipeline::analyze_observing`), so the trace is read once.
 
+use crate::preempt_cost::PreemptCost;
 use ingest::{Event, EventKind, EventSink, TaskRef};
 use std::collections::HashMap;
 
@@ -20,6 +22,8 @@ pub(crate) struct Observed {
     pub(crate) prios: HashMap<i32, Vec<(u64, i32)>>,
     /// (CPU, time) of switch-outs of runnable tasks.
     pub(crate) preemptions: Vec<(u32, u64)>,
+    /// The latencies of the wakeups that preempted.
+    pub(crate) preempt_cost: PreemptCost,
 }
 
 impl Observed {
@@ -62,6 +66,7 @@ impl Observed {
 impl EventSink for Observed {
     fn event(&mut self, event: &Event) {
         let ts = event.ts;
+        self.preempt_cost.event(event);
         match &event.kind {
             EventKind::Switch {
                 prev,

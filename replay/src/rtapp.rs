@@ -217,6 +217,7 @@ mod tests {
             tasks,
             ledger: Ledger::default(),
             idle_wakeup_ns: 0,
+            preempt_wakeup_ns: 0,
         }
     }
 

@@ -211,21 +211,23 @@ fn comms(report: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// Which task names a comparison's shares are taken over.
+type CommFilter<'a> = Box<dyn Fn(&str) -> bool + 'a>;
+
 impl TaskSets {
     fn new(runs: &[Run], opts: &Options) -> TaskSets {
         let m = &opts.matching;
-        let (in_workload, shares_of): (Box<dyn Fn(&str) -> bool>, String) =
-            match (&opts.workload, &m.by) {
-                (Some(re), _) => (
-                    Box::new(move |c| re.is_match(c)),
-                    format!("the --workload tasks /{}/", re.as_str()),
-                ),
-                (None, super::matching::MatchBy::Regex(re)) => (
-                    Box::new(move |c| m.matched(c)),
-                    format!("the tasks --match /{}/ names", re.as_str()),
-                ),
-                (None, _) => (Box::new(|_| true), "every task".into()),
-            };
+        let (in_workload, shares_of): (CommFilter, String) = match (&opts.workload, &m.by) {
+            (Some(re), _) => (
+                Box::new(move |c| re.is_match(c)),
+                format!("the --workload tasks /{}/", re.as_str()),
+            ),
+            (None, super::matching::MatchBy::Regex(re)) => (
+                Box::new(move |c| m.matched(c)),
+                format!("the tasks --match /{}/ names", re.as_str()),
+            ),
+            (None, _) => (Box::new(|_| true), "every task".into()),
+        };
         let workload = per_repeat(runs, |rep: &Repeat| {
             let c = comms(&rep.report);
             (0..c.len())

@@ -98,7 +98,7 @@ impl TaskLog {
                 unsummed.push(view);
             }
         }
-        if self.len % MARK_EVERY == 0 {
+        if self.len.is_multiple_of(MARK_EVERY) {
             self.marks.push(Mark {
                 ctx: self.ctx,
                 offset: self.bytes.len(),
@@ -264,7 +264,7 @@ mod tests {
             Some(ThreadState::Unknown),
             Some(ThreadState::Blocked),
         ];
-        let dur = |i: u64| if i % 5 == 0 { 0 } else { i * i * 31 };
+        let dur = |i: u64| if i.is_multiple_of(5) { 0 } else { i * i * 31 };
         let mut t = u64::MAX - (0..1000).map(dur).sum::<u64>();
         let (mut log, mut want) = (TaskLog::default(), Vec::new());
         for i in 0..1000u64 {

@@ -107,9 +107,7 @@ fn lkml_layout_of_mi_parses_back_to_the_json_numbers() {
             assert_eq!(parts.len(), columns.len(), "{line}");
             let case = line.split_whitespace().next().unwrap();
             for (label, part) in columns.iter().zip(parts) {
-                let (norm, change, cv) = parse_cell(
-                    part.trim_start_matches(|ch: char| ch == '*' || ch == '^' || ch == ' '),
-                );
+                let (norm, change, cv) = parse_cell(part.trim_start_matches(['*', '^', ' ']));
                 let found = c
                     .system
                     .iter()

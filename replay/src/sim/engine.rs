@@ -34,6 +34,9 @@ enum Ev {
     Stop(usize),
     /// An idle CPU that a wakeup was placed on runs it (the traced wakeup cost later).
     IdleWake(usize),
+    /// A wakeup preemption takes effect (the traced delay later), unless the CPU has
+    /// switched since it was decided (its switch count then).
+    Resched(usize, u64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,9 @@ struct Cpu {
     since: u64,
     timer_gen: u64,
     dirty: bool,
+    /// Switches so far: a pending reschedule is void once the CPU switched (the kernel
+    /// clears `need_resched` in `__schedule`).
+    switches: u64,
 }
 
 pub(crate) struct Engine<'a> {
@@ -156,7 +162,7 @@ impl<'a> Engine<'a> {
                 continue;
             }
             let parent = t.fork.and_then(|f| f.parent);
-            self.model.add_task(id, nice_of(t), parent);
+            self.model.add_task(id, t.model_nice(), parent);
             self.push(t.start_ns.max(d.start_ns), Ev::Start(id));
         }
         self.push(d.start_ns + tick_offset % self.tick_ns, Ev::Tick);
@@ -183,6 +189,11 @@ impl<'a> Engine<'a> {
                 Ev::IdleWake(cpu) => {
                     if self.cpus[cpu].curr.is_none() {
                         self.switch(cpu, None, Left::Blocked);
+                    }
+                }
+                Ev::Resched(cpu, switches) => {
+                    if self.cpus[cpu].switches == switches {
+                        self.preempt(cpu);
                     }
                 }
             }
@@ -355,7 +366,11 @@ impl<'a> Engine<'a> {
                 cost => self.push(self.now + cost, Ev::IdleWake(cpu)),
             }
         } else if self.model.check_preempt_wakeup(cpu, task, self.now) {
-            self.preempt(cpu);
+            // The running task goes on until the traced delay of such a switch is over.
+            match self.demand.preempt_wakeup_ns {
+                0 => self.preempt(cpu),
+                cost => self.push(self.now + cost, Ev::Resched(cpu, self.cpus[cpu].switches)),
+            }
         }
     }
 
@@ -457,6 +472,7 @@ impl<'a> Engine<'a> {
         self.cpus[cpu].curr = next;
         self.cpus[cpu].since = self.now;
         self.cpus[cpu].dirty = true;
+        self.cpus[cpu].switches += 1;
         if let Some(n) = next {
             self.runs(cpu, n);
         }
@@ -494,6 +510,7 @@ impl<'a> Engine<'a> {
         self.model.put_prev(cpu, curr, self.now);
         let next = self.model.pick_next(cpu, self.now);
         self.cpus[cpu].dirty = true;
+        self.cpus[cpu].switches += 1;
         if next == Some(curr) {
             return;
         }
@@ -584,15 +601,5 @@ impl<'a> Engine<'a> {
             let gen = self.cpus[cpu].timer_gen;
             self.push(at, Ev::CpuTimer(cpu, gen));
         }
-    }
-}
-
-/// The nice a model runs a task at: its traced nice; a real-time task (which these models
-/// do not schedule as such) at the strongest nice, -20; unknown at 0.
-fn nice_of(t: &crate::demand::TaskDemand) -> i32 {
-    match (t.nice, t.policy) {
-        (Some(n), _) => n,
-        (None, crate::demand::Policy::RealTime) => -20,
-        (None, _) => 0,
     }
 }

@@ -28,6 +28,7 @@ pub fn demand(cpus: u32, window_ns: u64, tasks: Vec<TaskDemand>) -> Demand {
         tasks,
         ledger: Ledger::default(),
         idle_wakeup_ns: 0,
+        preempt_wakeup_ns: 0,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::build::*;
 use replay::sim::model::ModelName;
+use replay::sim::simulate;
 
 #[test]
 fn two_spinners_nice_0_and_5_share_by_weight() {
@@ -50,4 +51,36 @@ fn equal_spinners_slices_end_at_the_tick_not_at_the_slice() {
     // than the slice either).
     check_equal_spinners(ModelName::Cfs, 250, 4 * MS);
     check_equal_spinners(ModelName::Cfs, 1000, 4 * MS);
+}
+
+#[test]
+fn a_wakeup_preemption_takes_the_traced_delay() {
+    // `spinner_and_sleeper` with a traced wakeup-preemption cost of 50 µs: the model
+    // decides the preemption at the wakeup, the spinner S runs on for 50 µs, then the
+    // sleeper W runs its 1 ms. W's cycle is so 10 + 0.05 + 1 = 11.05 ms: it wakes at
+    // 10 + 11.05 k ms. First wakeup at 10: vS = 10, W placed at max(0, 10 − 3) = 7, lead
+    // 3 > 1: preempt at 10.05 (vS = 10.05); W runs to 11.05 (vW = 8). At 21.05 vS = 20.05,
+    // W placed at 17.05: preempt at 21.10; W runs to 22.10. And so on: every wakeup k
+    // (18 up to 197.85 ms, preempting at 197.9 < 200) is followed 50 µs later by S → W.
+    // The tick (every 4 ms) never ends W's run: it ran less than its 3 ms slice and is
+    // behind S.
+    let mut d = spinner_and_sleeper(200 * MS);
+    d.preempt_wakeup_ns = 50_000;
+    let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
+    let sw = switches(&p.schedule);
+    assert_eq!(
+        sw[1..5],
+        [
+            (10_050_000, Some(0), Some(1)),
+            (11_050_000, Some(1), Some(0)),
+            (21_100_000, Some(0), Some(1)),
+            (22_100_000, Some(1), Some(0)),
+        ]
+    );
+    let wakeups = wakeups_of(&p.schedule, 1);
+    let expected: Vec<u64> = (0..18).map(|k| 10 * MS + k * 11_050_000).collect();
+    assert_eq!(wakeups, expected);
+    for t in wakeups {
+        assert!(sw.contains(&(t + 50_000, Some(0), Some(1))), "at {t}");
+    }
 }

@@ -80,11 +80,29 @@ const FEW: &str = "a handful of involuntary switches in the window (under 1.5/s)
 const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or softirq \
     time, and its idle pull stands in for the kernel's balancing, so which task a timer \
     wakeup preempts differs";
-const PINGPONG_CFS: &str = "the model preempts the waker at 85 % of pong's wakeups, the \
-    kernel at 20 %: the wakeup point is the traced one, so the model's vruntime at that \
-    point is suspected, not found";
-const PINGPONG: &str = "the model switches 30-40 % less often (EEVDF 759 / 1244 per s for \
-    ping, PDS 839 / 1170 for pong); not explained";
+const PINGPONG_CFS: &str = "the model decides a preemption at 1511 of pong's 1566 wakeups \
+    of ping (926 pong switches/s after the traced delay), the kernel made 223 of 1636: the \
+    decision is the pair's vruntime gap against the 3 ms granularity, and a ping-pong keeps \
+    its gap for the whole run. The model's is 5.5-9 ms, set at the start: the two tasks' \
+    first bursts (13.2 and 4.6 ms) ran on CPUs 2 and 3 before the tasks pinned \
+    themselves, the model runs them one after the other on CPU 1 (observed affinity). \
+    Even the kernel's rule replayed on the trace's switch times (both at CPU 1's \
+    min_vruntime when they arrive there) gives a 3.1-4.5 ms gap and preempts at 51 % of the \
+    wakeups: the kernel's runtime clock gave ping 7.7 ms more and pong 7.5 ms less than \
+    the trace over the run (ground_truth.json), 7.6 µs a round trip, which the trace \
+    does not show";
+const PINGPONG: &str = "the model switches 13-47 % less often (EEVDF 782 / 1244 per s for \
+    ping, 425 / 805 for pong; PDS 835 / 1170 for pong); not explained. Known on EEVDF: \
+    the kernel's runtime clock gave ping 20.9 ms less and pong 20.9 ms more than the \
+    trace's switch times over the run (ground_truth.json against the trace), so the lag \
+    the kernel's eligibility saw is not the one the trace implies";
+const DEFERRED: &str = "the VM's tick preemptions are off the tick grid and late: in \
+    `trace-cmd report` of this capture nice 0's slices run 15-44 ms in the first second, 16 \
+    in the model (medians 19.9 and 16.0): QEMU TCG delivers the guest's timer interrupts \
+    when it gets to them, the model's tick is exact. Since wakeup preemptions take the \
+    traced delay (118 µs on this capture) the model switches each spinner 44.2 times per s, \
+    42.7 before (30.3 real); which of the kernel threads' preemptions made the difference \
+    is not analysed";
 const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from its barrier \
     2.5 ms before nice 0: BMQ's model runs it for those 2.5 ms, so its spin (timed from \
     its first run) has started, then starves it until nice 0 exits, when its time is up: 1 % \
@@ -93,18 +111,17 @@ const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from it
 
 /// The measured misses.
 pub const MISSES: &[Miss] = &[
-    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 42.0, TICK_LATE),
+    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 46.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
     miss(IDENTITY_SWITCHES, "nice", "bmq", "bmq", 34.0, FEW),
-    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 20.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 45.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 571.0, PINGPONG_CFS),
-    miss(IDENTITY_SWITCHES, "pp1", "eevdf", "eevdf", 45.0, PINGPONG),
+    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 25.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 17.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
+    miss(IDENTITY_SWITCHES, "pp1", "eevdf", "eevdf", 48.0, PINGPONG),
     miss(IDENTITY_SWITCHES, "pp1", "pds", "pds", 29.0, PINGPONG),
-    miss(IDENTITY_SWITCHES, "pp2", "cfs", "cfs", 30.0, FEW),
+    miss(IDENTITY_SWITCHES, "pp2", "cfs", "cfs", 29.0, FEW),
     miss(IDENTITY_SWITCHES, "pp2", "eevdf", "eevdf", 26.0, FEW),
-    miss(IDENTITY_SWITCHES, "pp2", "pds", "pds", 101.0, FEW),
     miss(NICE_SHARES, "nice", "eevdf", "bmq", 50.0, BMQ_START),
 ];
 
@@ -112,7 +129,7 @@ pub const MISSES: &[Miss] = &[
 /// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing.
-pub const BEAT_FLOOR: f64 = 0.40;
+pub const BEAT_FLOOR: f64 = 0.44;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();

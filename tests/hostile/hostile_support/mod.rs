@@ -69,6 +69,8 @@ pub fn run_fed(
     feed: Option<Box<dyn FnOnce(ChildStdin) + Send>>,
     deadline: Duration,
 ) -> Run {
+    // Reaped below by `wait4`, which gives its rusage too (clippy does not see that).
+    #[allow(clippy::zombie_processes)]
     let mut child = Command::new(env!("CARGO_BIN_EXE_schedtrace"))
         .args(args)
         .stdin(if feed.is_some() {

@@ -42,9 +42,11 @@ fn speed_large() {
     analysis::pipeline::analyze(file, &options).unwrap();
     let plain = t.elapsed();
     // What the TUI asks of the analysis beyond `analyze`: the timeline store and series.
-    let mut config = analysis::Config::default();
-    config.timeline = Some(Default::default());
-    config.series = Some(crate::loading::SERIES_WINDOW_NS);
+    let config = analysis::Config {
+        timeline: Some(Default::default()),
+        series: Some(crate::loading::SERIES_WINDOW_NS),
+        ..Default::default()
+    };
     let options = analysis::pipeline::Options {
         config,
         ..Default::default()
