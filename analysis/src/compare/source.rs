@@ -411,7 +411,7 @@ mod tests {
         }))
         .unwrap();
         let task = TaskRow::empty();
-        let mut known_report = |p: &str| assert!(report_number(&report, p).is_some(), "{p}");
+        let known_report = |p: &str| assert!(report_number(&report, p).is_some(), "{p}");
         let mut task_pointers: Vec<&str> = vec!["/fairness/ratio"];
         for row in [SYSTEM, WORKLOAD, TASK].into_iter().flatten() {
             match row.read {
