@@ -76,7 +76,9 @@ pub fn run(options: Options) -> Result<(), String> {
 
 /// Loads the inputs, applies `keys` (vim notation, see `--keys`) and returns the frame
 /// drawn at `width` × `height` as plain text. A key that starts a re-analysis or a job
-/// waits for it.
+/// waits for it. The comparison of the load, which the terminal builds after its first
+/// frame, is waited for when a key is given or the frame is the Compare view's, and not
+/// built otherwise: one frame of another view does not show it.
 pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<String, String> {
     let keys = keys::parse(keys)?;
     let glyphs = ui::style::Glyphs {
@@ -86,18 +88,27 @@ pub fn print(options: Options, width: u16, height: u16, keys: &str) -> Result<St
     let data = loading::load_now(&app.sources)?;
     app.loaded(Ok(data));
     app.page_rows = height.saturating_sub(ui::CHROME_ROWS + 1) as usize;
+    if keys.is_empty() && app.view != View::Compare {
+        app.jobs.skip_comparison();
+    }
+    run_jobs(&mut app);
     for key in keys {
         app.key(key);
         if let Some((sources, _)) = app.take_request() {
             let result = loading::load_now(&sources);
             app.loaded(result);
         }
-        while let Some((id, job)) = app.take_job() {
-            app.finish(id, job.run());
-        }
+        run_jobs(&mut app);
         if app.quit {
             break;
         }
     }
     Ok(print::text(&print::frame(&mut app, width, height, glyphs)))
+}
+
+/// Runs every job `app` asks for, here, one after the other.
+fn run_jobs(app: &mut state::App) {
+    while let Some((id, job)) = app.take_job() {
+        app.finish(id, job.run());
+    }
 }

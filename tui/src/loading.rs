@@ -40,7 +40,8 @@ pub struct Input {
     /// The run label, with ` [N]` for the N-th repeat of a run of several.
     pub label: String,
     pub path: String,
-    pub report: Report,
+    /// Shared with the comparison's runs.
+    pub report: Arc<Report>,
     /// A JSON report has no exact samples and no timeline.
     pub from_json_report: bool,
     /// The timeline store (per task intervals, per CPU summaries): `None` for a JSON
@@ -55,11 +56,12 @@ struct Loaded {
     timeline: Option<Result<Arc<Timeline>, String>>,
 }
 
-/// Everything loaded: the inputs in argument order and the same as compare's runs.
+/// Everything loaded: the inputs in argument order and the same as compare's runs (the
+/// typed reports, shared: `compare` reads them as they are).
 #[derive(Debug, Clone)]
 pub struct Data {
     pub inputs: Vec<Input>,
-    pub runs: Vec<compare::Run>,
+    pub runs: Vec<compare::Run<Arc<Report>>>,
 }
 
 /// Where one input's load stands (drives its gauge).
@@ -198,6 +200,14 @@ fn load(
     assemble(sources, paths, loaded)
 }
 
+/// One input's report, shared, and what came with it.
+type Typed = (
+    String,
+    Arc<Report>,
+    bool,
+    Option<Result<Arc<Timeline>, String>>,
+);
+
 /// Labels the loaded reports the way `compare` does.
 fn assemble(
     sources: &Sources,
@@ -206,23 +216,21 @@ fn assemble(
 ) -> Result<Data, String> {
     let mut loaded = paths.iter().zip(loaded);
     let mut repeats = Vec::with_capacity(sources.runs.len());
-    let mut typed: Vec<Vec<(String, Loaded)>> = Vec::new();
+    let mut typed: Vec<Vec<Typed>> = Vec::new();
     for spec in &sources.runs {
         let mut run = Vec::new();
         let mut reports = Vec::new();
         for (path, one) in loaded.by_ref().take(spec.paths.len()) {
-            let value = serde_json::to_value(&one.report).map_err(|e| e.to_string())?;
             let shown = path.display().to_string();
-            // The exact samples stay beside the JSON, as compare's own loader keeps them.
-            let samples = (!one.from_json_report)
-                .then(|| one.report.tasks.iter().map(|t| t.samples.clone()).collect());
+            let report = Arc::new(one.report);
+            // The typed report as it is, its exact samples in its rows.
             run.push(compare::Repeat {
                 path: shown.clone(),
-                report: value,
+                report: report.clone(),
                 from_json_report: one.from_json_report,
-                samples,
+                samples: None,
             });
-            reports.push((shown, one));
+            reports.push((shown, report, one.from_json_report, one.timeline));
         }
         repeats.push(run);
         typed.push(reports);
@@ -232,12 +240,12 @@ fn assemble(
     let mut inputs: Vec<Input> = typed
         .into_iter()
         .flatten()
-        .map(|(path, one)| Input {
+        .map(|(path, report, from_json_report, timeline)| Input {
             label: String::new(),
             path,
-            report: one.report,
-            from_json_report: one.from_json_report,
-            timeline: one.timeline,
+            report,
+            from_json_report,
+            timeline,
         })
         .collect();
     for run in &runs {
@@ -300,11 +308,9 @@ fn load_one(path: &Path, sources: &Sources, progress: &Progress) -> Result<Loade
     .map_err(|e| e.to_string())?;
     ingested.meta = sink.complete(&ingested.meta);
     drop(bytes);
+    // The timeline view's per-CPU summaries are built after the first frame (by the
+    // terminal's driver, or when the view is first drawn), not before it.
     let (report, timeline) = analyzer.finish_with_timeline(&ingested, &shown);
-    // The timeline view's per-CPU summaries are built here, on the loader thread.
-    if let Some(Ok(t)) = &timeline {
-        t.prepare_summaries();
-    }
     Ok(Loaded {
         report,
         from_json_report: false,

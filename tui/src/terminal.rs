@@ -95,7 +95,15 @@ fn event_loop(
             }
         }
         for message in rx.try_iter() {
+            let before = app.data.clone();
             app.receive(message);
+            if let Some(data) = app
+                .data
+                .as_ref()
+                .filter(|d| !before.as_ref().is_some_and(|b| Arc::ptr_eq(b, d)))
+            {
+                prepare_summaries(data.clone());
+            }
             dirty = true;
         }
         for (id, outcome) in job_rx.try_iter() {
@@ -122,6 +130,18 @@ fn event_loop(
         }
     }
     Ok(())
+}
+
+/// Builds the timeline's per-CPU summaries of every input on a worker, after the load's
+/// first frame: the timeline view would otherwise build them when first drawn.
+fn prepare_summaries(data: Arc<crate::loading::Data>) {
+    std::thread::spawn(move || {
+        for input in &data.inputs {
+            if let Some(Ok(timeline)) = &input.timeline {
+                timeline.prepare_summaries();
+            }
+        }
+    });
 }
 
 /// Puts `text` on the terminal's clipboard with OSC 52 (works over ssh and in tmux with

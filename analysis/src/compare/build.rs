@@ -12,11 +12,10 @@ use super::read::{pooled, read};
 use super::significance::{bootstrap_ci, welch_p, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 use super::subject::Subject;
 use super::summary::{change_pct, spread, versus, FlagRule};
-use super::{scheduler_name_of, scheduler_of, Repeat, Run};
+use super::{scheduler_name_of, scheduler_of, Repeat, ReportSource, Run};
 use crate::columns::compare::{Compared, SYSTEM, TASK, WORKLOAD};
 use crate::columns::Direction;
 use regex::Regex;
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// What to compare and how.
@@ -58,7 +57,7 @@ impl Default for Options {
 }
 
 /// Compares `runs` (each a label with one or more repeats).
-pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
+pub fn compare<R: ReportSource>(runs: &[Run<R>], opts: &Options) -> Result<Comparison, String> {
     if runs.is_empty() {
         return Err("nothing to compare: no runs given".into());
     }
@@ -141,8 +140,8 @@ pub fn compare(runs: &[Run], opts: &Options) -> Result<Comparison, String> {
 }
 
 /// The `explain` section: every role of the task table, then the workload.
-fn explain_all(
-    runs: &[Run],
+fn explain_all<R: ReportSource>(
+    runs: &[Run<R>],
     base: usize,
     opts: &Options,
     sets: &TaskSets,
@@ -177,7 +176,7 @@ fn explain_all(
 }
 
 /// `f(run, repeat)` of every repeat, `[run][repeat]`.
-fn per_index<T>(runs: &[Run], f: impl Fn(usize, usize) -> T) -> Vec<Vec<T>> {
+fn per_index<T, R>(runs: &[Run<R>], f: impl Fn(usize, usize) -> T) -> Vec<Vec<T>> {
     runs.iter()
         .enumerate()
         .map(|(r, run)| (0..run.repeats.len()).map(|k| f(r, k)).collect())
@@ -195,27 +194,21 @@ struct TaskSets {
 }
 
 /// `f` of every repeat, `[run][repeat]`.
-fn per_repeat<T>(runs: &[Run], f: impl Fn(&Repeat) -> T) -> Vec<Vec<T>> {
+fn per_repeat<T, R>(runs: &[Run<R>], f: impl Fn(&Repeat<R>) -> T) -> Vec<Vec<T>> {
     runs.iter()
         .map(|r| r.repeats.iter().map(&f).collect())
         .collect()
 }
 
-fn comms(report: &Value) -> Vec<&str> {
-    report["tasks"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .map(|t| t["comm"].as_str().unwrap_or(""))
-        .collect()
+fn comms<R: ReportSource>(report: &R) -> Vec<&str> {
+    report.tasks().iter().map(R::task_comm).collect()
 }
 
 /// Which task names a comparison's shares are taken over.
 type CommFilter<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 
 impl TaskSets {
-    fn new(runs: &[Run], opts: &Options) -> TaskSets {
+    fn new<R: ReportSource>(runs: &[Run<R>], opts: &Options) -> TaskSets {
         let m = &opts.matching;
         let (in_workload, shares_of): (CommFilter, String) = match (&opts.workload, &m.by) {
             (Some(re), _) => (
@@ -228,13 +221,13 @@ impl TaskSets {
             ),
             (None, _) => (Box::new(|_| true), "every task".into()),
         };
-        let workload = per_repeat(runs, |rep: &Repeat| {
+        let workload = per_repeat(runs, |rep: &Repeat<R>| {
             let c = comms(&rep.report);
             (0..c.len())
                 .filter(|&i| in_workload(c[i]))
                 .collect::<Vec<usize>>()
         });
-        let roles = per_repeat(runs, |rep: &Repeat| {
+        let roles = per_repeat(runs, |rep: &Repeat<R>| {
             let mut by_role: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for (i, comm) in comms(&rep.report).into_iter().enumerate() {
                 if opts.comm.as_ref().is_none_or(|re| re.is_match(comm)) {
@@ -251,18 +244,27 @@ impl TaskSets {
         }
     }
 
-    fn system<'a>(&self, run: &'a Run, (r, k): (usize, usize)) -> Subject<'a> {
+    fn system<'a, R: ReportSource>(
+        &self,
+        run: &'a Run<R>,
+        (r, k): (usize, usize),
+    ) -> Subject<'a, R> {
         let rep = &run.repeats[k];
         let w = &self.workload[r][k];
         if self.system_is_workload {
             Subject::new(rep, w, w)
         } else {
-            let all: Vec<usize> = (0..comms(&rep.report).len()).collect();
+            let all: Vec<usize> = (0..rep.report.tasks().len()).collect();
             Subject::new(rep, &all, w)
         }
     }
 
-    fn role<'a>(&self, run: &'a Run, (r, k): (usize, usize), role: &str) -> Subject<'a> {
+    fn role<'a, R: ReportSource>(
+        &self,
+        run: &'a Run<R>,
+        (r, k): (usize, usize),
+        role: &str,
+    ) -> Subject<'a, R> {
         let members = self.roles[r][k]
             .get(role)
             .map(Vec::as_slice)
@@ -287,18 +289,18 @@ struct Measured {
 impl RowBuilder {
     /// The row of `metric`; `subject(run, (run index, repeat index))` gives what it
     /// measures in each repeat. The flag says whether every value was exact.
-    fn row<'a>(
+    fn row<'a, R: ReportSource>(
         &self,
         metric: &Compared,
-        runs: &'a [Run],
-        subject: impl Fn(&'a Run, (usize, usize)) -> Subject<'a>,
+        runs: &'a [Run<R>],
+        subject: impl Fn(&'a Run<R>, (usize, usize)) -> Subject<'a, R>,
     ) -> (MetricRow, bool) {
         let mut exact = true;
         let measured: Vec<Measured> = runs
             .iter()
             .enumerate()
             .map(|(r, run)| {
-                let subjects: Vec<Subject> = (0..run.repeats.len())
+                let subjects: Vec<Subject<R>> = (0..run.repeats.len())
                     .map(|k| subject(run, (r, k)))
                     .collect();
                 let values = subjects
@@ -381,38 +383,29 @@ impl RowBuilder {
     }
 }
 
-fn header(run: &Run) -> RunHeader {
+fn header<R: ReportSource>(run: &Run<R>) -> RunHeader {
     let repeats: Vec<RepeatHeader> = run
         .repeats
         .iter()
         .map(|r| {
             let v = &r.report;
-            let u64_at = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
-            let lost = v
-                .pointer("/quality/lost_events")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
+            let (start, end) = v.window();
+            let (lost_events, lost_unknown) = v.lost();
+            let text = |p: &str| v.text(p).map(str::to_string);
             RepeatHeader {
                 path: r.path.clone(),
-                format: str_at(v, "/source/format"),
+                format: text("/source/format"),
                 from_json_report: r.from_json_report,
-                kernel_release: str_at(v, "/source/kernel_release"),
+                kernel_release: text("/source/kernel_release"),
                 scheduler: scheduler_name_of(v),
                 family: scheduler_of(v),
-                window_start_ns: u64_at("/window/start_ns"),
-                window_ns: u64_at("/window/end_ns").saturating_sub(u64_at("/window/start_ns")),
-                events: sum_object(v.pointer("/quality/events")),
-                lost_events: lost.iter().filter_map(|l| l["count"].as_u64()).sum(),
-                lost_unknown: lost.iter().filter(|l| l["count"].is_null()).count() as u64,
-                context_switch_bugs: v
-                    .pointer("/quality/context_switch_bugs")
-                    .and_then(Value::as_array)
-                    .map_or(0, |a| a.iter().filter_map(|c| c["count"].as_u64()).sum()),
-                worst_wait: v
-                    .pointer("/system/worst_wait")
-                    .and_then(|w| serde_json::from_value(w.clone()).ok())
-                    .unwrap_or_default(),
+                window_start_ns: start,
+                window_ns: end.saturating_sub(start),
+                events: v.events(),
+                lost_events,
+                lost_unknown,
+                context_switch_bugs: v.context_switch_bugs(),
+                worst_wait: v.worst_wait(),
             }
         })
         .collect();
@@ -434,19 +427,8 @@ fn header(run: &Run) -> RunHeader {
     }
 }
 
-fn str_at(v: &Value, pointer: &str) -> Option<String> {
-    v.pointer(pointer)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-}
-
-fn sum_object(v: Option<&Value>) -> u64 {
-    v.and_then(Value::as_object)
-        .map_or(0, |o| o.values().filter_map(Value::as_u64).sum())
-}
-
-fn tasks(
-    runs: &[Run],
+fn tasks<R: ReportSource>(
+    runs: &[Run<R>],
     sets: &TaskSets,
     table: &RowBuilder,
     opts: &Options,

@@ -9,8 +9,10 @@
 //! JSON ([`model`], `schemas/compare.schema.json`); the text layouts of it are in the
 //! `render` crate (`render::compare`).
 //!
-//! Reports are handled as `serde_json::Value`s so that a report written by an older or
-//! newer schedtrace still compares: a metric it lacks shows as `-` (null in JSON).
+//! Reports read from files are handled as `serde_json::Value`s so that a report written by
+//! an older or newer schedtrace still compares: a metric it lacks shows as `-` (null in
+//! JSON). A caller holding typed reports hands them over as they are ([`ReportSource`]):
+//! the comparison is the same.
 //!
 //! # Choices where metrics.md §8 leaves room
 //!
@@ -40,49 +42,46 @@ pub mod model;
 mod read;
 mod runs;
 pub mod significance;
+mod source;
 mod subject;
 mod summary;
 
 pub use build::{compare, Options};
 pub use model::Comparison;
 pub use runs::{assemble, RunSpec};
+pub use source::ReportSource;
 
 use serde_json::Value;
 
-/// One trace or report of a run.
+/// One trace or report of a run: a JSON report (`R` = [`Value`]) or a typed one.
 #[derive(Debug, Clone)]
-pub struct Repeat {
+pub struct Repeat<R = Value> {
     /// As given by the user.
     pub path: String,
-    /// The report (as `analyze --json` writes it).
-    pub report: Value,
+    /// The report (as `analyze --json` writes it, or typed).
+    pub report: R,
     /// True when the input was a JSON report rather than a trace.
     pub from_json_report: bool,
     /// The exact samples of each row of `report["tasks"]` (a trace analysed here);
-    /// `None` for a JSON report.
+    /// `None` for a JSON report, and for a typed report, which keeps them in its rows
+    /// (unless `from_json_report`).
     pub samples: Option<Vec<Option<crate::report::TaskSamples>>>,
 }
 
 /// A label and its repeats.
 #[derive(Debug, Clone)]
-pub struct Run {
+pub struct Run<R = Value> {
     pub label: String,
-    pub repeats: Vec<Repeat>,
+    pub repeats: Vec<Repeat<R>>,
 }
 
 /// The scheduler's name (PDS, BMQ, CFS, ...) of a report: `/source/scheduler_name`, else
 /// from `/source/kernel_release`, else the family.
-pub fn scheduler_name_of(report: &Value) -> String {
-    if let Some(s) = report
-        .pointer("/source/scheduler_name")
-        .and_then(Value::as_str)
-    {
+pub fn scheduler_name_of<R: ReportSource>(report: &R) -> String {
+    if let Some(s) = report.text("/source/scheduler_name") {
         return s.to_string();
     }
-    match report
-        .pointer("/source/kernel_release")
-        .and_then(Value::as_str)
-    {
+    match report.text("/source/kernel_release") {
         Some(release) => crate::scheduler_name(release),
         None => scheduler_of(report),
     }
@@ -90,14 +89,13 @@ pub fn scheduler_name_of(report: &Value) -> String {
 
 /// The scheduler family of a report: `/source/scheduler` when the report has it, else
 /// derived from `/source/kernel_release`.
-pub fn scheduler_of(report: &Value) -> String {
-    if let Some(s) = report.pointer("/source/scheduler").and_then(Value::as_str) {
+pub fn scheduler_of<R: ReportSource>(report: &R) -> String {
+    if let Some(s) = report.text("/source/scheduler") {
         return s.to_string();
     }
     // A report written before `source.scheduler` existed.
     report
-        .pointer("/source/kernel_release")
-        .and_then(Value::as_str)
+        .text("/source/kernel_release")
         .map_or(crate::SchedulerFamily::Unknown, crate::scheduler_family)
         .name()
         .to_string()

@@ -1,7 +1,7 @@
 //! Run arguments (`LABEL=FILE[,FILE...]`, `FILE`, `FILE,FILE`) and the labels of runs:
 //! user labels, or automatic ones from scheduler family and kernel release.
 
-use super::{scheduler_name_of, Repeat, Run};
+use super::{scheduler_name_of, Repeat, ReportSource, Run};
 use std::path::{Path, PathBuf};
 
 /// One run argument of `schedtrace compare`.
@@ -48,13 +48,9 @@ impl RunSpec {
 /// repeat (e.g. `EEVDF 6.12.95+deb12-amd64`, `PDS 6.1.192-prjc-pds`; a predicted run's
 /// name ends in `?`: `EEVDF? 6.12.0-predicted-eevdf`), or the file name when the kernel is
 /// not known.
-pub(super) fn automatic_label(first: &Repeat) -> String {
+pub(super) fn automatic_label<R: ReportSource>(first: &Repeat<R>) -> String {
     let family = scheduler_name_of(&first.report);
-    match first
-        .report
-        .pointer("/source/kernel_release")
-        .and_then(serde_json::Value::as_str)
-    {
+    match first.report.text("/source/kernel_release") {
         Some(kernel) if crate::is_predicted(kernel) => format!("{family}? {kernel}"),
         Some(kernel) => format!("{family} {kernel}"),
         None => {
@@ -71,9 +67,13 @@ pub(super) fn automatic_label(first: &Repeat) -> String {
 /// automatic labels are kept apart with ` #2`, ` #3`, ... (see the module doc).
 ///
 /// `repeats[i]` are the loaded inputs of `specs[i]`.
-pub fn assemble(specs: &[RunSpec], repeats: Vec<Vec<Repeat>>, names: &[String]) -> Vec<Run> {
+pub fn assemble<R: ReportSource>(
+    specs: &[RunSpec],
+    repeats: Vec<Vec<Repeat<R>>>,
+    names: &[String],
+) -> Vec<Run<R>> {
     let mut names = names.iter();
-    let mut runs: Vec<Run> = Vec::new();
+    let mut runs: Vec<Run<R>> = Vec::new();
     let mut user_labelled: Vec<bool> = Vec::new();
     for (spec, repeats) in specs.iter().zip(repeats) {
         let user = spec.label.clone().or_else(|| names.next().cloned());

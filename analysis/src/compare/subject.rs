@@ -2,24 +2,13 @@
 //! (a role, the workload, or every task) with their exact samples when the repeat was
 //! analysed from a trace, and the workload totals that shares divide by.
 
-use super::Repeat;
+use super::{Repeat, ReportSource};
 use crate::columns::compare::{Dist, Stat};
 use crate::report::TaskSamples;
 use crate::stats::{Samples, Stats};
-use serde_json::Value;
 
-/// Where a distribution lives in a task row and in its samples.
+/// Where a distribution lives in a task's samples.
 impl Dist {
-    /// The task row's summary of it (JSON `STATS`).
-    fn field(self) -> &'static str {
-        match self {
-            Dist::Wakeup => "wakeup_latency",
-            Dist::Preemption => "preemption_wait",
-            Dist::Slices => "slices",
-            Dist::SchedDelay => "sched_delay",
-        }
-    }
-
     fn samples(self, s: &TaskSamples) -> Samples {
         match self {
             Dist::Wakeup => s.wakeup_latency(),
@@ -58,42 +47,44 @@ impl Stat {
 }
 
 /// A set of tasks of one repeat.
-pub(super) struct Subject<'a> {
-    pub report: &'a Value,
-    /// The task rows (JSON, as `analyze --json` writes them).
-    pub rows: Vec<&'a Value>,
+pub(super) struct Subject<'a, R: ReportSource> {
+    pub report: &'a R,
+    /// The task rows (JSON, as `analyze --json` writes them, or typed).
+    pub rows: Vec<&'a R::Task>,
     /// Their samples, in the order of `rows`; `None` when any row lacks them (a repeat
     /// read from a JSON report).
     pub samples: Option<Vec<&'a TaskSamples>>,
     /// The workload's task rows (denominators of shares).
-    pub workload: Vec<&'a Value>,
+    pub workload: Vec<&'a R::Task>,
     /// The rows that are also in the workload (numerators of shares: a task outside the
     /// workload has no share of it).
-    pub rows_in_workload: Vec<&'a Value>,
+    pub rows_in_workload: Vec<&'a R::Task>,
     pub window_ns: u64,
 }
 
-impl<'a> Subject<'a> {
+impl<'a, R: ReportSource> Subject<'a, R> {
     /// The tasks of `repeat` at `indices` (of its `tasks` array); `workload` likewise.
-    pub(super) fn new(repeat: &'a Repeat, indices: &[usize], workload: &[usize]) -> Subject<'a> {
-        let tasks = repeat.report["tasks"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let samples = repeat.samples.as_ref().and_then(|all| {
-            indices
+    pub(super) fn new(
+        repeat: &'a Repeat<R>,
+        indices: &[usize],
+        workload: &[usize],
+    ) -> Subject<'a, R> {
+        let tasks = repeat.report.tasks();
+        let samples = match &repeat.samples {
+            Some(all) => indices
                 .iter()
                 .map(|&i| all.get(i).and_then(Option::as_ref))
-                .collect::<Option<Vec<_>>>()
-        });
-        let at = |i: &usize| tasks.get(*i);
-        let u64_at = |p: &str| {
-            repeat
-                .report
-                .pointer(p)
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
+                .collect::<Option<Vec<_>>>(),
+            // A typed report keeps each row's samples in the row (a trace analysed here;
+            // one read back from a JSON report has none).
+            None if R::CARRIES_SAMPLES && !repeat.from_json_report => indices
+                .iter()
+                .map(|&i| tasks.get(i).and_then(R::task_samples))
+                .collect::<Option<Vec<_>>>(),
+            None => None,
         };
+        let at = |i: &usize| tasks.get(*i);
+        let (start, end) = repeat.report.window();
         Subject {
             report: &repeat.report,
             rows: indices.iter().filter_map(at).collect(),
@@ -104,26 +95,26 @@ impl<'a> Subject<'a> {
                 .collect(),
             samples,
             workload: workload.iter().filter_map(at).collect(),
-            window_ns: u64_at("/window/end_ns").saturating_sub(u64_at("/window/start_ns")),
+            window_ns: end.saturating_sub(start),
         }
     }
 
     /// Sum of the numbers at `pointers` over the rows.
     pub(super) fn sum(&self, pointers: &[&str]) -> Option<f64> {
-        sum_over(&self.rows, pointers)
+        sum_over::<R>(&self.rows, pointers)
     }
 
     /// The rows' share of the workload's sum at `pointer`.
     pub(super) fn share(&self, pointer: &str) -> Option<f64> {
-        let part = sum_over(&self.rows_in_workload, &[pointer])?;
-        let whole = sum_over(&self.workload, &[pointer])?;
+        let part = sum_over::<R>(&self.rows_in_workload, &[pointer])?;
+        let whole = sum_over::<R>(&self.workload, &[pointer])?;
         (whole != 0.0).then(|| part / whole)
     }
 
     pub(super) fn max(&self, pointer: &str) -> Option<f64> {
         self.rows
             .iter()
-            .filter_map(|r| number(r, pointer))
+            .filter_map(|r| R::task_number(r, pointer))
             .reduce(f64::max)
     }
 
@@ -137,7 +128,7 @@ impl<'a> Subject<'a> {
         let ratios: Vec<f64> = self
             .rows
             .iter()
-            .filter_map(|r| number(r, "/fairness/ratio"))
+            .filter_map(|r| R::task_number(r, "/fairness/ratio"))
             .collect();
         let sum: f64 = ratios.iter().sum();
         let squares: f64 = ratios.iter().map(|x| x * x).sum();
@@ -153,7 +144,7 @@ impl<'a> Subject<'a> {
             let refs: Vec<&Samples> = parts.iter().collect();
             return (stat.of(&Samples::union(&refs).stats()), true);
         }
-        let field = |r: &Value, f: &str| number(r, &format!("/{}/{f}", dist.field()));
+        let field = |r: &R::Task, f: &str| R::task_stat(r, dist, f);
         match (stat, self.rows.as_slice()) {
             (_, []) => (None, true),
             (Stat::Mean, rows) => {
@@ -184,7 +175,7 @@ impl<'a> Subject<'a> {
     }
 
     /// `stat` over every sample of every repeat; `None` unless all repeats have samples.
-    pub(super) fn pooled(repeats: &[Subject], dist: Dist, stat: Stat) -> Option<f64> {
+    pub(super) fn pooled(repeats: &[Subject<R>], dist: Dist, stat: Stat) -> Option<f64> {
         let mut parts: Vec<Samples> = Vec::new();
         for r in repeats {
             parts.extend(r.samples.as_ref()?.iter().map(|s| dist.samples(s)));
@@ -196,15 +187,8 @@ impl<'a> Subject<'a> {
 
 /// Sum over `rows` of the numbers they have at `pointers` (a task that never competed has
 /// no `fairness`); `None` when none has any.
-fn sum_over(rows: &[&Value], pointers: &[&str]) -> Option<f64> {
+fn sum_over<R: ReportSource>(rows: &[&R::Task], pointers: &[&str]) -> Option<f64> {
     rows.iter()
-        .flat_map(|r| pointers.iter().filter_map(move |p| number(r, p)))
+        .flat_map(|r| pointers.iter().filter_map(move |p| R::task_number(r, p)))
         .reduce(|a, b| a + b)
-}
-
-/// The finite number at `pointer` of `v` (a report or a task row).
-pub(crate) fn number(v: &Value, pointer: &str) -> Option<f64> {
-    v.pointer(pointer)
-        .and_then(Value::as_f64)
-        .filter(|x| x.is_finite())
 }

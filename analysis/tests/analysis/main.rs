@@ -11,6 +11,7 @@ mod compare_repeats;
 mod compare_roles;
 mod compare_schema;
 mod compare_support;
+mod compare_typed;
 mod compare_vm;
 mod decode_threads;
 mod drain_traces;

@@ -1,9 +1,11 @@
 //! The Compare view's state: baseline, threshold, "flagged only", and the comparison they
-//! give, recomputed through `analysis::compare` whenever one of them changes (the reports
-//! are in memory, so this takes milliseconds, not a re-read of the traces).
+//! give, recomputed through `analysis::compare` on a job whenever one of them changes (the
+//! typed reports are in memory and read as they are: no re-read of the traces).
 
 use analysis::compare::model::MetricRow;
 use analysis::compare::{self, Comparison, Run};
+use analysis::Report;
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub(crate) struct CompareState {
@@ -44,7 +46,7 @@ impl Default for CompareState {
 
 /// `runs` compared with run `base` (clamped) as the baseline; `None` without runs.
 pub(crate) fn compare(
-    runs: &[Run],
+    runs: &[Run<Arc<Report>>],
     base: usize,
     threshold_pct: f64,
 ) -> Option<Result<Comparison, String>> {

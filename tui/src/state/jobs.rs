@@ -1,7 +1,9 @@
 //! Work too slow for the UI thread, as jobs: regrouping the tasks (`t`, `:group`) and
-//! comparing with a new baseline or threshold (`b`, `+`, `-`, `:base`) on a report of
-//! 100 000 tasks, and re-reading the traces for a window (markers + Enter, `:time`,
-//! `:cpu`; see [`App::take_request`]). The state only asks for a job; the driver runs it
+//! comparing (after every load, and with a new baseline or threshold: `b`, `+`, `-`,
+//! `:base`) on a report of 100 000 tasks, and re-reading the traces for a window (markers +
+//! Enter, `:time`, `:cpu`; see [`App::take_request`]). The comparison of a load is built
+//! after the first frame, on a worker: the views of one run do not wait for it, and the
+//! Compare view says "comparing…" until it is there. The state only asks for a job; the driver runs it
 //! on a worker thread and feeds the outcome back with [`App::finish`]. Meanwhile the old
 //! view stays, with a "recomputing…" badge.
 //!
@@ -85,6 +87,15 @@ pub(crate) struct Jobs {
 impl Jobs {
     pub(crate) fn pending(&self) -> bool {
         self.regroup.is_some() || self.compare.is_some()
+    }
+
+    pub(crate) fn regrouping(&self) -> bool {
+        self.regroup.is_some()
+    }
+
+    /// Drops the comparison asked for (`--print` of a view that does not show it).
+    pub(crate) fn skip_comparison(&mut self) {
+        self.compare = None;
     }
 
     /// Drops the regroup in flight (its outcome will be ignored).
@@ -197,7 +208,8 @@ impl App {
     }
 
     /// A load finished: replace the data and rebuild every view from it, with the grouping
-    /// and baseline asked for meanwhile (jobs on the old data are dropped).
+    /// and baseline asked for meanwhile (jobs on the old data are dropped). The comparison
+    /// of the new data is a job: the Compare view shows "comparing…" until it is done.
     pub(crate) fn loaded(&mut self, result: Result<Data, String>) {
         self.stages.clear();
         match result {
@@ -212,21 +224,23 @@ impl App {
                 if first {
                     self.apply_restore();
                 }
-                self.compare_now();
+                // The old comparison is of the old data: not shown beside the new.
+                self.compare.set_result(None);
+                self.recompare();
+                self.clamp_cursors();
             }
             Err(e) if self.data.is_none() => self.failed = Some(e),
             Err(e) => self.error(format!("recomputation failed: {e}")),
         }
     }
 
-    /// Compares on this thread (after a load, whose worker already took the time).
-    pub(super) fn compare_now(&mut self) {
-        if let Some(data) = &self.data {
-            let result =
-                super::compare::compare(&data.runs, self.compare.base, self.compare.threshold_pct);
-            self.compare.set_result(result);
-        }
-        self.clamp_cursors();
+    /// True while the comparison of the data shown is being built (none shown yet).
+    pub(crate) fn comparing(&self) -> bool {
+        self.jobs.compare.is_some() && self.compare.result.is_none()
+    }
+
+    pub(crate) fn regrouping(&self) -> bool {
+        self.jobs.regrouping()
     }
 
     /// Re-reads every input for a new `--time` window (`None` = the whole trace).

@@ -3,10 +3,12 @@
 //! the outcome of a superseded job is dropped; the newest one is applied. Expected tables
 //! come from the analysis itself (`Report::select`, `compare`), not typed in.
 
-use super::{app, mi, mi_compare, press, shown_labels};
+use super::{app, mi, mi_compare, press, run_jobs, shown_labels};
+use crate::action::View;
+use crate::keymap::Key;
 use crate::print;
 use crate::state::jobs::Outcome;
-use crate::state::App;
+use crate::state::{App, Restore};
 use crate::ui::style::Glyphs;
 use analysis::{GroupBy, Selection};
 
@@ -115,7 +117,82 @@ fn a_reload_supersedes_a_regroup_and_keeps_its_grouping() {
     assert!(matches!(outcome, Outcome::Regrouped { .. }));
     app.finish(id, outcome);
     assert_eq!(shown_labels(&app), rows);
+    // The new data's comparison is on its way, and then nothing more.
+    assert!(app.comparing());
+    run_jobs(&mut app);
+    assert!(app.compare.comparison().is_some());
     assert!(!app.busy());
     let new = &app.input().unwrap().report;
     assert!(new.window.end_ns <= mid + 1_000);
+}
+
+fn screen(app: &mut App) -> String {
+    print::text(&print::frame(app, 160, 50, Glyphs::default()))
+}
+
+/// The comparison of a load is a job started with the first frame: until it is done the
+/// Compare view and the header say "comparing…" and the keys work (other views, a new
+/// baseline asked for meanwhile); then the view shows the comparison `compare` gives on
+/// the same runs with that baseline.
+#[test]
+fn the_comparison_of_a_load_comes_after_the_first_frame() {
+    let loaded = mi_compare();
+    let mut app = App::new(loaded.0.clone(), Restore::default());
+    app.loaded(Ok(loaded.1.clone()));
+    assert_eq!(app.view, View::Compare);
+    assert!(app.comparing() && app.compare.comparison().is_none());
+    let first = screen(&mut app);
+    assert!(
+        first.lines().next().unwrap().contains("comparing…"),
+        "{first}"
+    );
+    assert!(
+        first.lines().skip(1).any(|l| l.trim() == "comparing…"),
+        "{first}"
+    );
+    assert!(!first.contains("wakeup latency p50"), "{first}");
+    // Keys work meanwhile: the tasks of the first run, then back, then a new baseline.
+    app.key(Key::Char('2'));
+    assert_eq!(app.view, View::Tasks);
+    assert!(!shown_labels(&app).is_empty());
+    app.apply(crate::action::Action::Show(View::Compare));
+    app.key(Key::Char('b'));
+    assert!(app.comparing());
+    run_jobs(&mut app);
+    assert!(!app.busy());
+    let c = app.compare.comparison().expect("the comparison");
+    assert_eq!(c.base, "eevdf");
+    let direct = crate::state::compare::compare(
+        &app.data.as_ref().unwrap().runs,
+        1,
+        app.compare.threshold_pct,
+    );
+    assert_eq!(direct.unwrap().unwrap(), *c);
+    let done = screen(&mut app);
+    assert!(!done.contains("comparing"), "{done}");
+    assert!(done.contains("wakeup latency p50"), "{done}");
+}
+
+/// `--print` builds the comparison for a frame of the Compare view (or when keys are
+/// given), and not for a frame of another view, which does not show it.
+#[test]
+fn print_waits_for_the_comparison_only_where_it_is_shown() {
+    let options = |view: Option<View>| crate::Options {
+        sources: mi_compare().0.clone(),
+        restore: Restore {
+            view,
+            ..Restore::default()
+        },
+        mouse: false,
+        ascii: false,
+    };
+    let compare = crate::print(options(None), 160, 50, "").unwrap();
+    assert!(compare.contains("wakeup latency p50"), "{compare}");
+    assert!(!compare.contains("comparing"), "{compare}");
+    let overview = crate::print(options(Some(View::Overview)), 160, 50, "").unwrap();
+    assert!(!overview.contains("comparing"), "{overview}");
+    assert!(!overview.contains("recomputing"), "{overview}");
+    // With keys, the comparison is there for them.
+    let keyed = crate::print(options(Some(View::Overview)), 160, 50, "8").unwrap();
+    assert!(keyed.contains("wakeup latency p50"), "{keyed}");
 }

@@ -69,20 +69,27 @@ pub(crate) fn load(runs: &[String]) -> (Sources, Data) {
     (sources, data)
 }
 
-/// A fresh app on already loaded data.
+/// A fresh app on already loaded data, once the jobs the load started (its comparison)
+/// are done, as a worker would do them.
 pub(crate) fn app(loaded: &(Sources, Data)) -> App {
     let mut app = App::new(loaded.0.clone(), Restore::default());
     app.loaded(Ok(loaded.1.clone()));
+    run_jobs(&mut app);
     app
+}
+
+/// Runs the jobs `app` asks for, at once.
+pub(crate) fn run_jobs(app: &mut App) {
+    while let Some((id, job)) = app.take_job() {
+        app.finish(id, job.run());
+    }
 }
 
 /// Presses `keys`, running each job they start at once (as `--print` does).
 pub(crate) fn press(app: &mut App, keys: &str) {
     for key in crate::keys::parse(keys).unwrap() {
         app.key(key);
-        while let Some((id, job)) = app.take_job() {
-            app.finish(id, job.run());
-        }
+        run_jobs(app);
     }
 }
 

@@ -29,7 +29,7 @@ fn many_tasks(n: usize) -> (crate::loading::Sources, Data) {
     let (sources, data) = mi().clone();
     let mut input: Input = data.inputs[0].clone();
     let base = input.report.tasks.clone();
-    input.report.tasks = (0..n)
+    std::sync::Arc::make_mut(&mut input.report).tasks = (0..n)
         .map(|i| {
             let mut t = base[i % base.len()].clone();
             t.pid = i as i32 + 1;

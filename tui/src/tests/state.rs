@@ -226,6 +226,9 @@ fn a_window_command_requests_a_reanalysis_and_stale_results_are_dropped() {
     assert!(app.busy() && app.status.is_none());
     let result = crate::loading::load_now(&sources);
     app.receive(crate::loading::Message::Loaded { generation, result });
+    // Loaded; its comparison follows as a job.
+    assert!(app.stages.is_empty() && app.comparing());
+    super::run_jobs(&mut app);
     assert!(!app.busy());
     let new = &app.input().unwrap().report;
     assert!(new.window.end_ns <= (b * 1e9).round() as u64);

@@ -3,6 +3,7 @@
 
 use super::fmt;
 use super::style;
+use super::style::Glyphs;
 use super::table;
 use crate::action::View;
 use crate::state::compare::Line as CompareLine;
@@ -15,7 +16,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect) {
+pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
     let state = &app.compare;
     let c = match &state.result {
         Some(Ok(c)) => c,
@@ -26,7 +27,13 @@ pub(super) fn draw(frame: &mut Frame, app: &App, area: Rect) {
             );
             return;
         }
-        None => return,
+        None => {
+            // Built on a worker after the load; the other views need not wait for it.
+            if app.comparing() {
+                frame.render_widget(Paragraph::new(comparing(glyphs)).style(style::dim()), area);
+            }
+            return;
+        }
     };
     let mut head = vec![Line::styled(
         format!(
@@ -154,5 +161,14 @@ pub(super) fn summary(app: &App) -> String {
             }
         ),
         None => String::new(),
+    }
+}
+
+/// What the Compare view and the header's badge say while the comparison is being built.
+pub(super) fn comparing(glyphs: Glyphs) -> &'static str {
+    if glyphs.ascii {
+        "comparing..."
+    } else {
+        "comparing…"
     }
 }

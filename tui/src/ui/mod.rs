@@ -112,7 +112,7 @@ fn view(frame: &mut Frame, app: &App, area: Rect, glyphs: Glyphs) {
         View::Preemptions => preemptions::draw(frame, app, area, glyphs),
         View::Fairness => fairness::draw(frame, app, area, glyphs),
         View::Placement => placement::draw(frame, app, area, glyphs),
-        View::Compare => compare::draw(frame, app, area),
+        View::Compare => compare::draw(frame, app, area, glyphs),
         View::Quality => quality::draw(frame, app, area),
     }
 }
@@ -180,10 +180,13 @@ fn header(app: &App, glyphs: Glyphs) -> Line<'static> {
 fn badge(app: &App, glyphs: Glyphs) -> Line<'static> {
     let mut spans = Vec::new();
     if app.busy() && app.data.is_some() {
-        let text = if glyphs.ascii {
-            "recomputing... "
+        // The first comparison of a load is not a recomputation: it is said as such.
+        let text = if app.comparing() && app.stages.is_empty() && !app.regrouping() {
+            format!("{} ", compare::comparing(glyphs))
+        } else if glyphs.ascii {
+            "recomputing... ".to_string()
         } else {
-            "recomputing… "
+            "recomputing… ".to_string()
         };
         spans.push(Span::styled(text, style::dim()));
     }

@@ -20,7 +20,7 @@ mod parts;
 use super::matching::Matching;
 use super::significance::welch_p;
 use super::subject::Subject;
-use super::Run;
+use super::{ReportSource, Run};
 use crate::columns::compare::{Dist, Stat};
 use model::{Component, Explain, ExplainedSubject, Occupant, RunWait, WaitChange};
 use parts::{apportion, Part, Parts, OTHERS};
@@ -35,8 +35,8 @@ pub(super) struct SubjectSet {
 }
 
 /// What [`explain`] needs besides the subjects.
-pub(super) struct Context<'a> {
-    pub runs: &'a [Run],
+pub(super) struct Context<'a, R> {
+    pub runs: &'a [Run<R>],
     pub base: usize,
     pub alpha: f64,
     pub matching: &'a Matching,
@@ -53,7 +53,7 @@ const METHOD: &str = "the change of each subject's total wait (sched_delay.sum_n
     the noise and is not ranked; `longest` is each run's longest wait of the subject, piece \
     by piece (the reports keep the pieces of each task's longest wait only)";
 
-pub(super) fn explain(cx: &Context, subjects: &[SubjectSet]) -> Explain {
+pub(super) fn explain<R: ReportSource>(cx: &Context<R>, subjects: &[SubjectSet]) -> Explain {
     let occupant_roles = occupant_roles(cx);
     Explain {
         method: METHOD.to_string(),
@@ -126,8 +126,8 @@ impl Measured {
     }
 }
 
-fn subject(
-    cx: &Context,
+fn subject<R: ReportSource>(
+    cx: &Context<R>,
     occupant_roles: &[Vec<BTreeMap<String, Vec<usize>>>],
     s: &SubjectSet,
 ) -> ExplainedSubject {
@@ -168,7 +168,7 @@ fn subject(
         .collect();
     let slice_p50 = |r: usize, role: &str| -> Option<f64> {
         let run = &cx.runs[r];
-        let subjects: Vec<Subject> = (0..run.repeats.len())
+        let subjects: Vec<Subject<R>> = (0..run.repeats.len())
             .filter_map(|k| {
                 let members = occupant_roles[r][k].get(role)?;
                 Some(Subject::new(&run.repeats[k], members, &[]))
@@ -280,7 +280,7 @@ fn run_wait(label: &str, m: &Measured, keys: &[Part], means: Option<&[i64]>) -> 
 
 /// Every task of every repeat by role (no `--comm` filter: an occupant is found whatever
 /// the task table shows), `[run][repeat]`.
-fn occupant_roles(cx: &Context) -> Vec<Vec<BTreeMap<String, Vec<usize>>>> {
+fn occupant_roles<R: ReportSource>(cx: &Context<R>) -> Vec<Vec<BTreeMap<String, Vec<usize>>>> {
     cx.runs
         .iter()
         .map(|run| {
@@ -288,9 +288,8 @@ fn occupant_roles(cx: &Context) -> Vec<Vec<BTreeMap<String, Vec<usize>>>> {
                 .iter()
                 .map(|rep| {
                     let mut by_role: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-                    let rows = rep.report["tasks"].as_array();
-                    for (i, row) in rows.into_iter().flatten().enumerate() {
-                        let comm = row["comm"].as_str().unwrap_or("");
+                    for (i, row) in rep.report.tasks().iter().enumerate() {
+                        let comm = R::task_comm(row);
                         by_role.entry(cx.matching.role(comm)).or_default().push(i);
                     }
                     by_role

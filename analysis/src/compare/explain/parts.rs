@@ -5,8 +5,8 @@
 
 use super::model::{LongestMix, MixOccupant};
 use crate::compare::matching::Matching;
+use crate::compare::ReportSource;
 use crate::report::{PieceKind, WaitCauses};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The role of the occupants a task row did not list one by one (its "others" row).
@@ -43,22 +43,22 @@ pub(crate) struct Parts {
     pub longest: Option<LongestMix>,
 }
 
-/// Whether the report splits its waits (schema 3 and later).
-pub(crate) fn splits_waits(report: &Value) -> bool {
-    report.pointer("/system/wait_causes").is_some()
-}
-
 /// The parts of the task rows at `indices` of `report`; `None` when the report does not
 /// split its waits or a row's split cannot be read.
-pub(crate) fn read(report: &Value, indices: &[usize], m: &Matching, path: &str) -> Option<Parts> {
-    if !splits_waits(report) {
+pub(crate) fn read<R: ReportSource>(
+    report: &R,
+    indices: &[usize],
+    m: &Matching,
+    path: &str,
+) -> Option<Parts> {
+    if !report.splits_waits() {
         return None;
     }
-    let rows = report["tasks"].as_array()?;
+    let rows = report.tasks();
     let mut out = Parts::default();
     for &i in indices {
         let row = rows.get(i)?;
-        let w: WaitCauses = serde_json::from_value(row.get("wait_causes")?.clone()).ok()?;
+        let w = R::task_wait_causes(row)?;
         let mut add = |part: Part, ns: u64| {
             if ns > 0 {
                 *out.ns.entry(part).or_default() += i128::from(ns);
@@ -91,7 +91,7 @@ pub(crate) fn read(report: &Value, indices: &[usize], m: &Matching, path: &str) 
         if let Some(l) = &w.longest {
             let len = l.end_ns.saturating_sub(l.start_ns);
             if out.longest.as_ref().is_none_or(|b| len > b.len_ns) {
-                out.longest = Some(mix(row, &w, m, path));
+                out.longest = Some(mix::<R>(row, &w, m, path));
             }
         }
     }
@@ -99,11 +99,11 @@ pub(crate) fn read(report: &Value, indices: &[usize], m: &Matching, path: &str) 
 }
 
 /// The task's longest wait summed by kind and occupant role.
-fn mix(row: &Value, w: &WaitCauses, m: &Matching, path: &str) -> LongestMix {
+fn mix<R: ReportSource>(row: &R::Task, w: &WaitCauses, m: &Matching, path: &str) -> LongestMix {
     let l = w.longest.as_ref().expect("called with a longest wait");
     let mut out = LongestMix {
-        pid: row["pid"].as_i64(),
-        comm: row["comm"].as_str().unwrap_or("").to_string(),
+        pid: R::task_pid(row),
+        comm: R::task_comm(row).to_string(),
         path: path.to_string(),
         start_ns: l.start_ns,
         len_ns: l.end_ns.saturating_sub(l.start_ns),
