@@ -202,10 +202,34 @@ impl Analyzer {
     }
 
     /// The task named by an event, brought up to date with lost events.
+    ///
+    /// Two or three times per event: inline, and what nearly every call finds (the same
+    /// name and prio, nothing lost, nothing to decide) is told by reads alone; anything
+    /// else goes to [`Analyzer::task_changed`].
+    #[inline]
     fn task(&mut self, task: &TaskRef) -> usize {
         let slot = self
             .find(task.pid)
             .unwrap_or_else(|| self.new_task(task.pid));
+        let t = &self.tasks[slot];
+        let renamed = task.comm != t.comm && !task.comm.is_empty();
+        let reprioritized = task.prio >= 0 && task.prio != t.prio;
+        let undecided = t.fair_member == 0 && self.config.fair_set.is_some();
+        let lost = self
+            .cpus
+            .get(t.trans_cpu as usize)
+            .is_some_and(|c| (t.trans_epoch as usize) < c.lost.len());
+        if renamed || reprioritized || undecided || lost || self.weights_unsettled {
+            self.task_changed(slot, task);
+        }
+        slot
+    }
+
+    /// [`Analyzer::task`] when the event renames or reprioritizes the task, its
+    /// `--fair-set` membership is undecided, the weights are unsettled, or its CPU lost
+    /// events since its last transition.
+    #[inline(never)]
+    fn task_changed(&mut self, slot: usize, task: &TaskRef) {
         let t = &mut self.tasks[slot];
         let renamed = t.note_comm(task.comm);
         let reprioritized = task.prio >= 0 && task.prio != t.prio;
@@ -221,7 +245,6 @@ impl Analyzer {
         if renamed || reprioritized || undecided || lost || self.weights_unsettled {
             self.observe(slot);
         }
-        slot
     }
 
     /// If the CPU of the task's last transition lost events since, the task is unknown

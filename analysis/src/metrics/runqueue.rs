@@ -14,6 +14,10 @@
 //! `eligible` (`b`). The group's losing CPUs are then the union of the two rules': the
 //! unconstrained waits' (counted over `free`, the runqueues without the constrained tasks)
 //! and the constrained ones' — with no constrained wait, exactly the rule above.
+//!
+//! Every task that starts or stops waiting and every CPU that starts or stops idling
+//! passes through here, so a CPU's counters sit together in one record (one bounds check,
+//! one cache line) and a group already settled at the same instant is not settled again.
 
 use crate::affinity::CpuSet;
 use crate::scope::Scope;
@@ -43,44 +47,75 @@ struct Group {
     b: u32,
 }
 
+/// Which of a CPU's constrained counts a group reads: the system's, or its LLC's.
+#[derive(Clone, Copy)]
+enum Kind {
+    System,
+    Llc,
+}
+
+/// One CPU's runqueue and idle state.
+#[derive(Debug, Clone, Default)]
+struct CpuQueue {
+    /// ∫ depth dt.
+    area: u128,
+    since: u64,
+    depth: u32,
+    max_depth: u32,
+    /// The unconstrained waiting tasks (what the groups' rule counts).
+    free: u32,
+    /// Constrained tasks waiting on another CPU (of the same LLC) that allow it.
+    eligible: u32,
+    eligible_llc: u32,
+    /// Its LLC group, when the topology gives one.
+    llc: Option<u32>,
+    idle: bool,
+}
+
+impl CpuQueue {
+    #[inline]
+    fn eligible(&self, kind: Kind) -> u32 {
+        match kind {
+            Kind::System => self.eligible,
+            Kind::Llc => self.eligible_llc,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Runqueues {
-    depth: Vec<u32>,
-    idle: Vec<bool>,
-    since: Vec<u64>,
-    /// ∫ depth dt per CPU, and the largest depth.
-    area: Vec<u128>,
-    max_depth: Vec<u32>,
+    cpus: Vec<CpuQueue>,
     system: Group,
     llcs: Vec<Group>,
     llc_of: Vec<Option<u32>>,
-    /// Per CPU: the unconstrained waiting tasks (what the groups' rule counts).
-    free: Vec<u32>,
-    /// Per CPU: constrained tasks waiting on another CPU (of the same LLC) that allow it.
-    eligible: Vec<u32>,
-    eligible_llc: Vec<u32>,
 }
 
 impl Group {
-    /// Idle CPUs that some waiting task of another CPU may use. `free`: the unconstrained
-    /// waits per CPU; `eligible`: the group's kind of constrained count per CPU.
-    fn losing_cpus(&self, free: &[u32], idle: &[bool], eligible: &[u32]) -> u64 {
+    /// Idle CPUs that some waiting task of another CPU may use (`kind`: which constrained
+    /// count of the CPUs is this group's).
+    #[inline]
+    fn losing_cpus(&self, cpus: &[CpuQueue], kind: Kind) -> u64 {
         if self.waiting == 0 {
             return self.b as u64;
         }
         // Every idle CPU but possibly one is lost to the unconstrained waits already.
         let mut n = self.idle as u64;
         if self.nonempty == 1 {
-            let only = self.nonempty_sum as usize;
-            if idle[only] && free[only] == self.waiting && eligible[only] == 0 {
+            let only = &cpus[self.nonempty_sum as usize];
+            if only.idle && only.free == self.waiting && only.eligible(kind) == 0 {
                 n -= 1;
             }
         }
         n
     }
 
-    fn settle(&mut self, now: u64, free: &[u32], idle: &[bool], eligible: &[u32], scope: &Scope) {
-        let n = self.losing_cpus(free, idle, eligible);
+    #[inline]
+    fn settle(&mut self, now: u64, cpus: &[CpuQueue], kind: Kind, scope: &Scope) {
+        // Settled at this instant already (the other side of the same switch): no time to add.
+        if self.since == now {
+            return;
+        }
+        let n = self.losing_cpus(cpus, kind);
         // Saturating: a corrupt timestamp far ahead (a jump the ledger names) times the
         // waiting tasks may exceed u64 ns; the report then shows the ceiling, not a wrap.
         self.loss_ns = self
@@ -91,6 +126,7 @@ impl Group {
 
     /// A task starts (`delta` 1) or stops (-1) waiting on CPU `c` of the group, whose
     /// runqueue goes from `before` to `after` waiting tasks.
+    #[inline]
     fn count_wait(&mut self, c: usize, delta: i32, before: u32, after: u32) {
         self.waiting = self.waiting.saturating_add_signed(delta);
         if before == 0 && after > 0 {
@@ -108,44 +144,46 @@ impl Runqueues {
     pub(crate) fn set_llcs(&mut self, llc_of: Vec<Option<u32>>, count: usize) {
         self.llc_of = llc_of;
         self.llcs = vec![Group::default(); count];
+        for c in 0..self.cpus.len() {
+            self.cpus[c].llc = self.llc_of_cpu(c);
+        }
+    }
+
+    /// CPU `cpu`'s LLC group, when the topology names one that exists.
+    fn llc_of_cpu(&self, cpu: usize) -> Option<u32> {
+        self.llc_of
+            .get(cpu)
+            .copied()
+            .flatten()
+            .filter(|&l| (l as usize) < self.llcs.len())
     }
 
     /// Makes room for `cpu` (the check inline: it runs at every wait's change).
     #[inline]
     fn grow(&mut self, cpu: usize) {
-        if self.depth.len() <= cpu {
+        if self.cpus.len() <= cpu {
             self.grow_to(cpu + 1);
         }
     }
 
     #[cold]
     fn grow_to(&mut self, n: usize) {
-        self.depth.resize(n, 0);
-        self.idle.resize(n, false);
-        self.since.resize(n, 0);
-        self.area.resize(n, 0);
-        self.max_depth.resize(n, 0);
-        self.free.resize(n, 0);
-        self.eligible.resize(n, 0);
-        self.eligible_llc.resize(n, 0);
+        for c in self.cpus.len()..n {
+            let llc = self.llc_of_cpu(c);
+            self.cpus.push(CpuQueue {
+                llc,
+                ..CpuQueue::default()
+            });
+        }
     }
 
-    fn llc(&self, cpu: usize) -> Option<usize> {
-        self.llc_of
-            .get(cpu)
-            .copied()
-            .flatten()
-            .map(|l| l as usize)
-            .filter(|&l| l < self.llcs.len())
-    }
-
-    /// Brings the integrals of a CPU's groups (the system and its LLC `llc`, from
-    /// [`Runqueues::llc`]) up to `now` before a change on the CPU.
-    fn settle(&mut self, llc: Option<usize>, now: u64, scope: &Scope) {
-        self.system
-            .settle(now, &self.free, &self.idle, &self.eligible, scope);
+    /// Brings the integrals of a CPU's groups (the system and its LLC `llc`) up to `now`
+    /// before a change on the CPU.
+    #[inline]
+    fn settle(&mut self, llc: Option<u32>, now: u64, scope: &Scope) {
+        self.system.settle(now, &self.cpus, Kind::System, scope);
         if let Some(l) = llc {
-            self.llcs[l].settle(now, &self.free, &self.idle, &self.eligible_llc, scope);
+            self.llcs[l as usize].settle(now, &self.cpus, Kind::Llc, scope);
         }
     }
 
@@ -168,24 +206,26 @@ impl Runqueues {
             }
         }
         // The LLC is looked up once, for settling its group and for counting in it.
-        let llc = self.llc(c);
+        let llc = self.cpus[c].llc;
         self.settle(llc, now, scope);
-        if scope.cpu(cpu) {
-            self.area[c] += self.depth[c] as u128 * scope.clip(self.since[c], now) as u128;
+        let q = &mut self.cpus[c];
+        if q.since != now {
+            if scope.cpu(cpu) {
+                q.area += q.depth as u128 * scope.clip(q.since, now) as u128;
+            }
+            q.since = now;
         }
-        self.since[c] = now;
-        let before = self.depth[c];
-        let after = before.saturating_add_signed(delta);
-        self.depth[c] = after;
+        let after = q.depth.saturating_add_signed(delta);
+        q.depth = after;
         if scope.contains(now) {
-            self.max_depth[c] = self.max_depth[c].max(after);
+            q.max_depth = q.max_depth.max(after);
         }
         let Some(set) = allowed else {
-            let (before, after) = (self.free[c], self.free[c].saturating_add_signed(delta));
-            self.free[c] = after;
+            let (before, after) = (q.free, q.free.saturating_add_signed(delta));
+            q.free = after;
             self.system.count_wait(c, delta, before, after);
             if let Some(l) = llc {
-                self.llcs[l].count_wait(c, delta, before, after);
+                self.llcs[l as usize].count_wait(c, delta, before, after);
             }
             return;
         };
@@ -196,12 +236,13 @@ impl Runqueues {
             if o == c {
                 continue;
             }
-            if let Some(b) = step(&mut self.eligible[o], delta, self.idle[o]) {
+            let q = &mut self.cpus[o];
+            if let Some(b) = step(&mut q.eligible, delta, q.idle) {
                 self.system.b = self.system.b.saturating_add_signed(b);
             }
-            if llc.is_some() && self.llc(o) == llc {
-                if let Some(b) = step(&mut self.eligible_llc[o], delta, self.idle[o]) {
-                    let g = &mut self.llcs[llc.unwrap_or_default()];
+            if let Some(l) = llc.filter(|&l| q.llc == Some(l)) {
+                if let Some(b) = step(&mut q.eligible_llc, delta, q.idle) {
+                    let g = &mut self.llcs[l as usize];
                     g.b = g.b.saturating_add_signed(b);
                 }
             }
@@ -209,17 +250,24 @@ impl Runqueues {
     }
 
     /// `cpu` becomes idle (runs pid 0) or stops being idle at `now`.
+    #[inline]
     pub(crate) fn set_idle(&mut self, cpu: u32, idle: bool, now: u64, scope: &Scope) {
         let c = cpu as usize;
         self.grow(c);
-        if self.idle[c] == idle {
+        if self.cpus[c].idle == idle {
             return;
         }
-        let llc = self.llc(c);
+        self.idle_changed(c, idle, now, scope);
+    }
+
+    fn idle_changed(&mut self, c: usize, idle: bool, now: u64, scope: &Scope) {
+        let llc = self.cpus[c].llc;
         self.settle(llc, now, scope);
-        self.idle[c] = idle;
-        let eligible = [self.eligible[c] > 0, self.eligible_llc[c] > 0];
-        let groups = std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l]));
+        let q = &mut self.cpus[c];
+        q.idle = idle;
+        let eligible = [q.eligible > 0, q.eligible_llc > 0];
+        let groups =
+            std::iter::once(&mut self.system).chain(llc.map(|l| &mut self.llcs[l as usize]));
         for (g, eligible) in groups.zip(eligible) {
             let d: i32 = if idle { 1 } else { -1 };
             g.idle = g.idle.saturating_add_signed(d);
@@ -231,16 +279,15 @@ impl Runqueues {
 
     /// Closes every integral at `end`.
     pub(crate) fn finish(&mut self, end: u64, scope: &Scope) {
-        self.system
-            .settle(end, &self.free, &self.idle, &self.eligible, scope);
-        for l in 0..self.llcs.len() {
-            self.llcs[l].settle(end, &self.free, &self.idle, &self.eligible_llc, scope);
+        self.system.settle(end, &self.cpus, Kind::System, scope);
+        for g in &mut self.llcs {
+            g.settle(end, &self.cpus, Kind::Llc, scope);
         }
-        for c in 0..self.depth.len() {
+        for (c, q) in self.cpus.iter_mut().enumerate() {
             if scope.cpu(c as u32) {
-                self.area[c] += self.depth[c] as u128 * scope.clip(self.since[c], end) as u128;
+                q.area += q.depth as u128 * scope.clip(q.since, end) as u128;
             }
-            self.since[c] = end;
+            q.since = end;
         }
     }
 
@@ -256,11 +303,11 @@ impl Runqueues {
     }
 
     pub(crate) fn max_depth(&self, cpu: u32) -> u32 {
-        self.max_depth.get(cpu as usize).copied().unwrap_or(0)
+        self.cpus.get(cpu as usize).map_or(0, |q| q.max_depth)
     }
 
     pub(crate) fn area(&self, cpu: u32) -> u128 {
-        self.area.get(cpu as usize).copied().unwrap_or(0)
+        self.cpus.get(cpu as usize).map_or(0, |q| q.area)
     }
 }
 
