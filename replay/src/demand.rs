@@ -94,6 +94,10 @@ pub struct TaskDemand {
     pub policy: Policy,
     /// The CPUs it may run on (see `affinity.rs`: observed ones for now).
     pub cpus: Vec<u32>,
+    /// Its first bursts, which may run on any CPU: the task pinned itself to `cpus` only
+    /// after them (`affinity.rs`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub free_bursts: u32,
     /// Who created it, when the fork was traced.
     pub fork: Option<Fork>,
     /// When it first wanted a CPU: its wakeup, or its first traced moment when it was
@@ -206,4 +210,8 @@ pub struct Ledger {
     pub unknown_wakers: u64,
     /// Tasks with no running time (only waits or sleeps traced).
     pub idle_tasks: u64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -3,7 +3,7 @@
 //! blocks ([`crate::segment`]) and each block's waker resolved to a point in the waker's
 //! own bursts.
 
-use crate::affinity::allowed_cpus;
+use crate::affinity::{allowed_cpus, free_bursts};
 use crate::demand::{
     Demand, Fork, Ledger, Phase, Policy, TaskDemand, TaskEnd, TimedBy, Wake, SCHEMA_VERSION,
 };
@@ -83,6 +83,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         if seg.runtime_ns == 0 {
             ledger.idle_tasks += 1;
         }
+        let allowed = allowed_cpus(&seg.cpus, cpus);
         let prio = observed.prio_at(task.pid, seg.last_ns);
         let (policy, nice) = policy(scale, prio);
         let fork = observed
@@ -108,7 +109,8 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
             prio,
             nice,
             policy,
-            cpus: allowed_cpus(&seg.cpus, cpus),
+            cpus: allowed.clone(),
+            free_bursts: free_bursts(&seg.runs, &allowed),
             fork,
             start_ns: seg.start_ns,
             end,
@@ -298,6 +300,7 @@ mod tests {
             end_ns,
             burst,
             into_ns,
+            cpu: None,
             ends_burst,
         }
     }

@@ -36,6 +36,8 @@ pub(crate) struct RunPiece {
     pub(crate) end_ns: u64,
     pub(crate) burst: u32,
     pub(crate) into_ns: u64,
+    /// Where it ran, when the trace says.
+    pub(crate) cpu: Option<u32>,
     /// This interval closed its burst.
     pub(crate) ends_burst: bool,
 }
@@ -114,6 +116,7 @@ pub(crate) fn segment(intervals: impl Iterator<Item = IntervalView>) -> Segmente
                     end_ns: v.end_ns(),
                     burst: bursts,
                     into_ns: acc,
+                    cpu: v.cpu,
                     ends_burst: closes,
                 });
                 let acc = acc + v.dur_ns;

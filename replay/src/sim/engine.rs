@@ -84,7 +84,9 @@ pub(crate) struct Engine<'a> {
     /// Where the run ends: the trace's end, or later for a wall-bounded burst that ends
     /// later (`wall_clock::run_end`).
     end_ns: u64,
+    /// The CPUs each task may run on now: every CPU during its free bursts, then `pinned`.
     allowed: Vec<Vec<usize>>,
+    pinned: Vec<Vec<usize>>,
     cpus: Vec<Cpu>,
     llc_of: Vec<usize>,
     llcs: Vec<Vec<usize>>,
@@ -104,7 +106,7 @@ impl<'a> Engine<'a> {
     ) -> Engine<'a> {
         let ncpu = (demand.cpus as usize).max(1);
         let (llc_of, llcs) = llc_groups(&demand.llcs, ncpu);
-        let allowed: Vec<Vec<usize>> = demand
+        let pinned: Vec<Vec<usize>> = demand
             .tasks
             .iter()
             .map(|t| {
@@ -122,6 +124,17 @@ impl<'a> Engine<'a> {
                 a
             })
             .collect();
+        let allowed = pinned
+            .iter()
+            .zip(&demand.tasks)
+            .map(|(a, t)| {
+                if t.free_bursts > 0 {
+                    (0..ncpu).collect()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
         let n = demand.tasks.len();
         Engine {
             demand,
@@ -131,12 +144,13 @@ impl<'a> Engine<'a> {
             queue: BinaryHeap::new(),
             state: vec![State::NotStarted; n],
             progress: Progress::new(demand),
-            last_cpu: allowed.iter().map(|a| a[0]).collect(),
+            last_cpu: pinned.iter().map(|a| a[0]).collect(),
             blocked_at: vec![0; n],
             sleep_gen: vec![0; n],
             stop_after: vec![None; n],
             end_ns: demand.end_ns,
             allowed,
+            pinned,
             cpus: vec![Cpu::default(); ncpu],
             llc_of,
             llcs,
@@ -301,9 +315,7 @@ impl<'a> Engine<'a> {
             State::Runnable => {
                 let cpu = self.last_cpu[task];
                 self.progress.cut_burst(task);
-                for r in self.progress.end_burst(task) {
-                    self.release(r, task);
-                }
+                self.finish_burst(task);
                 self.leave(cpu, task);
             }
             _ => {}
@@ -401,11 +413,21 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The running task on `cpu` used up its burst: on to its next phase.
-    fn burst_end(&mut self, cpu: usize, task: usize) {
+    /// The task's burst is done: release who waits on it; past its free bursts it is held
+    /// to its pinned CPUs from its next placement on (a next burst that follows on the CPU
+    /// stays there until it leaves it).
+    fn finish_burst(&mut self, task: usize) {
         for r in self.progress.end_burst(task) {
             self.release(r, task);
         }
+        if self.progress.bursts_done(task) == self.demand.tasks[task].free_bursts {
+            self.allowed[task] = self.pinned[task].clone();
+        }
+    }
+
+    /// The running task on `cpu` used up its burst: on to its next phase.
+    fn burst_end(&mut self, cpu: usize, task: usize) {
+        self.finish_burst(task);
         match self.enter_phase(task) {
             // A dependency already released: the next burst follows on the CPU.
             Entered::Burst => self.cpus[cpu].dirty = true,

@@ -83,6 +83,10 @@ impl<'a> Progress<'a> {
         self.phase[task] == phase
     }
 
+    pub(crate) fn bursts_done(&self, task: usize) -> u32 {
+        self.bursts_done[task]
+    }
+
     pub(crate) fn next_phase(&mut self, task: usize) {
         self.phase[task] += 1;
     }
