@@ -33,6 +33,17 @@ impl Piece {
     }
 }
 
+/// What a piece of task `own`'s wait is while `occupant` runs on its runqueue's CPU, and
+/// the occupant's pid for [`PieceKind::Behind`] (0 otherwise).
+#[inline]
+pub(super) fn kind_of(occupant: Occupant, own: i32) -> (PieceKind, i32) {
+    match occupant {
+        Occupant::Idle => (PieceKind::Idle, 0),
+        Occupant::Task(p) if p != own => (PieceKind::Behind, p),
+        _ => (PieceKind::Unknown, 0),
+    }
+}
+
 /// No piece yet: `cpu` never names a runqueue this way, so nothing goes on from it.
 const NO_PIECE: Piece = Piece {
     kind: PieceKind::Unknown,
@@ -191,14 +202,10 @@ impl OpenWait {
         let mut last_start = self.last.start;
         let entry = q.walk(self.entry, self.since, until, |occupant, start, end| {
             let len = end - start;
-            let (kind, pid) = match occupant {
-                Occupant::Idle => {
-                    idle(len);
-                    (PieceKind::Idle, 0)
-                }
-                Occupant::Task(p) if p != own => (PieceKind::Behind, p),
-                _ => (PieceKind::Unknown, 0),
-            };
+            let (kind, pid) = kind_of(occupant, own);
+            if kind == PieceKind::Idle {
+                idle(len);
+            }
             kinds[kind as usize] = kinds[kind as usize].saturating_add(len);
             let new = !(last_end == start && last_kind == kind && last_pid == pid);
             seen += u64::from(new);

@@ -10,7 +10,7 @@
 //! others once.
 
 use super::occupancy::Queue;
-use super::open_wait::{OpenWait, Piece};
+use super::open_wait::{kind_of, OpenWait, Piece};
 use super::totals::{Longest, Totals};
 use super::{PieceKind, WaitEnd};
 use crate::cpu::Occupant;
@@ -355,11 +355,7 @@ impl WaitTracker {
 /// The piece of task `own`'s wait on `cpu` while `occupant` ran there.
 #[inline]
 fn piece_of(occupant: Occupant, own: i32, cpu: i32, start: u64, end: u64) -> Piece {
-    let (kind, pid) = match occupant {
-        Occupant::Idle => (PieceKind::Idle, 0),
-        Occupant::Task(p) if p != own => (PieceKind::Behind, p),
-        _ => (PieceKind::Unknown, 0),
-    };
+    let (kind, pid) = kind_of(occupant, own);
     Piece {
         kind,
         cpu,
