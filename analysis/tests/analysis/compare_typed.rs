@@ -5,7 +5,7 @@
 //! this build, and the version-1 report of the CLI's tests) are read into typed reports
 //! as the TUI reads them, and compared the same way.
 
-use crate::compare_support::{shared, MI_ALIASES};
+use crate::compare_support::{mi_options, shared};
 use analysis::compare::matching::{MatchBy, Matching};
 use analysis::compare::{compare, Comparison, Options, Repeat, Run};
 use analysis::pipeline::{self, Loaded};
@@ -206,18 +206,11 @@ fn the_typed_path_compares_exactly_as_the_json_path() {
         (
             "workload, aliases, --comm, sorted by wakeup p99",
             Options {
-                matching: Matching {
-                    by: MatchBy::Exact,
-                    aliases: MI_ALIASES
-                        .iter()
-                        .map(|(a, b)| (a.to_string(), b.to_string()))
-                        .collect(),
-                },
                 workload: Some(regex::Regex::new("mi-|mintr|mspin|pp-").unwrap()),
                 comm: Some(regex::Regex::new("^(mi|mintr|mspin|pp|hackbench|sched)").unwrap()),
                 sort: analysis::columns::compare::task_row("wakeup-p99").unwrap(),
                 top: 40,
-                ..Options::default()
+                ..mi_options()
             },
         ),
         (
