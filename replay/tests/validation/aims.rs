@@ -111,7 +111,7 @@ const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from it
 pub const MISSES: &[Miss] = &[
     miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 46.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
-    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 25.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 17.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
     miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
