@@ -5,7 +5,7 @@ use super::measure::{ErrorRule, Pair, METRICS};
 use std::fmt::Write;
 
 /// An error as the table shows it: points and small percentages to a tenth, the rest whole.
-fn shown(e: f64) -> String {
+pub fn shown(e: f64) -> String {
     if e.is_infinite() {
         "∞".into()
     } else if e < 10.0 {
