@@ -36,22 +36,28 @@ const NICE_TICK: &str = "the mainline captures' tick preemptions come late and i
     mainline captures share the delay, so each is a better guess of the other than an exact \
     tick. From PDS, whose slices end by hrtimer on time, the null misses by the delay too, \
     but by less than the model";
-const MI_SHARE: &str = "the spinner's share against the three workers is A's work replayed: \
-    the workers' bursts are A's (median 8.2 ms on the CFS capture, 6.7 EEVDF, 4.3 PDS, \
-    whose tool's workers are busy 8 ms by wall clock, MANIFEST), so the prediction stays \
-    within 0.9 points of the null and does not follow B (the EEVDF kernel gives the spinner \
-    28.4 %, CFS 25.8 %)";
-const MI_SWITCHES: &str = "the mainline models preempt the workers' CPU less often than the \
-    kernels: their waking workers preempt at 0.31-0.39 of their wakeups against 0.55-0.63 \
-    (the `preempting-wakeups` row), so the model's slices run to the tick (the spinner's \
-    6.7-7.6 ms under CFS, 3.6 real; 4.0 under EEVDF, the workers' 2.5 real). Not \
-    explained: the kernel's waking worker must lead the running task's vruntime by the \
-    3 ms granularity, which the trace's switch times do not give it";
-const MI_PREEMPT: &str = "mainline models: 0.31-0.39 of the workers' wakeups preempt, \
-    0.55-0.63 in the kernels (above, not explained); to PDS: 0.88 predicted, 0.51 real; \
-    from PDS to CFS: 0.016 predicted, where the Project C tool's workers (4.3 ms of CPU per \
-    8 ms of wall clock) replayed as CPU work wake with vruntimes the running task does not \
-    lead by 3 ms. The null is a kernel of the same family or rate (0.51-0.63) and closer";
+/// What the `mi` captures show (measured on `trace-cmd report` of each): the workers
+/// are busy 8 ms by wall clock on both tools, not for an amount of CPU.
+const MI_SHARE: &str = "mi's workers are busy 8 ms by wall clock, then sleep 1 ms, on both \
+    tools: in every capture 96 % of a worker's preempted bursts end within 0.5 ms (median \
+    0.2) of their last resume, their time having run out while they waited, and the few \
+    never preempted ran 8.3-8.5 ms. The CPU a burst got is so the traced kernel's \
+    scheduling (median 8.2 ms on the CFS capture, 6.7 EEVDF, 4.3 PDS), which the demand \
+    replays as work: an echo of A, as a fixed spin was before `wall_clock.rs`. So the \
+    prediction's shares stay within 0.9 points of the null's and do not follow B (the \
+    EEVDF kernel gives the spinner 28.4 %, CFS 25.8 %)";
+const MI_SWITCHES: &str = "the workers are busy for a wall-clock time (share, above): in \
+    the kernels the three workers' bursts end within a fraction \
+    of a millisecond of each other (a worker out of time blocks as soon as it runs) and \
+    their wakeups 1 ms later find the spinner running and preempt it (0.55-0.63 of the \
+    workers' wakeups); nothing in the replay holds the bursts together (each is A's CPU), \
+    and the mainline models \
+    preempt at 0.31-0.39 and their slices run to the tick (the spinner's 6.7-7.6 ms under \
+    CFS, 3.6 real; 4.0 under EEVDF, the workers' 2.5 real)";
+const MI_PREEMPT: &str = "the mainline models preempt at 0.31-0.39 of the workers' wakeups \
+    against the kernels' 0.55-0.63 (above); to PDS 0.88 predicted, 0.51 real; from PDS to \
+    CFS 0.016, from the PDS capture's 4.3 ms bursts (not analysed further). The null, a \
+    kernel that ran the same wall-clock workers, is closer";
 const MI_WAKEUP: &str = "follows the preemption miss: a wakee that preempts waits the traced \
     delay of a wakeup preemption (0.47 ms on the CFS capture, 0.22 EEVDF), one that does \
     not waits for a tick or a slice end; to PDS the model preempts at 0.88 of the workers' \
