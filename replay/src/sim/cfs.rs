@@ -9,9 +9,10 @@
 //!
 //! Simplified: NEXT_BUDDY's own marking (off in 6.1) and LAST_BUDDY (acts only from
 //! `sched_nr_latency` tasks up) are not modelled, nor is a wakeup that finds a resched
-//! already pending (the kernel then leaves the buddy alone), `calc_delta_fair` divides exactly where the kernel uses a
-//! fixed-point inverse, a forked task starts from the debit alone (not its parent's
-//! vruntime), and no load tracking (PELT): load is the sum of the queued weights.
+//! already pending (the kernel then leaves the buddy alone); `calc_delta_fair` divides
+//! exactly where the kernel uses a fixed-point inverse, a forked task starts from the
+//! debit alone (not its parent's vruntime), and no load tracking (PELT): load is the sum
+//! of the queued weights.
 
 use super::fair_rq::FairRq;
 use super::model::{
