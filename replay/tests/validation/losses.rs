@@ -71,7 +71,8 @@ const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU
 const PP1_SLICE: &str = "pp1's slices are its bursts cut by wakeup preemptions, and the \
     bursts are A's: 124 µs (median) on the CFS capture, 66 on EEVDF's, 70 on PDS's, so \
     from CFS both the prediction (121 µs) and the null (118) miss EEVDF's 73 and PDS's 70, \
-    the model by a few µs more; between EEVDF and PDS both are within 4-11 %";
+    the model by a few µs more; to CFS from EEVDF both keep EEVDF's (78 and 73 µs against \
+    CFS's 118); between EEVDF and PDS both are within 4-11 %";
 const PP1_PREEMPT: &str = "to CFS: the model preempts at 0.96-0.99 (from EEVDF) and \
     0.64-0.71 (from PDS) of the pair's wakeups against the kernel's 0.14-0.20: the listed \
     pp1 CFS identity miss (the pair's vruntime gap against the 3 ms granularity); EEVDF → \
