@@ -2,10 +2,17 @@
 //! latency period by weight, tick preemption, wakeup preemption by granularity, sleeper
 //! credit and the new-task debit. One runqueue per CPU, no group scheduling.
 //!
-//! Simplified: no buddies (NEXT_BUDDY is off in 6.1; LAST_BUDDY only acts from
-//! `sched_nr_latency` tasks up), `calc_delta_fair` divides exactly where the kernel uses a
-//! fixed-point inverse, a forked task starts from the debit alone (not its parent's
-//! vruntime), and no load tracking (PELT): load is the sum of the queued weights.
+//! The next buddy: a wakee that preempts becomes its runqueue's `next` whatever the
+//! NEXT_BUDDY flag says (`check_preempt_wakeup` sets it on the preemption path), and the
+//! pick takes it over the leftmost while it is not more than a wakeup granularity ahead
+//! (`pick_next_entity`), so the wakee is what runs, not a task that waited longer.
+//!
+//! Simplified: NEXT_BUDDY's own marking (off in 6.1) and LAST_BUDDY (acts only from
+//! `sched_nr_latency` tasks up) are not modelled, nor is a wakeup that finds a resched
+//! already pending (the kernel then leaves the buddy alone); `calc_delta_fair` divides
+//! exactly where the kernel uses a fixed-point inverse, a forked task starts from the
+//! debit alone (not its parent's vruntime), and no load tracking (PELT): load is the sum
+//! of the queued weights.
 
 use super::fair_rq::FairRq;
 use super::model::{
@@ -63,6 +70,8 @@ pub(crate) struct Cfs {
     rqs: Vec<FairRq>,
     /// Per CPU: the weight of the queued tasks and the running one.
     load: Vec<u64>,
+    /// Per CPU: the next buddy (`cfs_rq->next`), cleared when it is picked or leaves.
+    next: Vec<Option<usize>>,
     seq: u64,
 }
 
@@ -73,6 +82,7 @@ impl Cfs {
             tasks: Vec::new(),
             rqs: vec![FairRq::default(); cpus.max(1)],
             load: vec![0; cpus.max(1)],
+            next: vec![None; cpus.max(1)],
             seq: 0,
         }
     }
@@ -84,6 +94,14 @@ impl Cfs {
             .iter()
             .copied()
             .min_by_key(|&i| (t[i].vruntime, t[i].seq))
+    }
+
+    /// `wakeup_preempt_entity(curr, se) == 1`: `curr` leads `se` by more than the wakeup
+    /// granularity in `se`'s virtual time.
+    fn leads_by_more_than_gran(&self, curr: usize, se: usize) -> bool {
+        let vdiff = self.tasks[curr].vruntime - self.tasks[se].vruntime;
+        let gran = to_virtual(self.p.wakeup_granularity_ns, self.tasks[se].weight);
+        vdiff > 0 && vdiff as u64 > gran
     }
 
     fn update_curr(&mut self, cpu: usize, now: u64) {
@@ -152,7 +170,7 @@ impl SchedulerModel for Cfs {
         ModelInfo {
             name: ModelName::Cfs,
             follows: "CFS of Linux 6.1",
-            version: 1,
+            version: 2,
             release: "6.1.0-predicted-cfs",
             parameters: vec![
                 ("sched_latency_ns", p.latency_ns as i64),
@@ -215,6 +233,9 @@ impl SchedulerModel for Cfs {
     fn dequeue(&mut self, cpu: usize, task: usize, now: u64, _how: Dequeue) {
         self.update_curr(cpu, now);
         self.rqs[cpu].remove(task);
+        if self.next[cpu] == Some(task) {
+            self.next[cpu] = None;
+        }
         self.load[cpu] -= self.tasks[task].weight;
         self.tasks[task].rq = cpu;
         self.update_min_vruntime(cpu);
@@ -228,7 +249,16 @@ impl SchedulerModel for Cfs {
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
-        let next = self.leftmost(cpu)?;
+        let left = self.leftmost(cpu)?;
+        // `pick_next_entity`: the next buddy unless it leads the leftmost by more than the
+        // wakeup granularity; picking it clears it (`clear_buddies`).
+        let next = match self.next[cpu] {
+            Some(b) if !self.leads_by_more_than_gran(b, left) => b,
+            _ => left,
+        };
+        if self.next[cpu] == Some(next) {
+            self.next[cpu] = None;
+        }
         self.rqs[cpu].set_next(next);
         let e = &mut self.tasks[next];
         e.exec_start = now;
@@ -253,10 +283,12 @@ impl SchedulerModel for Cfs {
             return false;
         };
         // `wakeup_preempt_entity`: the running task is ahead by more than the wakeup
-        // granularity in the wakee's virtual time.
-        let vdiff = self.tasks[curr].vruntime - self.tasks[wakee].vruntime;
-        let gran = to_virtual(self.p.wakeup_granularity_ns, self.tasks[wakee].weight);
-        vdiff > 0 && vdiff as u64 > gran
+        // granularity in the wakee's virtual time; the wakee then becomes the next buddy.
+        let preempts = self.leads_by_more_than_gran(curr, wakee);
+        if preempts {
+            self.next[cpu] = Some(wakee);
+        }
+        preempts
     }
 
     fn queued(&self, cpu: usize) -> Vec<usize> {

@@ -1,6 +1,6 @@
 //! The one interface every scheduler model implements, and what a model says about itself.
 //!
-//! Why one trait shaped like `struct sched_class`: the engine (`engine.rs`) owns time, the
+//! Why one trait shaped like `struct sched_class`: the engine (`engine/`) owns time, the
 //! demand and the CPUs' current tasks; a model owns only its runqueues and its per-task
 //! state, and answers the questions the kernel's core asks a class (enqueue, dequeue,
 //! pick, tick, wakeup preemption). A model never sees the demand, so it cannot cheat by

@@ -84,3 +84,54 @@ fn a_wakeup_preemption_takes_the_traced_delay() {
         assert!(sw.contains(&(t + 50_000, Some(0), Some(1))), "at {t}");
     }
 }
+
+#[test]
+fn a_preempting_wakee_runs_before_a_task_that_waited_longer() {
+    // The next buddy. A (nice 0) spins from 0; W (nice 0) runs 3.6 ms, sleeps 3.4 ms, runs
+    // 0.5 ms, sleeps; B (nice 5, weight 335) spins from 10 ms. Ticks at 0, 4, 8, ... ms.
+    // 0: A runs (W, queued at the same vruntime 0, does not lead). 4: A ran 4 > its 3 ms
+    // slice (6 ms / 2): W runs to 7.6 (vW = 3.6) and sleeps; A runs alone (vA = 4).
+    // 10: B wakes: vA = 6.4 = min_vruntime, B placed at 6.4 − 3 = 3.4; A leads by 3 ms,
+    // not more than B's granularity 1 ms × 1024 / 335 = 3.06 ms: no preemption.
+    // 11: W wakes: vA = 7.4, min_vruntime stays 6.4, W placed at max(3.6, 3.4) = 3.6; A
+    // leads it by 3.8 > 1 ms: preempted, and W is the next buddy. The leftmost is B (3.4),
+    // but W leads B by only 0.2 ms, within B's granularity: W runs (without the buddy B
+    // would, and W wait until the tick at 12). W's 0.5 ms ends at 11.5: B (3.4) runs, to
+    // the tick at 16 (ran 4.5 > its slice 6 × 335 / 1359 = 1.48 ms): then A.
+    let d = demand(
+        1,
+        20 * MS,
+        vec![
+            task(0, "a", 0, &[0], vec![burst(10_000 * MS)]),
+            {
+                let mut b = task(1, "b", 5, &[0], vec![burst(10_000 * MS)]);
+                b.start_ns = 10 * MS;
+                b
+            },
+            task(
+                2,
+                "w",
+                0,
+                &[0],
+                vec![
+                    burst(3_600_000),
+                    sleep(3_400_000),
+                    burst(MS / 2),
+                    sleep(1000 * MS),
+                ],
+            ),
+        ],
+    );
+    let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
+    assert_eq!(
+        switches(&p.schedule)[..6],
+        [
+            (0, None, Some(0)),
+            (4 * MS, Some(0), Some(2)),
+            (7_600_000, Some(2), Some(0)),
+            (11 * MS, Some(0), Some(2)),
+            (11_500_000, Some(2), Some(1)),
+            (16 * MS, Some(1), Some(0)),
+        ]
+    );
+}

@@ -9,6 +9,7 @@
 mod aims;
 mod cases;
 mod errors;
+mod losses;
 mod measure;
 mod table;
 
@@ -75,7 +76,12 @@ impl Generated {
 #[test]
 fn validation_table() {
     let pairs = all_pairs();
-    let table = format!("{}\n{}", table::markdown(&pairs), aims::markdown());
+    let table = format!(
+        "{}\n{}\n{}",
+        table::markdown(&pairs),
+        aims::markdown(),
+        losses::markdown(&pairs)
+    );
     println!("{table}");
     for p in &pairs {
         for (m, roles) in measure::METRICS.iter().zip(&p.values) {
@@ -94,7 +100,8 @@ fn validation_table() {
             }
         }
     }
-    let problems = aims::check(&pairs);
+    let mut problems = aims::check(&pairs);
+    problems.extend(losses::check(&pairs));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     TABLE.check(&table);
     SUMMARY.check(&table::summary(&pairs, aims::MISSES.len()));

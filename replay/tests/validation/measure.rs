@@ -27,6 +27,9 @@ pub struct Metric {
     /// Column title in the table.
     pub title: &'static str,
     pub rule: ErrorRule,
+    /// The `compare` rate row (per second) counting the events this metric is a
+    /// statistic of, in B's capture; `None` for a share (no events).
+    pub events: Option<&'static str>,
 }
 
 pub const METRICS: [Metric; 6] = [
@@ -34,31 +37,37 @@ pub const METRICS: [Metric; 6] = [
         key: "runtime-share",
         title: "share",
         rule: ErrorRule::Points,
+        events: None,
     },
     Metric {
         key: "involuntary",
         title: "invol/s",
         rule: ErrorRule::Relative,
+        events: Some("involuntary"),
     },
     Metric {
         key: "slice-p50",
         title: "slice p50",
         rule: ErrorRule::Relative,
+        events: Some("switches"),
     },
     Metric {
         key: "preempting-wakeups",
         title: "preempt/wakeup",
         rule: ErrorRule::Relative,
+        events: Some("wakeups"),
     },
     Metric {
         key: "wakeup-p50",
         title: "wakeup p50",
         rule: ErrorRule::Relative,
+        events: Some("wakeups"),
     },
     Metric {
         key: "wakeup-p90",
         title: "wakeup p90",
         rule: ErrorRule::Relative,
+        events: Some("wakeups"),
     },
 ];
 
@@ -69,6 +78,9 @@ pub struct RoleValue {
     pub real: Option<f64>,
     pub predicted: Option<f64>,
     pub null: Option<f64>,
+    /// How many of the events the metric is a statistic of the role has in B's capture
+    /// (wakeups, switches, involuntary switches); `None` for a share.
+    pub real_events: Option<u64>,
 }
 
 /// Every role's value of every metric for one pair.
@@ -136,6 +148,7 @@ pub fn pairs(w: &Workload, dir: &Path) -> Vec<Pair> {
                 run("null", &a.repeat),
             ];
             let c = compare::compare(&runs, &options).unwrap();
+            let window_s = c.runs[0].repeats[0].window_ns as f64 / 1e9;
             let values = METRICS
                 .iter()
                 .map(|m| {
@@ -143,16 +156,23 @@ pub fn pairs(w: &Workload, dir: &Path) -> Vec<Pair> {
                         .tasks
                         .iter()
                         .map(|role| {
-                            let row = role
-                                .metrics
-                                .iter()
-                                .find(|r| r.key == m.key)
-                                .unwrap_or_else(|| panic!("compare has no task metric {}", m.key));
+                            let row = |key: &str| {
+                                role.metrics
+                                    .iter()
+                                    .find(|r| r.key == key)
+                                    .unwrap_or_else(|| panic!("compare has no task metric {key}"))
+                            };
+                            let cells = &row(m.key).cells;
+                            // A rate times B's window: the count `compare` divided.
+                            let real_events = m.events.map(|key| {
+                                (row(key).cells[0].value.unwrap_or(0.0) * window_s).round() as u64
+                            });
                             RoleValue {
                                 role: role.name.clone(),
-                                real: row.cells[0].value,
-                                predicted: row.cells[1].value,
-                                null: row.cells[2].value,
+                                real: cells[0].value,
+                                predicted: cells[1].value,
+                                null: cells[2].value,
+                                real_events,
                             }
                         })
                         .collect()

@@ -5,7 +5,7 @@ use super::measure::{ErrorRule, Pair, METRICS};
 use std::fmt::Write;
 
 /// An error as the table shows it: points and small percentages to a tenth, the rest whole.
-fn shown(e: f64) -> String {
+pub fn shown(e: f64) -> String {
     if e.is_infinite() {
         "∞".into()
     } else if e < 10.0 {
@@ -107,10 +107,18 @@ pub fn summary(pairs: &[Pair], misses: usize) -> String {
             .map(|c| c.predicted)
             .fold(0.0, f64::max)
     };
+    let cross: Vec<CellError> = pairs
+        .iter()
+        .filter(|p| p.from.dir != p.to.dir)
+        .flat_map(cells)
+        .flatten()
+        .filter(|c| !c.null_exact())
+        .collect();
+    let losing = cross.iter().filter(|c| !c.beats_null()).count();
     format!(
         "  identity replays within {:.1} points of the kernel's runtime shares; cross predictions \
-         beat the null prediction on {:.0} % of their cells (aim 80 %); {misses} cells miss \
-         an aim.\n",
+         beat the null prediction on {:.0} % of their cells (aim 80 %), the other {losing} \
+         are listed with why; {misses} cells miss an aim.\n",
         share(true),
         100.0 * beaten_share(pairs)
     )
