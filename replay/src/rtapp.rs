@@ -1,7 +1,8 @@
 //! The demand as rt-app JSON (rt-app 1.0, Debian's `rt-app`), so the workload can run
 //! again on a real kernel: a burst is `run` (calibrated loops: CPU work, which a preemption
 //! delays but does not use up), a timed block `sleep`, nice is `priority`, the allowed CPUs
-//! `cpus`, a task's start its `delay`; every task runs its sequence once (`loop` 1).
+//! `cpus`, a task's start its `delay`; every task runs its sequence once (one phase,
+//! `loop` 1 on the thread and on the phase).
 //!
 //! Dependencies are rendezvous. rt-app's `resume` is a condition broadcast and `suspend` a
 //! condition wait, so a resume sent before its peer suspends is lost, and a ping-pong pair
@@ -65,15 +66,18 @@ pub fn write(demand: &Demand, duration_s: u32, cpus: u32) -> String {
         if delay_us > 0 {
             fields.push(("delay".into(), delay_us.to_string()));
         }
-        for (i, (name, value)) in fields
-            .into_iter()
-            .chain(events(task, &wakes, &kept))
-            .enumerate()
-        {
-            let sep = if i == 0 { "" } else { "," };
-            let _ = write!(out, "{sep}\n      {}: {value}", quoted(&name));
+        for (name, value) in fields {
+            let _ = write!(out, "\n      {}: {value},", quoted(&name));
         }
-        out.push_str("\n    }");
+        // The events in a phase of their own, run once: rt-app 1.0 takes events written
+        // on the thread itself as a phase that the thread repeats until `duration`
+        // whatever its `loop` says (a spinner re-run from the `nice` fixture spun, slept
+        // at its barrier for the parent's second round, and spun again).
+        out.push_str("\n      \"phases\": {\n        \"p0\": {\n          \"loop\": 1");
+        for (name, value) in events(task, &wakes, &kept) {
+            let _ = write!(out, ",\n          {}: {value}", quoted(&name));
+        }
+        out.push_str("\n        }\n      }\n    }");
     }
     out.push_str("\n  }\n}\n");
     out
@@ -250,6 +254,10 @@ mod tests {
         assert_eq!(ping["loop"], 1);
         assert_eq!(ping["priority"], 0);
         assert_eq!(ping["cpus"], serde_json::json!([1]));
+        // One phase, run once (rt-app 1.0 repeats events written on the thread).
+        assert_eq!(ping["phases"].as_object().unwrap().len(), 1);
+        let ping = &ping["phases"]["p0"];
+        assert_eq!(ping["loop"], 1);
         // 2.5 µs of run (to the µs), meet pong at its first block, block itself.
         assert_eq!(ping["run0"], 2);
         assert_eq!(ping["barrier1"], "dep1-0");
@@ -261,9 +269,10 @@ mod tests {
         );
         assert_eq!(ping["barrier5"], "dep0-3");
         assert_eq!(ping["run6"], 2);
-        assert_eq!(ping.as_object().unwrap().len(), 3 + 7);
+        assert_eq!(ping.as_object().unwrap().len(), 1 + 7);
         let pong = &json["tasks"]["pong-101"];
         assert_eq!(pong["priority"], 1);
+        let pong = &pong["phases"]["p0"];
         assert_eq!(pong["barrier0"], "dep1-0");
         assert_eq!(pong["run1"], 6);
         assert_eq!(pong["barrier2"], "dep0-1");

@@ -57,11 +57,13 @@ fn rerun(json: &Path, dir: &Path) -> Demand {
         json.file_stem().unwrap().to_string_lossy()
     ));
     let log = std::fs::File::create(dir.join("rt-app.log")).unwrap();
+    // 32 MiB of buffer per CPU (perf sched's default is 4): on a busy machine perf drains
+    // it late and loses events, which cut a spinner's burst in the demand.
     // At nice 0 whatever the test runs at: rt-app 1.0 leaves a thread at "priority" 0 at the
     // nice it inherited (a test run under `nice -n 5` gave every thread nice 5).
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg("exec nice -n $((0 - $(nice))) perf sched record -o \"$0\" -- rt-app \"$1\"")
+        .arg("exec nice -n $((0 - $(nice))) perf sched record -m 8192 -o \"$0\" -- rt-app \"$1\"")
         .arg(&data)
         .arg(json)
         .current_dir(dir)
@@ -136,6 +138,25 @@ fn runs(task: &TaskDemand) -> Vec<u64> {
     runs
 }
 
+/// The time `task` was blocked, blocks that are lost track left out.
+fn blocked_ns(task: &TaskDemand) -> u64 {
+    task.phases
+        .iter()
+        .map(|phase| match phase {
+            Phase::Block {
+                wake:
+                    Wake::Timed {
+                        source: TimedBy::Lost,
+                        ..
+                    },
+                ..
+            }
+            | Phase::Burst { .. } => 0,
+            Phase::Block { ns, .. } => *ns,
+        })
+        .sum()
+}
+
 /// How often `task` wakes another task of the workload (a rendezvous in the re-run).
 fn wakes_given(demand: &Demand, task: &TaskDemand) -> usize {
     let workload = |t: &TaskDemand| replay::rtapp::in_workload(t);
@@ -156,7 +177,10 @@ fn comm(name: &str) -> String {
     name.chars().take(15).collect()
 }
 
-fn check(fixture: &str, dir: &Path, cpus: u32) {
+/// One re-run of `fixture`'s JSON checked; what a disturbed re-run may get wrong (the timing
+/// of a busy machine) comes back as problems, what the JSON alone decides is asserted.
+fn check(fixture: &str, dir: &Path, cpus: u32) -> Vec<String> {
+    let mut problems = Vec::new();
     let original = replay::extract(&fixtures::trace(fixture), &replay::Options::default())
         .unwrap()
         .demand;
@@ -199,24 +223,29 @@ fn check(fixture: &str, dir: &Path, cpus: u32) {
         if spins && task.runtime_ns > 500_000_000 {
             let rendezvous = wakes_given(&original, task);
             if rendezvous == 0 {
-                // Alone, it spins in one burst again: rt-app's thread setup before it
-                // (creation, affinity, priority, the start barrier) blocks a varying number
-                // of times on a busy machine, but takes a sliver of the runtime.
-                let longest = runs(re).into_iter().max().unwrap_or(0);
-                assert!(
-                    longest * 10 > re.runtime_ns * 9,
-                    "{fixture}: {name} spun in one burst, re-run: {:?}",
-                    re.phases
-                );
+                // Alone, it spins again: it is blocked for under a tenth of its re-run.
+                // Not "one burst": on a busy machine rt-app's thread setup (creation,
+                // affinity, priority, the start barrier) blocks a varying number of times
+                // (4-6 seen, 40-60 ms). A JSON that cut the spin into runs and sleeps, or
+                // one that rt-app repeats (it blocked at its barrier again, 0.16-1.3 s,
+                // before `rtapp::write` put the events in a phase run once), shows here.
+                let blocked = blocked_ns(re);
+                if blocked * 10 >= re.runtime_ns {
+                    problems.push(format!(
+                        "{fixture}: {name} spun, re-run blocked {blocked} ns of {} ns run: {:?}",
+                        re.runtime_ns, re.phases
+                    ));
+                }
             } else {
                 // Its bursts are split again where it meets a task it woke (a barrier,
                 // which it may reach first and wait at) and by the thread setup.
                 let bound = runs(task).len() + rendezvous + SETUP_BLOCKS;
-                assert!(
-                    runs(re).len() <= bound,
-                    "{fixture}: {name} spun in one burst, re-run: {:?}",
-                    re.phases
-                );
+                if runs(re).len() > bound {
+                    problems.push(format!(
+                        "{fixture}: {name} spun in one burst, re-run: {:?}",
+                        re.phases
+                    ));
+                }
             }
         }
         // A task that waited on a peer hundreds of times waits on the same peer again.
@@ -226,12 +255,34 @@ fn check(fixture: &str, dir: &Path, cpus: u32) {
             }
             let peer = renamed.get(&peer).cloned().unwrap_or(peer);
             let again_n = dependencies(&again, re).get(&peer).copied().unwrap_or(0);
-            assert!(
-                again_n * 2 >= n,
-                "{fixture}: {name} waited {n} times on {peer}, {again_n} in the re-run"
-            );
+            if again_n * 2 < n {
+                problems.push(format!(
+                    "{fixture}: {name} waited {n} times on {peer}, {again_n} in the re-run"
+                ));
+            }
         }
     }
+    problems
+}
+
+/// Re-runs on a busy machine are disturbed now and then: perf loses events (the demand
+/// then has lost-track blocks, and a wakeup lost with them is no dependency), and perf
+/// records the whole machine, where another re-run may go on with threads of the same
+/// names (two test runs at once). The JSON must
+/// give the pattern in one of [`ATTEMPTS`] re-runs; a JSON that does not gives it in none.
+const ATTEMPTS: usize = 3;
+
+fn check_some_rerun(fixture: &str, dir: &Path, cpus: u32) {
+    let mut problems = Vec::new();
+    for attempt in 1..=ATTEMPTS {
+        problems = check(fixture, dir, cpus);
+        if problems.is_empty() {
+            return;
+        }
+        let line = format!("rtapp_rerun: re-run {attempt} disturbed: {}\n", problems[0]);
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+    panic!("{ATTEMPTS} re-runs of {fixture}: {}", problems.join("\n"));
 }
 
 #[test]
@@ -242,7 +293,7 @@ fn rtapp_rerun_of_nice_and_pp1() {
         return;
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    check("cfs-6.1-vm/nice/trace-v6.dat.xz", &dir, cpus);
-    check("cfs-6.1-vm/pp1/trace-v6.dat.xz", &dir, cpus);
+    check_some_rerun("cfs-6.1-vm/nice/trace-v6.dat.xz", &dir, cpus);
+    check_some_rerun("cfs-6.1-vm/pp1/trace-v6.dat.xz", &dir, cpus);
     let _ = std::fs::remove_dir_all(&dir);
 }
