@@ -3,7 +3,7 @@
 //! short for the periodic scan.
 
 use crate::support::{
-    analyze, assert_counts_match, own_counters, run, share, spinner, start, task,
+    analyze, assert_counts_match, own_counters, record_sh, run, share, spinner, start, task,
 };
 use serde_json::Value;
 
@@ -21,16 +21,7 @@ fn pinned_spinners_are_recorded_with_their_affinity() {
         spinner(400_000, &a),
         spinner(400_000, &b)
     );
-    let out = run(&[
-        "record",
-        "-q",
-        "-o",
-        trace.to_str().unwrap(),
-        "--",
-        "sh",
-        "-c",
-        &script,
-    ]);
+    let out = record_sh(&trace, &script);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
@@ -178,16 +169,7 @@ fn short_tasks_have_their_affinity() {
     };
     let trace = dir.join("short.perf.data");
     let script = "for i in $(seq 100); do taskset -c 1 sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done'; done";
-    let out = run(&[
-        "record",
-        "-q",
-        "-o",
-        trace.to_str().unwrap(),
-        "--",
-        "sh",
-        "-c",
-        script,
-    ]);
+    let out = record_sh(&trace, script);
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -68,6 +68,20 @@ pub(crate) fn run(args: &[&str]) -> Output {
     out
 }
 
+/// `schedtrace record -q -o TRACE -- sh -c SCRIPT`.
+pub(crate) fn record_sh(trace: &Path, script: &str) -> Output {
+    run(&[
+        "record",
+        "-q",
+        "-o",
+        trace.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        script,
+    ])
+}
+
 pub(crate) fn analyze(trace: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["analyze", trace.to_str().unwrap(), "-q", "--json", "-"];
     args.extend_from_slice(extra);

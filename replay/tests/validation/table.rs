@@ -84,16 +84,22 @@ pub fn markdown(pairs: &[Pair]) -> String {
     s
 }
 
-/// The cross predictions' share of cells beating the null prediction (cells the null gets
-/// exactly right left out).
-pub fn beaten_share(pairs: &[Pair]) -> f64 {
-    let cross: Vec<CellError> = pairs
+/// The cells of the cross predictions (A ≠ B) that the null prediction does not get exactly
+/// right: the ones a prediction can beat.
+fn cross_cells(pairs: &[Pair]) -> Vec<CellError> {
+    pairs
         .iter()
         .filter(|p| p.from.dir != p.to.dir)
         .flat_map(cells)
         .flatten()
         .filter(|c| !c.null_exact())
-        .collect();
+        .collect()
+}
+
+/// The cross predictions' share of cells beating the null prediction (cells the null gets
+/// exactly right left out).
+pub fn beaten_share(pairs: &[Pair]) -> f64 {
+    let cross = cross_cells(pairs);
     cross.iter().filter(|c| c.beats_null()).count() as f64 / cross.len().max(1) as f64
 }
 
@@ -107,13 +113,7 @@ pub fn summary(pairs: &[Pair], misses: usize) -> String {
             .map(|c| c.predicted)
             .fold(0.0, f64::max)
     };
-    let cross: Vec<CellError> = pairs
-        .iter()
-        .filter(|p| p.from.dir != p.to.dir)
-        .flat_map(cells)
-        .flatten()
-        .filter(|c| !c.null_exact())
-        .collect();
+    let cross = cross_cells(pairs);
     let losing = cross.iter().filter(|c| !c.beats_null()).count();
     format!(
         "  identity replays within {:.1} points of the kernel's runtime shares; cross predictions \
