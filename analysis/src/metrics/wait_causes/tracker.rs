@@ -125,6 +125,7 @@ impl WaitTracker {
     }
 
     /// The waiting task `slot`, settled and on no list, joins runqueue `cpu`'s list.
+    #[inline]
     fn join(&mut self, slot: usize, cpu: i32) {
         let q = self.queue(cpu as usize);
         let pos = q.waiters.len() as u32;
