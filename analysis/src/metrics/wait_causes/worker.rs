@@ -263,6 +263,7 @@ impl Waits {
 
     /// As [`WaitTracker::placed`], with the CPUs other than `target` that were idle and
     /// that the task may use, in increasing order (read only when `busy`).
+    #[inline]
     pub(crate) fn placed(
         &mut self,
         slot: usize,
@@ -275,6 +276,18 @@ impl Waits {
             Some(s) if busy || s.busy => s.busy = busy,
             _ => return,
         }
+        self.push_placed(slot, target, busy, idle_allowed);
+    }
+
+    /// [`Waits::placed`]'s call, out of line: most wakeups need none.
+    #[inline(never)]
+    fn push_placed(
+        &mut self,
+        slot: usize,
+        target: i32,
+        busy: bool,
+        idle_allowed: impl Iterator<Item = u32>,
+    ) {
         let from = self.batch.cpus.len() as u32;
         if busy {
             self.batch.cpus.extend(idle_allowed);
