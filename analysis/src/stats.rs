@@ -116,24 +116,13 @@ impl Samples {
         // Every long value is larger than every short one: in sorted order the samples are
         // `short` followed by `long`, so each rank is found in one of the two lists.
         let split = self.short.len();
-        // The ranks among the short values come first (the indices ascend).
-        let in_short = indices.iter().take_while(|&&i| i < split).count();
-        let mut short_values = [0u32; 4];
-        if split >= BUCKETED_FROM {
-            ranks_bucketed(&self.short, &indices[..in_short], &mut short_values);
-        } else {
-            let mut ranks = OrderStatistics::new(&mut self.short);
-            for (value, &i) in short_values.iter_mut().zip(&indices[..in_short]) {
-                *value = ranks.nth(i);
-            }
-        }
+        let mut short_ranks = OrderStatistics::new(&mut self.short);
         let mut long_ranks = OrderStatistics::new(&mut self.long);
-        // In index order (`from_fn` calls it so): the long ranks ascend too.
-        let [p50, p90, p99, p999]: [u64; 4] = std::array::from_fn(|k| {
-            if k < in_short {
-                u64::from(short_values[k])
+        let [p50, p90, p99, p999] = indices.map(|i| {
+            if i < split {
+                u64::from(short_ranks.nth(i))
             } else {
-                long_ranks.nth(indices[k] - split)
+                long_ranks.nth(i - split)
             }
         });
         Stats {
@@ -148,69 +137,6 @@ impl Samples {
             max_ns: self.max,
             max_at_ns: self.max_at,
         }
-    }
-}
-
-/// Lists at least this long are ranked through a histogram ([`ranks_bucketed`]); shorter
-/// ones by selection alone, which costs less than a histogram's fixed size there.
-const BUCKETED_FROM: usize = 1 << 16;
-
-/// Buckets of [`bucket`]: 256 single values, then 256 per power of two from 2^8 to 2^31.
-const BUCKETS: usize = 25 * 256;
-
-/// The bucket of `v` in a log-linear histogram: values below 256 one bucket each, larger
-/// ones by their top nine significant bits, so that a bucket spans less than 1/256 of its
-/// values. Monotone: a larger value never falls in an earlier bucket.
-#[inline]
-fn bucket(v: u32) -> usize {
-    if v < 256 {
-        return v as usize;
-    }
-    let e = 31 - v.leading_zeros(); // 8..=31
-    let top = (v >> (e - 8)) as usize; // 256..=511
-    (e as usize - 7) * 256 + (top - 256)
-}
-
-/// The values of sorted ranks `ranks` (ascending, each below `values.len()`) of `values`,
-/// which stay in their order, into `out` (one per rank). One pass counts the values per [`bucket`], which tells the
-/// bucket of each rank and its rank within; a second gathers those buckets' values, and
-/// selection among them gives the answer. Two linear passes, where selection over the
-/// whole list partitions it several times for four ranks.
-fn ranks_bucketed(values: &[u32], ranks: &[usize], out: &mut [u32]) {
-    let mut counts = vec![0usize; BUCKETS];
-    for &v in values {
-        counts[bucket(v)] += 1;
-    }
-    // Each rank's (bucket, rank within the bucket).
-    let mut targets = Vec::with_capacity(ranks.len());
-    let (mut below, mut b) = (0, 0);
-    for &r in ranks {
-        while below + counts[b] <= r {
-            below += counts[b];
-            b += 1;
-        }
-        targets.push((b, r - below));
-    }
-    let mut wanted: Vec<usize> = targets.iter().map(|&(b, _)| b).collect();
-    wanted.dedup();
-    let mut gathered: Vec<Vec<u32>> = wanted
-        .iter()
-        .map(|&b| Vec::with_capacity(counts[b]))
-        .collect();
-    if let (Some(&first), Some(&last)) = (wanted.first(), wanted.last()) {
-        for &v in values {
-            let k = bucket(v);
-            if k < first || k > last {
-                continue;
-            }
-            if let Some(i) = wanted.iter().position(|&w| w == k) {
-                gathered[i].push(v);
-            }
-        }
-    }
-    for (value, &(b, within)) in out.iter_mut().zip(&targets) {
-        let i = wanted.iter().position(|&w| w == b).unwrap_or_default();
-        *value = *gathered[i].select_nth_unstable(within).1;
     }
 }
 
@@ -381,68 +307,6 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The buckets never go down as values go up, and cover every u32 below `BUCKETS`.
-    #[test]
-    fn buckets_are_monotone() {
-        let edges = (0..32).flat_map(|e| {
-            let p = 1u64 << e;
-            [p - 1, p, p + 1, 3 * p / 2].map(|v| v.min(u64::from(u32::MAX)) as u32)
-        });
-        let mut values: Vec<u32> = edges.chain([u32::MAX, 255, 256, 511, 512]).collect();
-        values.sort_unstable();
-        for w in values.windows(2) {
-            assert!(bucket(w[0]) <= bucket(w[1]), "{} {}", w[0], w[1]);
-        }
-        assert_eq!(bucket(255) + 1, bucket(256));
-        assert_eq!(bucket(u32::MAX), BUCKETS - 1);
-    }
-
-    /// The bucketed ranks against a full sort, on lists of several shapes: small values,
-    /// every magnitude, one value repeated, two clusters.
-    #[test]
-    fn bucketed_ranks_are_the_sorted_lists_ranks() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let n = 70_000;
-        let shapes: Vec<Vec<u32>> = vec![
-            (0..n).map(|_| (next() % 300) as u32).collect(),
-            (0..n).map(|_| (next() >> (next() % 64)) as u32).collect(),
-            vec![4_000; n],
-            (0..n)
-                .map(|_| {
-                    if next() % 10 == 0 {
-                        9_000_000 + (next() % 7) as u32
-                    } else {
-                        2_500
-                    }
-                })
-                .collect(),
-        ];
-        for values in shapes {
-            let mut sorted = values.clone();
-            sorted.sort_unstable();
-            let ranks = [0, 1, n / 2, n * 9 / 10, n * 99 / 100, n * 999 / 1000, n - 1];
-            let mut got = vec![0; ranks.len()];
-            ranks_bucketed(&values, &ranks, &mut got);
-            let want: Vec<u32> = ranks.iter().map(|&r| sorted[r]).collect();
-            assert_eq!(got, want);
-            // And through `stats` (bucketed at this size), nearest rank.
-            let mut s = Samples::default();
-            values.iter().for_each(|&v| s.push(u64::from(v), 1));
-            let st = s.stats();
-            let rank = |p: usize| sorted[(p * n).div_ceil(1000).max(1) - 1];
-            assert_eq!(
-                [st.p50_ns, st.p90_ns, st.p99_ns, st.p999_ns],
-                [500, 900, 990, 999].map(|p| u64::from(rank(p)))
-            );
-        }
-    }
 
     #[test]
     fn durations_past_u32_keep_their_order_and_sum() {

@@ -290,6 +290,7 @@ impl OpenWait {
     }
 
     /// Sums and writes a piece (one the log cannot give again).
+    #[inline]
     pub(super) fn add(&mut self, p: Piece) {
         self.sum(p);
         self.record(p);

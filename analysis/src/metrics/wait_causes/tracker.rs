@@ -125,6 +125,7 @@ impl WaitTracker {
     }
 
     /// The waiting task `slot`, settled and on no list, joins runqueue `cpu`'s list.
+    #[inline]
     fn join(&mut self, slot: usize, cpu: i32) {
         let q = self.queue(cpu as usize);
         let pos = q.waiters.len() as u32;
@@ -155,15 +156,22 @@ impl WaitTracker {
         }
         if was == Occupant::Idle && self.idle_split.on() {
             // An idle piece takes the state its CPU is leaving now: its waiters close it.
-            for i in 0..self.queues[c].waiters.len() {
-                let w = self.queues[c].waiters[i] as usize;
-                self.settle(w, at);
-            }
+            self.settle_waiters(c, at);
         }
         self.idle_split.occupant_changed(cpu, occupant);
         self.queues[c].push(occupant, at);
         if self.queues[c].long() {
             self.compact(c, at);
+        }
+    }
+
+    /// Settles every wait queued on CPU `c` up to `at`. Out of line: the walk it inlines
+    /// would otherwise weigh on every switch's call, most of which leave no idle CPU.
+    #[inline(never)]
+    fn settle_waiters(&mut self, c: usize, at: u64) {
+        for i in 0..self.queues[c].waiters.len() {
+            let w = self.queues[c].waiters[i] as usize;
+            self.settle(w, at);
         }
     }
 
