@@ -18,5 +18,6 @@ mod assemble;
 mod concerns;
 mod series_pass;
 mod streaming;
+mod task_table;
 
 pub use analyzer::Analyzer;
