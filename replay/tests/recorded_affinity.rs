@@ -5,6 +5,11 @@
 //! demand is otherwise the same, rt-app's `cpus` follow, and the simulated schedule runs
 //! each task only where its mask allows.
 
+// The simulator tests' hand-built workloads (not every builder is used here).
+#[allow(dead_code)]
+#[path = "sim/build.rs"]
+mod build;
+
 use analysis::affinity::Affinity;
 use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
 use replay::demand::{CpusFrom, Demand};
@@ -205,4 +210,63 @@ fn a_broken_sidecar_is_an_error_naming_it() {
     let sidecar = trace.with_file_name("trace-v6.dat.schedtrace.json");
     assert!(err.contains(&sidecar.display().to_string()), "{err}");
     assert!(err.contains("not JSON"), "{err}");
+}
+
+/// Two CPUs, each kept busy by a pinned spinner (0 on CPU 0, 1 on CPU 1); task 2, forked by
+/// task 0, runs 2 ms bursts between 3 ms sleeps, its first burst free and the rest pinned
+/// to CPU 1: its first burst runs beside its parent on CPU 0 (both CPUs busy: the
+/// previous CPU), the later ones only on CPU 1. Under EEVDF it blocks ineligible after its
+/// first burst, so DELAY_DEQUEUE keeps it queued on CPU 0: its wakeup must still move it,
+/// as the kernel's `set_cpus_allowed` moves a queued task off a CPU it may no longer use.
+#[test]
+fn a_task_pinned_after_its_free_bursts_leaves_its_old_cpu() {
+    use build::{burst, demand, sleep, task, MS};
+    let mut phases = vec![burst(2 * MS)];
+    for _ in 0..10 {
+        phases.extend([sleep(MS / 2), burst(2 * MS)]);
+    }
+    let mut pinner = task(2, "pinner", 0, &[1], phases);
+    pinner.free_bursts = 1;
+    pinner.start_ns = MS;
+    pinner.fork = Some(replay::demand::Fork {
+        parent: Some(0),
+        parent_pid: 100,
+        at_ns: MS,
+    });
+    let d = demand(
+        2,
+        100 * MS,
+        vec![
+            task(0, "spin0", 0, &[0], vec![burst(1_000 * MS)]),
+            task(1, "spin1", 0, &[1], vec![burst(1_000 * MS)]),
+            pinner,
+        ],
+    );
+    for model in ModelName::ALL {
+        let p = replay::sim::simulate(&d, model, Default::default()).unwrap();
+        let ins = switch_ins(&p.schedule.records, 2);
+        let first_free: Vec<usize> = ins.iter().take(1).map(|&(_, c)| c).collect();
+        assert_eq!(
+            first_free,
+            [0],
+            "{model:?}: the free burst beside its parent"
+        );
+        let woken = p
+            .schedule
+            .records
+            .iter()
+            .find_map(|r| match *r {
+                Record::Wakeup {
+                    ts,
+                    task,
+                    new: false,
+                    ..
+                } if task.task == 2 => Some(ts),
+                _ => None,
+            })
+            .unwrap();
+        let later: Vec<(u64, usize)> = ins.into_iter().filter(|&(ts, _)| ts >= woken).collect();
+        assert!(later.len() >= 10, "{model:?}: {later:?}");
+        assert!(later.iter().all(|&(_, c)| c == 1), "{model:?}: {later:?}");
+    }
 }
