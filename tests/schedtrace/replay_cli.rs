@@ -27,6 +27,16 @@ fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
     );
     let first = std::fs::read(&out).unwrap();
 
+    // Its report's header says it is a prediction (as compare and the TUI do).
+    let analyzed = schedtrace(&["analyze", &out_s]);
+    let text = String::from_utf8_lossy(&analyzed.stdout);
+    assert!(
+        text.contains(
+            "kernel 6.12.0-predicted-eevdf (EEVDF; predicted by schedtrace replay, not traced)"
+        ),
+        "{text}"
+    );
+
     // Same trace, same seed: the same bytes.
     let again = schedtrace(&["replay", &cfs, "--as", "eevdf", "-o", &out_s]);
     assert!(again.status.success());
@@ -43,6 +53,15 @@ fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
     );
     assert!(text.contains("kernel 6.12.0-predicted-eevdf"), "{text}");
     assert!(text.contains("nice-n0"), "{text}");
+    // Every layout of compare names the predicted run as predicted.
+    for format in ["text", "lkml", "markdown"] {
+        let cmp = schedtrace(&["compare", &real, &predicted, "--format", format]);
+        let text = String::from_utf8_lossy(&cmp.stdout);
+        assert!(
+            text.contains("predicted: EEVDF predicted (EEVDF), kernel 6.12.0-predicted-eevdf"),
+            "{format}: {text}"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
