@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 pub const AFTER_HELP: &str = "Examples:\n  schedtrace replay trace.dat --demand-json demand.json\n  \
     schedtrace replay trace.dat --rt-app workload.json && rt-app workload.json\n  \
+    schedtrace replay trace.dat --affinity 'worker.*=2-3' --demand-json demand.json\n  \
     schedtrace replay cfs.dat --as eevdf -o eevdf.predicted.pftrace\n  \
     schedtrace compare real=eevdf.dat predicted=eevdf.predicted.pftrace\n\n\
     The demand is each task's CPU bursts (CPU time between two blocking switch-outs: a preemption does \

@@ -89,3 +89,51 @@ fn the_prediction_never_overwrites_its_input() {
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn affinity_rules_give_the_demands_cpus() {
+    let cfs = shared("cfs-6.1-vm/nice/trace-v6.dat.xz");
+    let run = schedtrace(&[
+        "replay",
+        &cfs,
+        "--affinity",
+        "^nice-n.$=0,3",
+        "--affinity",
+        "nice=2",
+        "--demand-json",
+        "-",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let demand: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let tasks = demand["tasks"].as_array().unwrap();
+    let of = |pid: i64| {
+        let t = tasks.iter().find(|t| t["pid"] == pid).unwrap();
+        (
+            t["cpus"].clone(),
+            t["cpus_from"].as_str().unwrap().to_string(),
+        )
+    };
+    // The first matching rule wins; schedwl (CPU 2 in the trace) matches none.
+    assert_eq!(of(272), (serde_json::json!([0, 3]), "given".to_string()));
+    assert_eq!(of(273), (serde_json::json!([0, 3]), "given".to_string()));
+    assert_eq!(of(271), (serde_json::json!([2]), "observed".to_string()));
+
+    let bad = schedtrace(&[
+        "replay",
+        &cfs,
+        "--affinity",
+        "nice-n0=3-1",
+        "--demand-json",
+        "-",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("is not a CPU list like 1 or 0-3,6"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
