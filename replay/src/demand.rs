@@ -62,6 +62,8 @@ pub struct Hz {
 pub enum HzSource {
     /// `--hz`.
     Given,
+    /// The recording's sidecar (`host.hz`: the kernel's `CONFIG_HZ`, or measured by `record`).
+    Recorded,
     /// The traced kernel's switches of runnable tasks fall on one tick grid (`hz.rs`).
     Detected,
     /// Neither: the common distribution default.

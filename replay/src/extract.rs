@@ -48,6 +48,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
     analysis.config =
         analysis::pipeline::with_recording(path, &analysis.config).map_err(|e| e.to_string())?;
     let affinity = analysis.config.affinity.clone();
+    let recorded_hz = analysis.config.recording.as_ref().and_then(|r| r.1.host.hz);
     let mut observed = Observed::default();
     let (report, timeline, meta) =
         analysis::pipeline::analyze_observing(path, &analysis, &mut observed)
@@ -133,7 +134,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         cpus,
         llcs,
         topology_source,
-        hz: crate::hz::tick_rate(options.hz, &observed.preemptions),
+        hz: crate::hz::tick_rate(options.hz, recorded_hz, &observed.preemptions),
         start_ns: timeline.window().start_ns,
         end_ns: timeline.window().end_ns,
         tasks,

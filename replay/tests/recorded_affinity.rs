@@ -3,7 +3,7 @@
 //! with a sidecar written beside it in a scratch folder: the recorded masks win, a rule
 //! covers a task the recording did not sample, the rest keep the CPUs they ran on; the
 //! demand is otherwise the same, rt-app's `cpus` follow, and the simulated schedule runs
-//! each task only where its mask allows.
+//! each task only where its mask allows. The sidecar's HZ is the demand's.
 
 // The simulator tests' hand-built workloads (not every builder is used here).
 #[allow(dead_code)]
@@ -12,7 +12,7 @@ mod build;
 
 use analysis::affinity::Affinity;
 use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
-use replay::demand::{CpusFrom, Demand};
+use replay::demand::{CpusFrom, Demand, HzSource};
 use replay::sim::model::ModelName;
 use replay::sim::schedule::Record;
 use std::path::{Path, PathBuf};
@@ -67,6 +67,11 @@ fn sidecar() -> Vec<u8> {
             sample(80_829_000_000, NICE5, "nice-n5", "2"),
             sample(PINNED_AT, NICE0, "nice-n0", "2"),
         ],
+        host: analysis::recording::Host {
+            hz: Some(300),
+            hz_source: "CONFIG_HZ in /proc/config.gz".into(),
+            ..Default::default()
+        },
         ..Default::default()
     };
     serde_json::to_vec_pretty(&rec).unwrap()
@@ -105,9 +110,14 @@ fn recorded_masks_then_rules_then_observed_cpus() {
     assert_eq!(of(&d, NICE5), (vec![2], CpusFrom::Recorded, 0));
     assert_eq!(of(&d, SCHEDWL), (vec![3], CpusFrom::Given, 0));
 
+    // The sidecar's HZ (300) beats the one detected from the tick grid (250).
+    assert_eq!((plain.hz.value, plain.hz.source), (250, HzSource::Detected));
+    assert_eq!((d.hz.value, d.hz.source), (300, HzSource::Recorded));
+
     // Nothing else changed: every other task, every phase, the run's facts.
     let mut expected = plain.clone();
     expected.source = d.source.clone();
+    expected.hz = d.hz;
     for t in &mut expected.tasks {
         let got = task(&d, t.pid);
         if [NICE0, NICE5, SCHEDWL].contains(&t.pid) {

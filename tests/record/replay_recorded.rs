@@ -190,6 +190,13 @@ fn a_replay_of_a_recording_keeps_each_tasks_recorded_cpus() {
     let demand: Demand = serde_json::from_slice(&std::fs::read(&demand_json).unwrap()).unwrap();
     let rtapp: Value = serde_json::from_slice(&std::fs::read(&rtapp_json).unwrap()).unwrap();
 
+    // The tick rate is the recording's (`record` read the kernel's CONFIG_HZ).
+    if let Some(hz) = rec["host"]["hz"].as_u64() {
+        assert_eq!(
+            (u64::from(demand.hz.value), demand.hz.source),
+            (hz, replay::demand::HzSource::Recorded)
+        );
+    }
     let pid_of = |file: &Path| {
         std::fs::read_to_string(file)
             .unwrap()
