@@ -92,7 +92,8 @@ fn task(d: &Demand, pid: i32) -> &replay::demand::TaskDemand {
 
 #[test]
 fn recorded_masks_then_rules_then_observed_cpus() {
-    let plain = extract(&scratch("plain", None), &[]).unwrap();
+    let plain_trace = scratch("plain", None);
+    let plain = extract(&plain_trace, &[]).unwrap();
     let trace = scratch("recorded", Some(&sidecar()));
     let d = extract(&trace, &["^schedwl$=3", "^nice-n5$=0"]).unwrap();
 
@@ -153,6 +154,14 @@ fn recorded_masks_then_rules_then_observed_cpus() {
         .map(|t| t["cpus_from"].as_str().unwrap())
         .collect();
     assert_eq!(sources, ["given", "recorded", "recorded"]);
+    clean(&[&trace, &plain_trace]);
+}
+
+/// Removes the scratch folders of `traces`.
+fn clean(traces: &[&Path]) {
+    for t in traces {
+        let _ = std::fs::remove_dir_all(t.parent().unwrap());
+    }
 }
 
 /// The CPUs each switch-in of the task with demand id `id` ran on, with its time.
@@ -208,6 +217,7 @@ fn every_model_runs_each_task_only_where_its_mask_allows() {
             .collect();
         assert_eq!(cpus(&after), [2], "{model:?}");
     }
+    clean(&[&trace]);
 }
 
 #[test]
@@ -220,6 +230,7 @@ fn a_broken_sidecar_is_an_error_naming_it() {
     let sidecar = trace.with_file_name("trace-v6.dat.schedtrace.json");
     assert!(err.contains(&sidecar.display().to_string()), "{err}");
     assert!(err.contains("not JSON"), "{err}");
+    clean(&[&trace]);
 }
 
 /// Two CPUs, each kept busy by a pinned spinner (0 on CPU 0, 1 on CPU 1); task 2, forked by
