@@ -8,8 +8,18 @@ use replay::demand::{Demand, Phase, Wake};
 use std::io::Write;
 
 pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), String> {
+    let affinity = match r.affinity.as_slice() {
+        [] => None,
+        rules => Some(std::sync::Arc::new(
+            analysis::affinity::Affinity::from_rules(rules)?,
+        )),
+    };
     let options = replay::Options {
         analysis: analysis::pipeline::Options {
+            config: analysis::Config {
+                affinity,
+                ..Default::default()
+            },
             kernel_release: r.kernel_release.clone(),
             read,
             ..Default::default()

@@ -3,10 +3,10 @@
 //!
 //! perf.data has no place for a program's own records, so they go to a JSON file next to the
 //! trace, `TRACE.schedtrace.json`, which [`find`] picks up for every command that reads the
-//! trace (`analyze`, `compare`, `tui`, `export`) and `convert` copies beside its output. Its
-//! times are in the trace's clock: `record` has perf stamp the events with `CLOCK_MONOTONIC`
-//! (`perf record -k mono`) and reads the same clock when it samples, so a sample lines up
-//! with the events around it.
+//! trace (`analyze`, `compare`, `tui`, `export`, `replay`) and `convert` copies beside its
+//! output. Its times are in the trace's clock: `record` has perf stamp the events with
+//! `CLOCK_MONOTONIC` (`perf record -k mono`) and reads the same clock when it samples, so a
+//! sample lines up with the events around it.
 //!
 //! The recorder writes this model and the analysis reads it: one set of types for both, so
 //! the two cannot drift apart.

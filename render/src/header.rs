@@ -14,6 +14,22 @@ fn secs(ns: u64) -> String {
     Unit::Timestamp.format(Value::Int(ns))
 }
 
+/// The scheduler as the header names it; a run a model predicted (`schedtrace replay --as`)
+/// says so, as `compare` and the TUI do.
+fn scheduler(s: &analysis::report::Source) -> String {
+    let name = if s.scheduler_name == s.scheduler || s.scheduler_name == "unknown" {
+        s.scheduler.clone()
+    } else {
+        format!("{}, {}", s.scheduler_name, s.scheduler)
+    };
+    match s.kernel_release.as_deref() {
+        Some(k) if analysis::is_predicted(k) => {
+            format!("{name}; predicted by schedtrace replay, not traced")
+        }
+        _ => name,
+    }
+}
+
 pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
     let s = &r.source;
     let q = &r.quality;
@@ -24,11 +40,7 @@ pub(crate) fn render(r: &Report, opts: &TextOptions, out: &mut String) {
         s.format.as_deref().unwrap_or("?"),
         s.format_version,
         s.kernel_release.as_deref().unwrap_or("unknown"),
-        if s.scheduler_name == s.scheduler || s.scheduler_name == "unknown" {
-            s.scheduler.clone()
-        } else {
-            format!("{}, {}", s.scheduler_name, s.scheduler)
-        },
+        scheduler(s),
         s.cpus.map_or("?".to_string(), |c| c.to_string()),
         s.clock.as_deref().unwrap_or("unknown"),
     );

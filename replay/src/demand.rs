@@ -62,10 +62,25 @@ pub struct Hz {
 pub enum HzSource {
     /// `--hz`.
     Given,
+    /// The recording's sidecar (`host.hz`: the kernel's `CONFIG_HZ`, or measured by `record`).
+    Recorded,
     /// The traced kernel's switches of runnable tasks fall on one tick grid (`hz.rs`).
     Detected,
     /// Neither: the common distribution default.
     Assumed,
+}
+
+/// Where a task's allowed CPUs came from, most trusted first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpusFrom {
+    /// Sampled by `schedtrace record` (the trace's sidecar), at the end of each burst.
+    Recorded,
+    /// An `--affinity REGEX=CPULIST` rule matching its name.
+    Given,
+    /// The CPUs it ran on for at least 10 % of its runtime.
+    #[default]
+    Observed,
 }
 
 /// A task's scheduling class, from its traced priority.
@@ -92,10 +107,13 @@ pub struct TaskDemand {
     /// nice, when `policy` is normal and the scale maps.
     pub nice: Option<i32>,
     pub policy: Policy,
-    /// The CPUs it may run on (see `affinity.rs`: observed ones for now).
+    /// The CPUs it may run on (`affinity.rs`), from its last burst on.
     pub cpus: Vec<u32>,
-    /// Its first bursts, which may run on any CPU: the task pinned itself to `cpus` only
-    /// after them (`affinity.rs`).
+    /// Where `cpus` came from.
+    #[serde(default)]
+    pub cpus_from: CpusFrom,
+    /// Its first bursts, which may run on any CPU: the task was held to `cpus` only after
+    /// them (it pinned itself, or its recorded mask changed; `affinity.rs`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub free_bursts: u32,
     /// Who created it, when the fork was traced.

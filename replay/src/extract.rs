@@ -3,7 +3,7 @@
 //! blocks ([`crate::segment`]) and each block's waker resolved to a point in the waker's
 //! own bursts.
 
-use crate::affinity::{allowed_cpus, free_bursts};
+use crate::affinity::allowed;
 use crate::demand::{
     Demand, Fork, Ledger, Phase, Policy, TaskDemand, TaskEnd, TimedBy, Wake, SCHEMA_VERSION,
 };
@@ -43,6 +43,12 @@ pub struct Extracted {
 pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
     let mut analysis = options.analysis.clone();
     analysis.config.timeline = Some(analysis.config.timeline.unwrap_or_default());
+    // The sidecar's recorded masks (and topology), joined to the `--affinity` rules, as
+    // `analyze` takes them: the input's report and the demand see the same affinity.
+    analysis.config =
+        analysis::pipeline::with_recording(path, &analysis.config).map_err(|e| e.to_string())?;
+    let affinity = analysis.config.affinity.clone();
+    let recorded_hz = analysis.config.recording.as_ref().and_then(|r| r.1.host.hz);
     let mut observed = Observed::default();
     let (report, timeline, meta) =
         analysis::pipeline::analyze_observing(path, &analysis, &mut observed)
@@ -83,7 +89,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         if seg.runtime_ns == 0 {
             ledger.idle_tasks += 1;
         }
-        let allowed = allowed_cpus(&seg.cpus, cpus);
+        let allowed = allowed(affinity.as_deref(), task.pid, &task.comm, seg, cpus);
         let prio = observed.prio_at(task.pid, seg.last_ns);
         let (policy, nice) = policy(scale, prio);
         let fork = observed
@@ -109,8 +115,9 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
             prio,
             nice,
             policy,
-            cpus: allowed.clone(),
-            free_bursts: free_bursts(&seg.runs, &allowed),
+            cpus: allowed.cpus,
+            cpus_from: allowed.from,
+            free_bursts: allowed.free_bursts,
             fork,
             start_ns: seg.start_ns,
             end,
@@ -127,7 +134,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         cpus,
         llcs,
         topology_source,
-        hz: crate::hz::tick_rate(options.hz, &observed.preemptions),
+        hz: crate::hz::tick_rate(options.hz, recorded_hz, &observed.preemptions),
         start_ns: timeline.window().start_ns,
         end_ns: timeline.window().end_ns,
         tasks,

@@ -5,7 +5,8 @@
 //! unit vector of the phases (1: all on one point, ~0: spread); the slowest rate whose
 //! phases bunch is the tick (a 250 Hz grid is also a 1000 Hz grid, not the other way). A
 //! kernel whose slices end by hrtimer (Project C) gives no grid, and then the rate is
-//! assumed: a guess said as one.
+//! assumed: a guess said as one. A recording's sidecar says the rate (`record` reads the
+//! kernel's `CONFIG_HZ`) and comes before the detection; `--hz` before both.
 
 use crate::demand::{Hz, HzSource};
 
@@ -20,13 +21,23 @@ const BUNCHED: f64 = 0.4;
 /// Debian's `CONFIG_HZ` on x86-64, the fixtures' stock kernels.
 pub(crate) const ASSUMED: u32 = 250;
 
-/// The tick rate: `given`, else detected from `(cpu, time)` runnable switch-outs, else
-/// [`ASSUMED`].
-pub(crate) fn tick_rate(given: Option<u32>, preemptions: &[(u32, u64)]) -> Hz {
+/// The tick rate: `given`, else `recorded` (the recording's sidecar), else detected from
+/// `(cpu, time)` runnable switch-outs, else [`ASSUMED`].
+pub(crate) fn tick_rate(
+    given: Option<u32>,
+    recorded: Option<u32>,
+    preemptions: &[(u32, u64)],
+) -> Hz {
     if let Some(value) = given {
         return Hz {
             value,
             source: HzSource::Given,
+        };
+    }
+    if let Some(value) = recorded {
+        return Hz {
+            value,
+            source: HzSource::Recorded,
         };
     }
     match detect(preemptions) {
@@ -97,8 +108,20 @@ mod tests {
         // Times spread evenly (slices ended by a timer of their own).
         let spread: Vec<(u32, u64)> = (0..500).map(|k| (0, k * 1_234_567)).collect();
         assert_eq!(detect(&spread), None);
-        assert_eq!(tick_rate(None, &spread).source, HzSource::Assumed);
+        assert_eq!(tick_rate(None, None, &spread).source, HzSource::Assumed);
         assert_eq!(detect(&on_grid(250, 5)), None, "too few samples");
-        assert_eq!(tick_rate(Some(300), &[]).value, 300);
+        assert_eq!(tick_rate(Some(300), None, &[]).value, 300);
+    }
+
+    #[test]
+    fn given_then_recorded_then_detected() {
+        let grid = on_grid(250, 100);
+        let rate = |given, recorded| {
+            let hz = tick_rate(given, recorded, &grid);
+            (hz.value, hz.source)
+        };
+        assert_eq!(rate(Some(300), Some(1000)), (300, HzSource::Given));
+        assert_eq!(rate(None, Some(1000)), (1000, HzSource::Recorded));
+        assert_eq!(rate(None, None), (250, HzSource::Detected));
     }
 }

@@ -179,6 +179,7 @@ mod tests {
             nice: Some(id as i32),
             policy: Policy::Normal,
             cpus: vec![1],
+            cpus_from: Default::default(),
             free_bursts: 0,
             fork: None,
             start_ns: 1_000_000,

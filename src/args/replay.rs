@@ -5,11 +5,12 @@ use std::path::PathBuf;
 
 pub const AFTER_HELP: &str = "Examples:\n  schedtrace replay trace.dat --demand-json demand.json\n  \
     schedtrace replay trace.dat --rt-app workload.json && rt-app workload.json\n  \
+    schedtrace replay trace.dat --affinity 'worker.*=2-3' --demand-json demand.json\n  \
     schedtrace replay cfs.dat --as eevdf -o eevdf.predicted.pftrace\n  \
     schedtrace compare real=eevdf.dat predicted=eevdf.predicted.pftrace\n\n\
     The demand is each task's CPU bursts (CPU time between two blocking switch-outs: a preemption does \
     not end one) and blocks (timed, or a dependency on another task's burst), with nice, policy, the CPUs \
-    it ran on, fork and exit, and the run's CPUs, LLCs and HZ. `--as` runs that demand through a model of \
+    it may run on (recorded by `schedtrace record`, given by --affinity, else the ones it ran on), fork and exit, and the run's CPUs, LLCs and HZ. `--as` runs that demand through a model of \
     a scheduler (cfs: CFS of 6.1; eevdf: EEVDF of 6.12; pds, bmq: Project C v6.1-r4) and writes the predicted schedule as a Perfetto \
     trace. Models, parameters and limits: docs/replay.md.";
 
@@ -55,6 +56,15 @@ pub struct ReplayArgs {
     /// The simulated kernel's tick rate (default: the model's kernel's, 250 for cfs and eevdf, 1000 for pds and bmq)
     #[arg(long, value_name = "HZ", value_parser = clap::value_parser!(u32).range(10..=10000))]
     pub model_hz: Option<u32>,
+
+    /// Which CPUs the tasks whose name matches REGEX may use (repeatable; the first match wins),
+    /// e.g. `'mi-.*=1'`, as `analyze` takes it: their `cpus` in the demand and the rt-app JSON,
+    /// and where the models may run them. A recording of `schedtrace record` (the trace's
+    /// sidecar) carries every task's own mask and comes first; a task neither names may run
+    /// on the CPUs it ran on for at least 10 % of its runtime. The demand's `cpus_from` says
+    /// which (`recorded`, `given`, `observed`)
+    #[arg(long, value_name = "REGEX=CPULIST")]
+    pub affinity: Vec<String>,
 
     /// The kernel release to assume when the trace does not record one (text traces)
     #[arg(long, value_name = "RELEASE")]

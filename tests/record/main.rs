@@ -10,6 +10,7 @@
 //! `skipped …` line and passes, except under CI=true, where `.ci/run` provides them.
 
 mod affinity;
+mod replay_recorded;
 mod support;
 
 use serde_json::Value;

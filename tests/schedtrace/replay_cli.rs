@@ -27,6 +27,16 @@ fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
     );
     let first = std::fs::read(&out).unwrap();
 
+    // Its report's header says it is a prediction (as compare and the TUI do).
+    let analyzed = schedtrace(&["analyze", &out_s]);
+    let text = String::from_utf8_lossy(&analyzed.stdout);
+    assert!(
+        text.contains(
+            "kernel 6.12.0-predicted-eevdf (EEVDF; predicted by schedtrace replay, not traced)"
+        ),
+        "{text}"
+    );
+
     // Same trace, same seed: the same bytes.
     let again = schedtrace(&["replay", &cfs, "--as", "eevdf", "-o", &out_s]);
     assert!(again.status.success());
@@ -43,6 +53,15 @@ fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
     );
     assert!(text.contains("kernel 6.12.0-predicted-eevdf"), "{text}");
     assert!(text.contains("nice-n0"), "{text}");
+    // Every layout of compare names the predicted run as predicted.
+    for format in ["text", "lkml", "markdown"] {
+        let cmp = schedtrace(&["compare", &real, &predicted, "--format", format]);
+        let text = String::from_utf8_lossy(&cmp.stdout);
+        assert!(
+            text.contains("predicted: EEVDF predicted (EEVDF), kernel 6.12.0-predicted-eevdf"),
+            "{format}: {text}"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -69,4 +88,52 @@ fn the_prediction_never_overwrites_its_input() {
     assert!(String::from_utf8_lossy(&run.stderr).contains("would overwrite the input"));
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn affinity_rules_give_the_demands_cpus() {
+    let cfs = shared("cfs-6.1-vm/nice/trace-v6.dat.xz");
+    let run = schedtrace(&[
+        "replay",
+        &cfs,
+        "--affinity",
+        "^nice-n.$=0,3",
+        "--affinity",
+        "nice=2",
+        "--demand-json",
+        "-",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let demand: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let tasks = demand["tasks"].as_array().unwrap();
+    let of = |pid: i64| {
+        let t = tasks.iter().find(|t| t["pid"] == pid).unwrap();
+        (
+            t["cpus"].clone(),
+            t["cpus_from"].as_str().unwrap().to_string(),
+        )
+    };
+    // The first matching rule wins; schedwl (CPU 2 in the trace) matches none.
+    assert_eq!(of(272), (serde_json::json!([0, 3]), "given".to_string()));
+    assert_eq!(of(273), (serde_json::json!([0, 3]), "given".to_string()));
+    assert_eq!(of(271), (serde_json::json!([2]), "observed".to_string()));
+
+    let bad = schedtrace(&[
+        "replay",
+        &cfs,
+        "--affinity",
+        "nice-n0=3-1",
+        "--demand-json",
+        "-",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("is not a CPU list like 1 or 0-3,6"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }

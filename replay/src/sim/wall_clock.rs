@@ -65,6 +65,7 @@ mod tests {
             nice: Some(0),
             policy: Policy::Normal,
             cpus: vec![0],
+            cpus_from: Default::default(),
             free_bursts: 0,
             fork: None,
             start_ns: 0,

@@ -50,6 +50,7 @@ pub fn task(id: usize, comm: &str, nice: i32, cpus: &[u32], phases: Vec<Phase>) 
         nice: Some(nice),
         policy: Policy::Normal,
         cpus: cpus.to_vec(),
+        cpus_from: Default::default(),
         free_bursts: 0,
         fork: None,
         start_ns: 0,

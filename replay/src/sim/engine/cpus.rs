@@ -14,8 +14,15 @@ impl Engine<'_> {
     /// one asks the model about preemption).
     pub(super) fn wake(&mut self, task: usize, waker: Option<usize>, how: Enqueue) {
         let cpu = match self.model.still_queued_on(task) {
-            Some(cpu) => cpu,
-            None => {
+            // Still queued where it may run (EEVDF's DELAY_DEQUEUE): woken in place.
+            Some(cpu) if self.allowed[task].contains(&cpu) => cpu,
+            held => {
+                // Held on a CPU its mask no longer allows (pinned after its free bursts):
+                // the dequeue completes there, as the kernel's `set_cpus_allowed` moves a
+                // queued task off such a CPU, and it is placed within its mask.
+                if let Some(cpu) = held {
+                    self.model.dequeue(cpu, task, self.now, Dequeue::Migrate);
+                }
                 let view = CpuView {
                     cpus: &self
                         .cpus

@@ -1,0 +1,293 @@
+//! The demand's allowed CPUs from a recording's sidecar and `--affinity` rules, on the CFS
+//! `nice` fixture (two spinners the VM pinned to CPU 1, their parent `schedwl` on CPU 2)
+//! with a sidecar written beside it in a scratch folder: the recorded masks win, a rule
+//! covers a task the recording did not sample, the rest keep the CPUs they ran on; the
+//! demand is otherwise the same, rt-app's `cpus` follow, and the simulated schedule runs
+//! each task only where its mask allows. The sidecar's HZ is the demand's.
+
+// The simulator tests' hand-built workloads (not every builder is used here).
+#[allow(dead_code)]
+#[path = "sim/build.rs"]
+mod build;
+
+use analysis::affinity::Affinity;
+use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
+use replay::demand::{CpusFrom, Demand, HzSource};
+use replay::sim::model::ModelName;
+use replay::sim::schedule::Record;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const TRACE: &str = "cfs-6.1-vm/nice/trace-v6.dat.xz";
+const SCHEDWL: i32 = 271;
+const NICE0: i32 = 272;
+const NICE5: i32 = 273;
+/// Between `nice-n0`'s first burst (80.8281-80.8296 s) and its second (from 80.8587 s).
+const PINNED_AT: u64 = 80_840_000_000;
+
+/// The fixture linked into a scratch folder, with `sidecar` (None: none) beside it under the
+/// name without `.xz`, as `record` then `xz` leave it.
+fn scratch(name: &str, sidecar: Option<&[u8]>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "schedtrace-recorded-affinity-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace-v6.dat.xz");
+    std::os::unix::fs::symlink(fixtures::trace(TRACE), &trace).unwrap();
+    if let Some(bytes) = sidecar {
+        std::fs::write(dir.join("trace-v6.dat.schedtrace.json"), bytes).unwrap();
+    }
+    trace
+}
+
+fn sample(ts_ns: u64, pid: i32, comm: &str, cpus: &str) -> TaskSample {
+    TaskSample {
+        ts_ns,
+        why: "first".into(),
+        pid,
+        tgid: pid,
+        comm: comm.into(),
+        cpus: cpus.into(),
+        policy: "SCHED_OTHER".into(),
+        ..Default::default()
+    }
+}
+
+/// `nice-n0` free until [`PINNED_AT`], then pinned to CPU 2; `nice-n5` pinned to CPU 2 from
+/// its first sample; `schedwl` not sampled.
+fn sidecar() -> Vec<u8> {
+    let rec = Recording {
+        schedtrace_recording: FORMAT_VERSION,
+        trace: "trace-v6.dat".into(),
+        clock: "monotonic".into(),
+        tasks: vec![
+            sample(80_828_000_000, NICE0, "nice-n0", "0-3"),
+            sample(80_829_000_000, NICE5, "nice-n5", "2"),
+            sample(PINNED_AT, NICE0, "nice-n0", "2"),
+        ],
+        host: analysis::recording::Host {
+            hz: Some(300),
+            hz_source: "CONFIG_HZ in /proc/config.gz".into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    serde_json::to_vec_pretty(&rec).unwrap()
+}
+
+fn extract(trace: &Path, rules: &[&str]) -> Result<Demand, String> {
+    let mut options = replay::Options::default();
+    if !rules.is_empty() {
+        let rules: Vec<String> = rules.iter().map(|r| r.to_string()).collect();
+        options.analysis.config.affinity = Some(Arc::new(Affinity::from_rules(&rules).unwrap()));
+    }
+    replay::extract(trace, &options).map(|e| e.demand)
+}
+
+fn task(d: &Demand, pid: i32) -> &replay::demand::TaskDemand {
+    d.tasks.iter().find(|t| t.pid == pid).unwrap()
+}
+
+#[test]
+fn recorded_masks_then_rules_then_observed_cpus() {
+    let plain_trace = scratch("plain", None);
+    let plain = extract(&plain_trace, &[]).unwrap();
+    let trace = scratch("recorded", Some(&sidecar()));
+    let d = extract(&trace, &["^schedwl$=3", "^nice-n5$=0"]).unwrap();
+
+    let of = |d: &Demand, pid| {
+        let t = task(d, pid);
+        (t.cpus.clone(), t.cpus_from, t.free_bursts)
+    };
+    // Without the sidecar: what the fixture shows (spinners on CPU 1, the parent on 2).
+    assert_eq!(of(&plain, NICE0), (vec![1], CpusFrom::Observed, 0));
+    assert_eq!(of(&plain, NICE5), (vec![1], CpusFrom::Observed, 0));
+    assert_eq!(of(&plain, SCHEDWL), (vec![2], CpusFrom::Observed, 0));
+    // With it: nice-n0's first burst ended before it was pinned, so it is free; nice-n5's
+    // recording beats the rule that names it; schedwl, not sampled, takes its rule.
+    assert_eq!(of(&d, NICE0), (vec![2], CpusFrom::Recorded, 1));
+    assert_eq!(of(&d, NICE5), (vec![2], CpusFrom::Recorded, 0));
+    assert_eq!(of(&d, SCHEDWL), (vec![3], CpusFrom::Given, 0));
+
+    // The sidecar's HZ (300) beats the one detected from the tick grid (250).
+    assert_eq!((plain.hz.value, plain.hz.source), (250, HzSource::Detected));
+    assert_eq!((d.hz.value, d.hz.source), (300, HzSource::Recorded));
+
+    // Nothing else changed: every other task, every phase, the run's facts.
+    let mut expected = plain.clone();
+    expected.source = d.source.clone();
+    expected.hz = d.hz;
+    for t in &mut expected.tasks {
+        let got = task(&d, t.pid);
+        if [NICE0, NICE5, SCHEDWL].contains(&t.pid) {
+            (t.cpus, t.cpus_from, t.free_bursts) =
+                (got.cpus.clone(), got.cpus_from, got.free_bursts);
+        }
+    }
+    assert_eq!(d, expected);
+
+    // rt-app's cpus are the demand's.
+    let rtapp: serde_json::Value =
+        serde_json::from_str(&replay::rtapp::write(&d, 4, d.cpus)).unwrap();
+    assert_eq!(
+        rtapp["tasks"]["nice-n0-272"]["cpus"],
+        serde_json::json!([2])
+    );
+    assert_eq!(
+        rtapp["tasks"]["nice-n5-273"]["cpus"],
+        serde_json::json!([2])
+    );
+    assert_eq!(
+        rtapp["tasks"]["schedwl-271"]["cpus"],
+        serde_json::json!([3])
+    );
+
+    // The demand JSON says where each task's CPUs came from.
+    let json = serde_json::to_value(&d).unwrap();
+    let sources: Vec<&str> = json["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| [NICE0, NICE5, SCHEDWL].contains(&(t["pid"].as_i64().unwrap() as i32)))
+        .map(|t| t["cpus_from"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["given", "recorded", "recorded"]);
+    clean(&[&trace, &plain_trace]);
+}
+
+/// Removes the scratch folders of `traces`.
+fn clean(traces: &[&Path]) {
+    for t in traces {
+        let _ = std::fs::remove_dir_all(t.parent().unwrap());
+    }
+}
+
+/// The CPUs each switch-in of the task with demand id `id` ran on, with its time.
+fn switch_ins(records: &[Record], id: usize) -> Vec<(u64, usize)> {
+    records
+        .iter()
+        .filter_map(|r| match *r {
+            Record::Switch {
+                ts,
+                cpu,
+                next: Some(who),
+                ..
+            } if who.task == id => Some((ts, cpu)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_model_runs_each_task_only_where_its_mask_allows() {
+    let trace = scratch("simulated", Some(&sidecar()));
+    let d = extract(&trace, &["^schedwl$=3"]).unwrap();
+    let id = |pid| task(&d, pid).id;
+    for model in ModelName::ALL {
+        let p = replay::sim::simulate(&d, model, Default::default()).unwrap();
+        let records = &p.schedule.records;
+        let cpus = |ins: &[(u64, usize)]| {
+            let mut c: Vec<usize> = ins.iter().map(|&(_, cpu)| cpu).collect();
+            c.dedup();
+            c.sort_unstable();
+            c.dedup();
+            c
+        };
+        assert_eq!(cpus(&switch_ins(records, id(NICE5))), [2], "{model:?}");
+        assert_eq!(cpus(&switch_ins(records, id(SCHEDWL))), [3], "{model:?}");
+        // nice-n0 is held to CPU 2 from its second burst, which begins at its first wakeup
+        // after a block (its first wakeup is its fork's).
+        let woken = records
+            .iter()
+            .find_map(|r| match *r {
+                Record::Wakeup {
+                    ts,
+                    task,
+                    new: false,
+                    ..
+                } if task.task == id(NICE0) => Some(ts),
+                _ => None,
+            })
+            .unwrap();
+        let after: Vec<(u64, usize)> = switch_ins(records, id(NICE0))
+            .into_iter()
+            .filter(|&(ts, _)| ts >= woken)
+            .collect();
+        assert_eq!(cpus(&after), [2], "{model:?}");
+    }
+    clean(&[&trace]);
+}
+
+#[test]
+fn a_broken_sidecar_is_an_error_naming_it() {
+    let trace = scratch(
+        "broken",
+        Some(b"{\"schedtrace_recording\": 1, \"tasks\": ["),
+    );
+    let err = extract(&trace, &[]).unwrap_err();
+    let sidecar = trace.with_file_name("trace-v6.dat.schedtrace.json");
+    assert!(err.contains(&sidecar.display().to_string()), "{err}");
+    assert!(err.contains("not JSON"), "{err}");
+    clean(&[&trace]);
+}
+
+/// Two CPUs, each kept busy by a pinned spinner (0 on CPU 0, 1 on CPU 1); task 2, forked by
+/// task 0, runs 2 ms bursts between 3 ms sleeps, its first burst free and the rest pinned
+/// to CPU 1: its first burst runs beside its parent on CPU 0 (both CPUs busy: the
+/// previous CPU), the later ones only on CPU 1. Under EEVDF it blocks ineligible after its
+/// first burst, so DELAY_DEQUEUE keeps it queued on CPU 0: its wakeup must still move it,
+/// as the kernel's `set_cpus_allowed` moves a queued task off a CPU it may no longer use.
+#[test]
+fn a_task_pinned_after_its_free_bursts_leaves_its_old_cpu() {
+    use build::{burst, demand, sleep, task, MS};
+    let mut phases = vec![burst(2 * MS)];
+    for _ in 0..10 {
+        phases.extend([sleep(MS / 2), burst(2 * MS)]);
+    }
+    let mut pinner = task(2, "pinner", 0, &[1], phases);
+    pinner.free_bursts = 1;
+    pinner.start_ns = MS;
+    pinner.fork = Some(replay::demand::Fork {
+        parent: Some(0),
+        parent_pid: 100,
+        at_ns: MS,
+    });
+    let d = demand(
+        2,
+        100 * MS,
+        vec![
+            task(0, "spin0", 0, &[0], vec![burst(1_000 * MS)]),
+            task(1, "spin1", 0, &[1], vec![burst(1_000 * MS)]),
+            pinner,
+        ],
+    );
+    for model in ModelName::ALL {
+        let p = replay::sim::simulate(&d, model, Default::default()).unwrap();
+        let ins = switch_ins(&p.schedule.records, 2);
+        let first_free: Vec<usize> = ins.iter().take(1).map(|&(_, c)| c).collect();
+        assert_eq!(
+            first_free,
+            [0],
+            "{model:?}: the free burst beside its parent"
+        );
+        let woken = p
+            .schedule
+            .records
+            .iter()
+            .find_map(|r| match *r {
+                Record::Wakeup {
+                    ts,
+                    task,
+                    new: false,
+                    ..
+                } if task.task == 2 => Some(ts),
+                _ => None,
+            })
+            .unwrap();
+        let later: Vec<(u64, usize)> = ins.into_iter().filter(|&(ts, _)| ts >= woken).collect();
+        assert!(later.len() >= 10, "{model:?}: {later:?}");
+        assert!(later.iter().all(|&(_, c)| c == 1), "{model:?}: {later:?}");
+    }
+}
