@@ -164,6 +164,22 @@ fn clean(traces: &[&Path]) {
     }
 }
 
+/// When the task with demand id `id` was first woken from a block (not its fork's wakeup).
+fn first_wakeup(records: &[Record], id: usize) -> u64 {
+    records
+        .iter()
+        .find_map(|r| match *r {
+            Record::Wakeup {
+                ts,
+                task,
+                new: false,
+                ..
+            } if task.task == id => Some(ts),
+            _ => None,
+        })
+        .unwrap()
+}
+
 /// The CPUs each switch-in of the task with demand id `id` ran on, with its time.
 fn switch_ins(records: &[Record], id: usize) -> Vec<(u64, usize)> {
     records
@@ -199,18 +215,7 @@ fn every_model_runs_each_task_only_where_its_mask_allows() {
         assert_eq!(cpus(&switch_ins(records, id(SCHEDWL))), [3], "{model:?}");
         // nice-n0 is held to CPU 2 from its second burst, which begins at its first wakeup
         // after a block (its first wakeup is its fork's).
-        let woken = records
-            .iter()
-            .find_map(|r| match *r {
-                Record::Wakeup {
-                    ts,
-                    task,
-                    new: false,
-                    ..
-                } if task.task == id(NICE0) => Some(ts),
-                _ => None,
-            })
-            .unwrap();
+        let woken = first_wakeup(records, id(NICE0));
         let after: Vec<(u64, usize)> = switch_ins(records, id(NICE0))
             .into_iter()
             .filter(|&(ts, _)| ts >= woken)
@@ -272,20 +277,7 @@ fn a_task_pinned_after_its_free_bursts_leaves_its_old_cpu() {
             [0],
             "{model:?}: the free burst beside its parent"
         );
-        let woken = p
-            .schedule
-            .records
-            .iter()
-            .find_map(|r| match *r {
-                Record::Wakeup {
-                    ts,
-                    task,
-                    new: false,
-                    ..
-                } if task.task == 2 => Some(ts),
-                _ => None,
-            })
-            .unwrap();
+        let woken = first_wakeup(&p.schedule.records, 2);
         let later: Vec<(u64, usize)> = ins.into_iter().filter(|&(ts, _)| ts >= woken).collect();
         assert!(later.len() >= 10, "{model:?}: {later:?}");
         assert!(later.iter().all(|&(_, c)| c == 1), "{model:?}: {later:?}");

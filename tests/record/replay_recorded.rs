@@ -1,12 +1,11 @@
 //! `schedtrace replay` of a recording: the demand takes each task's allowed CPUs from the
 //! sidecar, a mask changed mid-run included, and the models run the tasks only there.
 
-use crate::support::{run, spinner, start};
+use crate::support::{perf_script, run, spinner, start};
 use replay::demand::{CpusFrom, Demand, Phase, TimedBy, Wake};
 use replay::sim::schedule::Record;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// A shell that spins `n` loop turns, sleeps 50 ms (its first burst ends, unpinned), spins
 /// again, pins itself to CPU 1 with `taskset -p` (no exec: the recorder sees it at its
@@ -23,18 +22,8 @@ fn self_pinner(n: u32, out: &Path) -> String {
 /// The times (ns) `pid` was switched out blocked (every state but runnable), as `perf
 /// script` prints the file's events: each ends one of its bursts.
 fn blocking_switch_outs(trace: &Path, pid: u64) -> Vec<u64> {
-    let out = Command::new("perf")
-        .args(["script", "--ns", "-F", "time,event,trace", "-i"])
-        .arg(trace)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let prev = format!("prev_pid={pid} ");
-    String::from_utf8_lossy(&out.stdout)
+    perf_script(trace, &["--ns", "-F", "time,event,trace"])
         .lines()
         .filter(|l| {
             l.contains("sched:sched_switch:") && l.contains(&prev) && !l.contains("prev_state=R")

@@ -95,10 +95,12 @@ pub(crate) fn analyze(trace: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Events per name as `perf script` prints them for the same file.
-pub(crate) fn perf_script_counts(trace: &Path) -> std::collections::BTreeMap<String, u64> {
+/// What `perf script ARGS -i TRACE` prints.
+pub(crate) fn perf_script(trace: &Path, args: &[&str]) -> String {
     let out = Command::new("perf")
-        .args(["script", "-F", "event", "-i"])
+        .arg("script")
+        .args(args)
+        .arg("-i")
         .arg(trace)
         .output()
         .unwrap();
@@ -107,8 +109,13 @@ pub(crate) fn perf_script_counts(trace: &Path) -> std::collections::BTreeMap<Str
         "perf script: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Events per name as `perf script` prints them for the same file.
+pub(crate) fn perf_script_counts(trace: &Path) -> std::collections::BTreeMap<String, u64> {
     let mut counts = std::collections::BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in perf_script(trace, &["-F", "event"]).lines() {
         let name = line.trim().trim_end_matches(':');
         let name = name.rsplit(':').next().unwrap_or(name);
         if !name.is_empty() {
