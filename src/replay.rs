@@ -73,6 +73,9 @@ fn predict(
         hz: r.model_hz,
         tick_offset_ns: None,
     };
+    if let Some(note) = policy_note(demand) {
+        eprintln!("schedtrace: {note}");
+    }
     let started = std::time::Instant::now();
     let prediction = replay::sim::simulate(demand, model, opts)?;
     let took = started.elapsed().as_secs_f64();
@@ -97,6 +100,34 @@ fn predict(
         .map_err(|e| e.to_string())?;
     print!("{}", headline(demand, &extracted.report, &predicted));
     Ok(())
+}
+
+/// The workload's tasks whose policy the models do not implement and run as another
+/// (`replayed_as`), by name; None when there are none (kernel threads, such as the
+/// real-time `migration/N`, are counted only beside them).
+fn policy_note(d: &Demand) -> Option<String> {
+    let other = || d.tasks.iter().filter(|t| t.sched.replayed_as.is_some());
+    let named: Vec<String> = other()
+        .filter(|t| replay::rtapp::in_workload(t))
+        .map(|t| {
+            format!(
+                "{} {} ({:?}, {:?}) as {}",
+                t.comm,
+                t.pid,
+                t.policy,
+                t.sched.policy_from,
+                t.sched.replayed_as.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the models have the fair class only: replayed as SCHED_OTHER: {}; and {} other tasks",
+        named.join(", "),
+        other().count() - named.len()
+    ))
 }
 
 /// Per workload task: its share of the workload's CPU time, involuntary switches per

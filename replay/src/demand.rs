@@ -9,8 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the `--demand-json` layout.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the `--demand-json` layout (2: recorded policies, `policy_from`, `nice_from`,
+/// `rt_priority`, `replayed_as`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One trace's workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,16 +84,61 @@ pub enum CpusFrom {
     Observed,
 }
 
-/// A task's scheduling class, from its traced priority.
+/// A task's scheduling policy: the kernel's own from the recording's sidecar, else the
+/// class its traced priority tells (`policy.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
-    /// SCHED_OTHER / SCHED_BATCH: nice applies.
+    /// Recorded `SCHED_OTHER`.
+    Other,
+    /// Recorded `SCHED_BATCH`.
+    Batch,
+    /// Recorded `SCHED_IDLE`.
+    Idle,
+    /// Recorded `SCHED_FIFO`.
+    Fifo,
+    /// Recorded `SCHED_RR`.
+    Rr,
+    /// Recorded `SCHED_DEADLINE`.
+    Deadline,
+    /// Recorded `SCHED_EXT`.
+    Ext,
+    /// Traced: SCHED_OTHER, SCHED_BATCH or SCHED_IDLE (the priority is `120 + nice` for
+    /// all three); nice applies.
     Normal,
-    /// SCHED_FIFO / SCHED_RR (the trace does not tell the two apart).
+    /// Traced: SCHED_FIFO or SCHED_RR (the trace does not tell the two apart).
     RealTime,
-    /// No priority traced, or one the kernel's scale does not map.
+    /// No priority traced or recorded, or one the kernel's scale does not map.
     Unknown,
+}
+
+/// Where a task's `policy` or `nice` came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedFrom {
+    /// Sampled by `schedtrace record` (the trace's sidecar), in force at the task's end.
+    Recorded,
+    /// The task's last traced kernel priority.
+    Traced,
+    /// Neither knows it (`nice` of a real-time task; a task with no priority).
+    #[default]
+    None,
+}
+
+/// Where a task's policy and nice came from, and how the models run it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sched {
+    #[serde(default)]
+    pub policy_from: SchedFrom,
+    #[serde(default)]
+    pub nice_from: SchedFrom,
+    /// The real-time priority (1-99) of a `fifo`, `rr` or `real_time` task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rt_priority: Option<u32>,
+    /// How the models run a policy they do not implement (they have the fair class only):
+    /// `SCHED_OTHER at nice N` (`policy.rs`); absent for `other`, `normal` and `ext`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed_as: Option<String>,
 }
 
 /// One task lifetime.
@@ -104,9 +150,13 @@ pub struct TaskDemand {
     pub comm: String,
     /// The last traced kernel priority (the kernel's own scale).
     pub prio: Option<i32>,
-    /// nice, when `policy` is normal and the scale maps.
+    /// nice, where it applies (the fair policies: not `idle` nor the real-time ones):
+    /// recorded, else from `prio` when the scale maps.
     pub nice: Option<i32>,
     pub policy: Policy,
+    /// Where `policy` and `nice` came from, and how the models run the policy.
+    #[serde(flatten)]
+    pub sched: Sched,
     /// The CPUs it may run on (`affinity.rs`), from its last burst on.
     pub cpus: Vec<u32>,
     /// Where `cpus` came from.
@@ -140,14 +190,11 @@ impl TaskDemand {
         })
     }
 
-    /// The nice a model runs the task at: its traced nice; a real-time task (which the
-    /// models do not schedule as such) at the strongest nice, -20; unknown at 0.
+    /// The nice a model runs the task at (the models have the fair class only): its nice
+    /// under a fair policy; a real-time or deadline task at the strongest nice, -20; a
+    /// SCHED_IDLE one at the weakest, 19; unknown at 0 (`policy.rs`).
     pub(crate) fn model_nice(&self) -> i32 {
-        match (self.nice, self.policy) {
-            (Some(n), _) => n,
-            (None, Policy::RealTime) => -20,
-            (None, _) => 0,
-        }
+        crate::policy::model_nice(self.policy, self.nice)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::affinity::allowed;
 use crate::demand::{
-    Demand, Fork, Ledger, Phase, Policy, TaskDemand, TaskEnd, TimedBy, Wake, SCHEMA_VERSION,
+    Demand, Fork, Ledger, Phase, TaskDemand, TaskEnd, TimedBy, Wake, SCHEMA_VERSION,
 };
 use crate::kthread::is_kernel_thread;
 use crate::observe::Observed;
@@ -48,7 +48,9 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
     analysis.config =
         analysis::pipeline::with_recording(path, &analysis.config).map_err(|e| e.to_string())?;
     let affinity = analysis.config.affinity.clone();
-    let recorded_hz = analysis.config.recording.as_ref().and_then(|r| r.1.host.hz);
+    let recording = analysis.config.recording.clone();
+    let recorded_hz = recording.as_ref().and_then(|r| r.1.host.hz);
+    let recorded = crate::policy::Recorded::new(recording.as_ref().map(|r| &r.1));
     let mut observed = Observed::default();
     let (report, timeline, meta) =
         analysis::pipeline::analyze_observing(path, &analysis, &mut observed)
@@ -91,7 +93,8 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         }
         let allowed = allowed(affinity.as_deref(), task.pid, &task.comm, seg, cpus);
         let prio = observed.prio_at(task.pid, seg.last_ns);
-        let (policy, nice) = policy(scale, prio);
+        let (policy, nice, sched) =
+            crate::policy::of(&recorded, scale, task.pid, prio, seg.last_ns);
         let fork = observed
             .fork_of(task.pid, seg.first_ns)
             .map(|(parent_pid, at_ns)| Fork {
@@ -115,6 +118,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
             prio,
             nice,
             policy,
+            sched,
             cpus: allowed.cpus,
             cpus_from: allowed.from,
             free_bursts: allowed.free_bursts,
@@ -173,18 +177,6 @@ fn llcs(report: &Report, cpus: u32) -> (Vec<Vec<u32>>, String) {
         }
     }
     (vec![(0..cpus).collect()], "assumed: one LLC".into())
-}
-
-/// Policy and nice of a traced priority on `scale`.
-fn policy(scale: PrioScale, prio: Option<i32>) -> (Policy, Option<i32>) {
-    match prio {
-        Some(p) if (0..100).contains(&p) => (Policy::RealTime, None),
-        Some(p) => match scale.nice(p) {
-            Some(n) => (Policy::Normal, Some(n)),
-            None => (Policy::Unknown, None),
-        },
-        None => (Policy::Unknown, None),
-    }
 }
 
 /// Each pid's lifetimes: (first, last time, task id), in order.
@@ -325,23 +317,5 @@ mod tests {
         assert_eq!(position(&runs, 165), (0, 25));
         assert_eq!(position(&runs, 200), (1, 0), "asleep after its first burst");
         assert_eq!(position(&runs, 400), (2, 0));
-    }
-
-    #[test]
-    fn priorities_to_policy() {
-        assert_eq!(
-            policy(PrioScale::Mainline, Some(125)),
-            (Policy::Normal, Some(5))
-        );
-        assert_eq!(
-            policy(PrioScale::Mainline, Some(49)),
-            (Policy::RealTime, None)
-        );
-        assert_eq!(policy(PrioScale::Pds, Some(172)), (Policy::Normal, Some(0)));
-        assert_eq!(
-            policy(PrioScale::Mainline, Some(172)),
-            (Policy::Unknown, None)
-        );
-        assert_eq!(policy(PrioScale::Mainline, None), (Policy::Unknown, None));
     }
 }

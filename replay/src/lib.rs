@@ -8,7 +8,7 @@
 //!
 //! Modules, one concept each: [`demand`] (the model and its JSON), `extract` (trace to
 //! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
-//! priorities from the events), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay),
+//! priorities from the events), `policy` (policy and nice, recorded or traced), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay),
 //! `affinity` (allowed CPUs),
 //! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
 //!
@@ -24,6 +24,7 @@ mod extract;
 mod hz;
 mod kthread;
 mod observe;
+mod policy;
 pub mod predicted;
 mod preempt_cost;
 pub mod rtapp;

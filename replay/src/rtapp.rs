@@ -1,6 +1,7 @@
 //! The demand as rt-app JSON (rt-app 1.0, Debian's `rt-app`), so the workload can run
 //! again on a real kernel: a burst is `run` (calibrated loops: CPU work, which a preemption
-//! delays but does not use up), a timed block `sleep`, nice is `priority`, the allowed CPUs
+//! delays but does not use up), a timed block `sleep`, the policy is `policy` and nice (or
+//! the real-time priority) `priority`, the allowed CPUs
 //! `cpus`, a task's start its `delay`; every task runs its sequence once (one phase,
 //! `loop` 1 on the thread and on the phase).
 //!
@@ -56,8 +57,10 @@ pub fn write(demand: &Demand, duration_s: u32, cpus: u32) -> String {
         let sep = if n == 0 { "" } else { "," };
         let _ = write!(out, "{sep}\n    {}: {{", quoted(&thread_name(task)));
         let mut fields = vec![("loop".to_string(), "1".to_string())];
-        if let Some(nice) = task.nice.filter(|_| task.policy == Policy::Normal) {
-            fields.push(("priority".into(), nice.to_string()));
+        let (policy, priority) = policy(task);
+        fields.push(("policy".into(), quoted(policy)));
+        if let Some(priority) = priority {
+            fields.push(("priority".into(), priority.to_string()));
         }
         let folded: BTreeSet<u32> = task.cpus.iter().map(|c| c % cpus.max(1)).collect();
         let folded: Vec<String> = folded.iter().map(u32::to_string).collect();
@@ -81,6 +84,24 @@ pub fn write(demand: &Demand, duration_s: u32, cpus: u32) -> String {
     }
     out.push_str("\n  }\n}\n");
     out
+}
+
+/// rt-app's policy and priority of `task`. rt-app 1.0 takes `SCHED_OTHER` (priority =
+/// nice), `SCHED_FIFO` and `SCHED_RR` (priority = the real-time one) and `SCHED_DEADLINE`
+/// (with a runtime and period the trace does not have): a batch, idle or sched_ext task is
+/// written as SCHED_OTHER at the nice the models run it at (`replayed_as`), a traced
+/// real-time one (FIFO or RR, the trace does not say) as SCHED_FIFO, a deadline one as
+/// SCHED_OTHER at nice -20, as the models run it.
+fn policy(task: &TaskDemand) -> (&'static str, Option<i32>) {
+    let rt = task.sched.rt_priority.map(|p| p as i32);
+    match task.policy {
+        Policy::Fifo | Policy::RealTime => ("SCHED_FIFO", rt),
+        Policy::Rr => ("SCHED_RR", rt),
+        Policy::Other | Policy::Normal => ("SCHED_OTHER", task.nice),
+        Policy::Batch | Policy::Idle | Policy::Deadline | Policy::Ext | Policy::Unknown => {
+            ("SCHED_OTHER", Some(task.model_nice()))
+        }
+    }
 }
 
 /// Per waker task and burst index, the rendezvous it reaches in that burst: how far into
@@ -178,6 +199,7 @@ mod tests {
             prio: Some(120),
             nice: Some(id as i32),
             policy: Policy::Normal,
+            sched: Default::default(),
             cpus: vec![1],
             cpus_from: Default::default(),
             free_bursts: 0,
@@ -253,6 +275,7 @@ mod tests {
         let ping = &json["tasks"]["ping-100"];
         assert!(ping.get("delay").is_none());
         assert_eq!(ping["loop"], 1);
+        assert_eq!(ping["policy"], "SCHED_OTHER");
         assert_eq!(ping["priority"], 0);
         assert_eq!(ping["cpus"], serde_json::json!([1]));
         // One phase, run once (rt-app 1.0 repeats events written on the thread).
@@ -323,6 +346,50 @@ mod tests {
             .map(|k| text.find(k).unwrap())
             .collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    }
+
+    #[test]
+    fn each_policy_as_rt_app_takes_it() {
+        let b = Phase::Burst { ns: 1_000 };
+        let with = |id, policy, nice: Option<i32>, rt: Option<u32>| {
+            let mut t = task(id, "t", vec![b]);
+            t.policy = policy;
+            t.nice = nice;
+            t.sched.rt_priority = rt;
+            t
+        };
+        let d = demand(vec![
+            with(0, Policy::Other, Some(-2), None),
+            with(1, Policy::Batch, Some(5), None),
+            with(2, Policy::Idle, None, None),
+            with(3, Policy::Fifo, None, Some(40)),
+            with(4, Policy::Rr, None, Some(7)),
+            with(5, Policy::RealTime, None, Some(10)),
+            with(6, Policy::Deadline, None, None),
+            with(7, Policy::Unknown, None, None),
+        ]);
+        let json: serde_json::Value = serde_json::from_str(&write(&d, 1, 2)).unwrap();
+        let got: Vec<(String, i64)> = (0..8)
+            .map(|i| {
+                let t = &json["tasks"][format!("t-{}", 100 + i)];
+                (
+                    t["policy"].as_str().unwrap().into(),
+                    t["priority"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let want = [
+            ("SCHED_OTHER", -2),
+            ("SCHED_OTHER", 5),
+            ("SCHED_OTHER", 19),
+            ("SCHED_FIFO", 40),
+            ("SCHED_RR", 7),
+            ("SCHED_FIFO", 10),
+            ("SCHED_OTHER", -20),
+            ("SCHED_OTHER", 0),
+        ];
+        let want: Vec<(String, i64)> = want.iter().map(|&(p, n)| (p.into(), n)).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -42,8 +42,10 @@ fn scratch(name: &str, sidecar: Option<&[u8]>) -> PathBuf {
     trace
 }
 
+/// A sample of a SCHED_OTHER task at the nice the fixture traced it at.
 fn sample(ts_ns: u64, pid: i32, comm: &str, cpus: &str) -> TaskSample {
     TaskSample {
+        nice: if pid == NICE5 { 5 } else { 0 },
         ts_ns,
         why: "first".into(),
         pid,
@@ -124,6 +126,10 @@ fn recorded_masks_then_rules_then_observed_cpus() {
         if [NICE0, NICE5, SCHEDWL].contains(&t.pid) {
             (t.cpus, t.cpus_from, t.free_bursts) =
                 (got.cpus.clone(), got.cpus_from, got.free_bursts);
+        }
+        // The spinners' policy and nice are recorded too (the same nice as traced).
+        if [NICE0, NICE5].contains(&t.pid) {
+            (t.policy, t.sched) = (got.policy, got.sched.clone());
         }
     }
     assert_eq!(d, expected);

@@ -1,5 +1,6 @@
 //! `schedtrace replay` of a recording: the demand takes each task's allowed CPUs from the
-//! sidecar, a mask changed mid-run included, and the models run the tasks only there.
+//! sidecar, a mask changed mid-run included, and the models run the tasks only there; and
+//! its policy and nice (a SCHED_BATCH task the trace alone shows as a plain nice-5 one).
 
 use crate::support::{perf_script, run, spinner, start};
 use replay::demand::{CpusFrom, Demand, Phase, TimedBy, Wake};
@@ -126,13 +127,16 @@ fn a_replay_of_a_recording_keeps_each_tasks_recorded_cpus() {
     };
     let trace = dir.join("replay.perf.data");
     let (pinned, free, pins) = (dir.join("pinned"), dir.join("free"), dir.join("pins"));
-    // A spinner pinned by taskset from its exec, one left free, and one pinning itself
-    // half-way (the three at once on a 2-CPU machine).
+    let batch = dir.join("batch");
+    // A spinner pinned by taskset from its exec, one left free, one pinning itself
+    // half-way (the three at once on a 2-CPU machine), and one made SCHED_BATCH at nice 5
+    // by `nice` and `chrt` before its exec (the events trace it as `120 + 5`, no policy).
     let script = format!(
-        "taskset -c 1 {} & {} & {} & wait",
+        "taskset -c 1 {} & {} & {} & nice -n 5 chrt -b 0 {} & wait",
         spinner(300_000, &pinned),
         spinner(300_000, &free),
-        self_pinner(100_000, &pins)
+        self_pinner(100_000, &pins),
+        spinner(100_000, &batch)
     );
     let out = run(&[
         "record",
@@ -236,6 +240,51 @@ fn a_replay_of_a_recording_keeps_each_tasks_recorded_cpus() {
             "pid {pid}"
         );
     }
+    // The batch spinner's policy and nice are the recording's: the trace alone says
+    // `normal` at nice 5. The models run it as SCHED_OTHER at nice 5, and say so.
+    let batch_task = demand
+        .tasks
+        .iter()
+        .find(|t| t.pid as u64 == pid_of(&batch))
+        .unwrap();
+    let recorded = |from| from == replay::demand::SchedFrom::Recorded;
+    assert_eq!(
+        (
+            batch_task.policy,
+            batch_task.nice,
+            batch_task.prio,
+            recorded(batch_task.sched.policy_from),
+            recorded(batch_task.sched.nice_from),
+            batch_task.sched.replayed_as.as_deref()
+        ),
+        (
+            replay::demand::Policy::Batch,
+            Some(5),
+            Some(125),
+            true,
+            true,
+            Some("SCHED_OTHER at nice 5")
+        ),
+        "pid {}",
+        batch_task.pid
+    );
+    let name = replay::rtapp::thread_name(batch_task);
+    assert_eq!(
+        (
+            &rtapp["tasks"][&name]["policy"],
+            &rtapp["tasks"][&name]["priority"]
+        ),
+        (&serde_json::json!("SCHED_OTHER"), &serde_json::json!(5))
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{} {} (Batch, Recorded) as SCHED_OTHER at nice 5",
+            batch_task.comm, batch_task.pid
+        )),
+        "{stderr}"
+    );
+
     // The self-pinner's first burst (before its sleep) ended 50 ms before it pinned itself.
     let pins_task = demand
         .tasks

@@ -64,6 +64,7 @@ mod tests {
             prio: Some(120),
             nice: Some(0),
             policy: Policy::Normal,
+            sched: Default::default(),
             cpus: vec![0],
             cpus_from: Default::default(),
             free_bursts: 0,

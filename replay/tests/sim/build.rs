@@ -49,6 +49,7 @@ pub fn task(id: usize, comm: &str, nice: i32, cpus: &[u32], phases: Vec<Phase>) 
         prio: Some(120 + nice),
         nice: Some(nice),
         policy: Policy::Normal,
+        sched: Default::default(),
         cpus: cpus.to_vec(),
         cpus_from: Default::default(),
         free_bursts: 0,
