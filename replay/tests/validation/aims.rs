@@ -124,7 +124,7 @@ pub const MISSES: &[Miss] = &[
 /// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing.
-pub const BEAT_FLOOR: f64 = 0.40;
+pub const BEAT_FLOOR: f64 = 0.49;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();

@@ -73,11 +73,6 @@ const PP1_SLICE: &str = "pp1's slices are its bursts cut by wakeup preemptions, 
     from CFS both the prediction (121 µs) and the null (118) miss EEVDF's 73 and PDS's 70, \
     the model by a few µs more; to CFS from EEVDF both keep EEVDF's (78 and 73 µs against \
     CFS's 118); between EEVDF and PDS both are within 4-11 %";
-const PP1_PREEMPT: &str = "to CFS: the model preempts at 0.96-0.99 (from EEVDF) and \
-    0.64-0.71 (from PDS) of the pair's wakeups against the kernel's 0.14-0.20: the listed \
-    pp1 CFS identity miss (the pair's vruntime gap against the 3 ms granularity); EEVDF → \
-    PDS: 0.934 predicted, 0.933 the EEVDF capture's own, 0.42 the PDS kernel's: a tie \
-    with the null, not analysed";
 const PP1_WAKEUP: &str = "the pair's wakee waits either nothing (the waker blocks at once) \
     or the traced delay of a wakeup preemption, one number measured on A (42 µs on the CFS \
     capture, 30 EEVDF, 25 PDS): the predicted latencies have no spread, so the p90 is that \
@@ -117,7 +112,6 @@ const LOSSES: &[Loss] = &[
     loss("pp1", "runtime-share", PP_SHARE),
     loss("pp1", "involuntary", PP1_SWITCHES),
     loss("pp1", "slice-p50", PP1_SLICE),
-    loss("pp1", "preempting-wakeups", PP1_PREEMPT),
     loss("pp1", "wakeup-p50", PP1_WAKEUP),
     loss("pp1", "wakeup-p90", PP1_WAKEUP),
     loss("pp2", "runtime-share", PP_SHARE),
