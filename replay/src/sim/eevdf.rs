@@ -246,9 +246,12 @@ impl SchedulerModel for Eevdf {
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
         self.update_curr(cpu, now);
         if self.tasks[task].delayed_on.take().is_some() {
-            // `requeue_delayed_entity`: still queued; re-placed only if it is owed time.
+            // `requeue_delayed_entity`: still queued where it was; with DELAY_ZERO one
+            // that is owed time by now is re-placed at zero lag (V): what it was owed
+            // while it slept is dropped, as on the pick that completes a delayed dequeue.
             self.update_lag(cpu, task);
-            if self.tasks[task].vlag > 0 {
+            if self.p.delay_zero && self.tasks[task].vlag > 0 {
+                self.tasks[task].vlag = 0;
                 self.remove(cpu, task);
                 self.place(cpu, task, false);
                 self.rqs[cpu].queue.push(task);
@@ -348,5 +351,44 @@ impl SchedulerModel for Eevdf {
 
     fn prio(&self, task: usize) -> i32 {
         120 + self.tasks[task].nice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_delayed_task_woken_when_owed_time_is_placed_at_zero_lag() {
+        // One CPU at HZ 100: slice 0.75 ms, lag clamp max(2 slices, 10 ms) = 10 ms.
+        // S (task 0) and W (task 1), nice 0.
+        let mut m = Eevdf::new(1, EevdfParams::linux_6_12(1, 100));
+        m.add_task(0, 0, None);
+        m.add_task(1, 0, None);
+        let wake = Enqueue::Wakeup { slept_ns: 0 };
+        // t=0: S alone, placed at V = 0, runs.
+        m.enqueue(0, 0, 0, wake);
+        assert_eq!(m.pick_next(0, 0), Some(0));
+        // t=9: vS = 9, its deadline renewed to 9.75. W, no lag, at V = 9 with deadline
+        // 9.75: the tie goes to the wakee, W runs.
+        m.enqueue(0, 1, 9 * MS, wake);
+        assert!(m.check_preempt_wakeup(0, 1, 9 * MS));
+        m.put_prev(0, 0, 9 * MS);
+        assert_eq!(m.pick_next(0, 9 * MS), Some(1));
+        // t=9.5: W blocks at vW = 9.5 past V = (9 + 9.5) / 2 = 9.25: not eligible, its
+        // dequeue is delayed; S runs.
+        m.dequeue(0, 1, 9_500_000, Dequeue::Sleep);
+        assert_eq!(m.still_queued_on(1), Some(0));
+        assert_eq!(m.pick_next(0, 9_500_000), Some(0));
+        // t=12: vS = 11.5, V = (11.5 + 9.5) / 2 = 10.5: W, still delayed, is owed 1 ms.
+        // `requeue_delayed_entity` zeroes that lag (DELAY_ZERO) and places W at V of the
+        // others, S's 11.5, deadline 12.25. Keeping the lag put it at 11.5 − 1 × 2 = 9.5.
+        m.enqueue(0, 1, 12 * MS, wake);
+        assert_eq!(m.still_queued_on(1), None);
+        assert_eq!(m.tasks[1].vruntime, 11_500_000);
+        assert_eq!(m.tasks[1].deadline, 12_250_000);
+        assert_eq!(m.tasks[1].vlag, 0);
     }
 }

