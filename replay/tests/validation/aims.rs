@@ -88,20 +88,22 @@ const PINGPONG_CFS: &str = "the model preempts pong at 0.37 of ping's wakeups (9
     3.1-4.5 ms gap and preempts at 51 % of the wakeups: the kernel's runtime clock gave ping \
     7.7 ms more and pong 7.5 ms less than the trace over the run (ground_truth.json), 7.6 µs \
     a round trip, which the trace does not show";
-const PINGPONG_EEVDF: &str = "the pair's wakeups preempt at 0.93-0.96 in the kernel, at \
-    0.34-0.51 in the model (ping 1 244 / pong 805 involuntary switches/s traced, 857 / 433 \
-    predicted; the other round trips end with the waker blocking). The model's decisions \
-    (`check_preempt_wakeup` logged on this replay): of 2 839 wakeups of one of the pair by \
-    the other it preempts at 1 544; at 770 the wakee had blocked while not eligible (10-13 \
-    µs of vruntime ahead of its peer: DELAY_DEQUEUE) and is still owed nothing, at 525 it \
-    is owed time by then and placed at zero lag, level with the running peer, whom \
-    RUN_TO_PARITY keeps (DELAY_ZERO). By 6.12's rules a wakee that runs longer from its \
-    wakeup to its block than the waker runs after waking it (58 µs against 26 in this \
-    trace) loses half the difference of lag each round trip, so a run of preempting \
-    round trips ends; the kernel's went on. The kernel's clock moved 10 µs a round trip \
-    from ping to pong (its runtimes in ground_truth.json against the trace), but shifting \
-    4-12 µs a pick into the model's vruntimes leaves ping at 774-844/s: what keeps the \
-    kernel's pair preempting is not found";
+const PINGPONG_EEVDF: &str =
+    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.55-0.67 in the \
+    model (ping 1 244 / pong 805 involuntary switches/s traced, 1 039 / 610 \
+    predicted; the other round trips end with the waker blocking). The model's \
+    decisions (`check_preempt_wakeup` logged on this replay): of 2 536 wakeups of \
+    one of the pair by the other it preempts at 2 002; at 527 the wakee had blocked \
+    while not eligible (DELAY_DEQUEUE) and is still not eligible when woken, a \
+    median 0.57 ms of vruntime ahead of the running peer. By 6.12's rules a wakee \
+    that runs longer from its wakeup to its block than the waker runs after waking \
+    it (58 µs against 26 in this trace) loses half the difference of lag each round \
+    trip, so a run of preempting round trips ends with the wakee ahead; the kernel's \
+    pair preempted at 1 959 of its 2 064 round trips, in 131 runs, the model's at 1 \
+    593, in 76 runs, with more round trips between them. The kernel's clock moved 10 \
+    µs a round trip from ping to pong (its runtimes in ground_truth.json against the \
+    trace), but shifting ±4-8 µs a pick into the model's vruntimes leaves ping at \
+    875-1 051/s: what keeps the kernel's pair preempting is not found";
 const PINGPONG_PDS: &str = "PDS preempts on a wakeup only when the wakee's deadline \
     level (2^22 ns units) is below the running task's: the pair's wakeups preempt at \
     0.42 in the kernel (2 943-2 947 of 7 072-7 078), the model's at 2 179-2 392 of the \
@@ -130,7 +132,7 @@ pub const MISSES: &[Miss] = &[
     miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 43.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
     miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 19.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 20.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
     miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
     miss(
@@ -149,7 +151,7 @@ pub const MISSES: &[Miss] = &[
 /// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing.
-pub const BEAT_FLOOR: f64 = 0.46;
+pub const BEAT_FLOOR: f64 = 0.48;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();

@@ -82,28 +82,24 @@ const PP1_SLICE: &str =
     "pp1's slices are its bursts cut by wakeup preemptions, and the bursts are A's: \
     to CFS (118 / 116 µs, median) from EEVDF and PDS both the prediction (65-73 µs) \
     and the null (69-73) keep A's bursts, the prediction a little shorter; between \
-    EEVDF and PDS (69-73 µs) both are within 4-8 %, the null closer";
-const PP1_PREEMPT: &str =
-    "to EEVDF the model preempts the pair at 0.13-0.17 (from CFS) and 0.23-0.24 (from \
-    PDS) of its wakeups against the EEVDF kernel's 0.93-0.96: the listed EEVDF \
-    identity miss (wakees that blocked ahead of their peer, and wakees placed level \
-    with it); the null, another kernel's 0.14-0.42, is as far or closer";
+    EEVDF and PDS (69-73 µs) both are within 4 % from EEVDF, and from PDS the \
+    model's 59-61 µs (the Project C tool's shorter work, cut at 0.44 of the wakeups) \
+    against the null's 70";
 const PP1_WAKEUP: &str =
     "the pair's wakee waits either the traced delay of a wakeup preemption, one \
     number measured on A (42 µs on the CFS capture, 30 EEVDF, 25 PDS), so the p50 is \
-    A's delay, not B's (CFS: 47-53 µs), or, when it does not preempt, until the \
-    waker blocks or stops for its answer: the p90, 73-115 µs predicted where the \
-    kernels' is 65-83, follows how often the model does not preempt (the EEVDF and \
-    PDS models' misses, above)";
+    A's delay, not B's (CFS: 47-53 µs; EEVDF: 30-32), or, when it does not preempt, \
+    until the waker blocks or stops for its answer: the p90 (73-115 µs predicted \
+    from EEVDF, where CFS's and PDS's kernels have 75-83) follows how often the \
+    model does not preempt";
 const PP1_SWITCHES: &str =
-    "to EEVDF from CFS the model preempts the pair at 0.13-0.17 of its wakeups (321 / \
-    237 involuntary switches/s), near the CFS capture's own 0.14-0.20 (363 / 224), \
-    where the EEVDF kernel preempts at 0.93-0.96 (1 244 / 805): the listed EEVDF \
-    identity miss. EEVDF → PDS: the Project C tool's pp1 makes 2 780 round trips a \
-    second on its kernel, the mainline tool 2 100 on EEVDF's (the demands' blocks \
-    over their windows), so a rate predicted from the EEVDF capture misses by that \
-    ratio even where the share of wakeups that preempt is PDS's (pong 0.42 predicted \
-    and real; ping 0.27): 747 / 390 per s against 1 174 / 1 170";
+    "the Project C tool's pp1 makes 2 780 round trips a second on its kernel, the \
+    mainline tool 2 100 on EEVDF's (the demands' blocks over their windows), so a \
+    rate predicted across the families misses by that ratio even where the share of \
+    wakeups that preempt is right: EEVDF → PDS 747 / 390 per s against PDS's 1 174 / \
+    1 170 (pong preempts at 0.42 predicted and real, ping at 0.27), PDS → EEVDF 1 \
+    790 / 1 792 against EEVDF's 1 244 / 805 (the model preempts at 0.44 of the PDS \
+    demand's wakeups, the EEVDF kernel at 0.93-0.96 of its own)";
 const PP2_SLICE: &str =
     "the Project C tool's pp2 is another program: 10 000 round trips of 48-52 µs \
     bursts, against the mainline tool's 2 000 of 2.2-2.8 ms (the demands; MANIFEST), \
@@ -137,7 +133,6 @@ const LOSSES: &[Loss] = &[
     loss("pp1", "runtime-share", PP_SHARE),
     loss("pp1", "involuntary", PP1_SWITCHES),
     loss("pp1", "slice-p50", PP1_SLICE),
-    loss("pp1", "preempting-wakeups", PP1_PREEMPT),
     loss("pp1", "wakeup-p50", PP1_WAKEUP),
     loss("pp1", "wakeup-p90", PP1_WAKEUP),
     loss("pp2", "runtime-share", PP_SHARE),
