@@ -38,6 +38,17 @@ fn waker_waits_for_the_answer_it_read_in_the_trace() {
     // 0.4 ms against ping's 1: 0.6 behind, no preemption). Ping runs its last 2 ms,
     // 1.4-3.4, and blocks on pong's second answer; pong runs 3.4-3.8, wakes ping and
     // ends; ping runs 3.8-4.8 ms (alone at the 4 ms tick).
+    //
+    // The same at nice −10 (weight 9548: a virtual 1 ms granularity is 0.107 ms): at 1.4 ms
+    // pong (vruntime 0.4 ms) leads the answered ping (0.107) by more than that, but pong
+    // is blocking, not preempted; the wakeup preemption test is for a running task. The
+    // rest as at nice 0: ping's vruntime stays below pong's.
+    for nice in [0, -10] {
+        check_answered_schedule(nice);
+    }
+}
+
+fn check_answered_schedule(nice: i32) {
     let d = demand(
         1,
         10 * MS,
@@ -45,7 +56,7 @@ fn waker_waits_for_the_answer_it_read_in_the_trace() {
             task(
                 0,
                 "ping",
-                0,
+                nice,
                 &[0],
                 vec![burst(3 * MS), wait_for(1, 2, 0), burst(MS)],
             ),
@@ -65,11 +76,20 @@ fn waker_waits_for_the_answer_it_read_in_the_trace() {
             (3800 * us, Some(1), None),
             (3800 * us, None, Some(0)),
             (4800 * us, Some(0), None),
-        ]
+        ],
+        "nice {nice}"
     );
-    assert_eq!(wakeups_of(&p.schedule, 1), vec![MS / 2, 1400 * us]);
+    assert_eq!(
+        wakeups_of(&p.schedule, 1),
+        vec![MS / 2, 1400 * us],
+        "nice {nice}"
+    );
     // Its start, the answer, the second answer.
-    assert_eq!(wakeups_of(&p.schedule, 0), vec![0, 1400 * us, 3800 * us]);
+    assert_eq!(
+        wakeups_of(&p.schedule, 0),
+        vec![0, 1400 * us, 3800 * us],
+        "nice {nice}"
+    );
     assert_eq!(p.schedule.stats.answer_waits, 1);
     assert_eq!(p.schedule.runtimes(2), vec![4 * MS, 4 * MS / 5]);
 }

@@ -233,8 +233,8 @@ impl Engine<'_> {
                 self.switch(cpu, Some(task), Left::Blocked);
             }
             Entered::Done => {
-                self.answer(task);
                 let exits = self.leave(cpu, task);
+                self.answer(task);
                 self.switch(
                     cpu,
                     Some(task),
