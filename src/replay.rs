@@ -83,7 +83,8 @@ fn predict(
     let s = &prediction.schedule;
     eprintln!(
         "schedtrace: predicted by {}; HZ {}, seed {}: {} events in {:.3} s ({:.0} events/s), {} pulls, \
-         {} dependencies released at their waker's end, {} tasks still waiting on one at the end; \
+         {} dependencies released at their waker's end, {} waits for a peer's answer, {} tasks still \
+         waiting on a dependency at the end; \
          wrote {}",
         prediction.model.describe(),
         s.hz,
@@ -93,6 +94,7 @@ fn predict(
         s.stats.events as f64 / took.max(1e-9),
         s.stats.pulls,
         s.stats.released_at_waker_end,
+        s.stats.answer_waits,
         s.stats.stuck_on_dependency,
         out.display()
     );

@@ -244,17 +244,24 @@ impl SchedulerModel for Eevdf {
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
-        self.update_curr(cpu, now);
         if self.tasks[task].delayed_on.take().is_some() {
-            // `requeue_delayed_entity`: still queued; re-placed only if it is owed time.
+            // `requeue_delayed_entity`: still queued where it was; with DELAY_ZERO one
+            // that is owed time by now is re-placed at zero lag (V): what it was owed
+            // while it slept is dropped, as on the pick that completes a delayed dequeue.
+            // 6.12's `enqueue_task_fair` gets here before any `update_curr`, so the lag
+            // and V are measured with the running task's vruntime as of its last update:
+            // the time it ran since is charged only at the wakeup check, after the wakee
+            // is placed, which leaves the wakee behind it.
             self.update_lag(cpu, task);
-            if self.tasks[task].vlag > 0 {
+            if self.p.delay_zero && self.tasks[task].vlag > 0 {
+                self.tasks[task].vlag = 0;
                 self.remove(cpu, task);
                 self.place(cpu, task, false);
                 self.rqs[cpu].queue.push(task);
             }
             return;
         }
+        self.update_curr(cpu, now);
         self.place(cpu, task, how == Enqueue::New);
         self.seq += 1;
         let e = &mut self.tasks[task];
@@ -348,5 +355,76 @@ impl SchedulerModel for Eevdf {
 
     fn prio(&self, task: usize) -> i32 {
         120 + self.tasks[task].nice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const US: u64 = 1_000;
+    const WAKE: Enqueue = Enqueue::Wakeup { slept_ns: 0 };
+
+    /// One CPU at HZ 100 (slice 0.75 ms, lag clamp max(2 slices, 10 ms) = 10 ms), nice-0
+    /// S (task 0) and W (task 1), and X (task 2) if asked. S runs from 0; at 9 ms W wakes
+    /// with no lag at V = vS = 9 (deadline 9.75; S's renewed to 9.75 too) and wins the tie;
+    /// at 9.5 W blocks at vW = 9.5 past V = 9.25: not eligible, its dequeue is delayed, S
+    /// runs again with vS = 9 (its vruntime as of its last update, at 9).
+    fn w_delayed_at_9_5_ms(with_x: bool) -> Eevdf {
+        let mut m = Eevdf::new(1, EevdfParams::linux_6_12(1, 100));
+        for t in 0..2 + usize::from(with_x) {
+            m.add_task(t, 0, None);
+        }
+        m.enqueue(0, 0, 0, WAKE);
+        assert_eq!(m.pick_next(0, 0), Some(0));
+        m.enqueue(0, 1, 9 * MS, WAKE);
+        assert!(m.check_preempt_wakeup(0, 1, 9 * MS));
+        m.put_prev(0, 0, 9 * MS);
+        assert_eq!(m.pick_next(0, 9 * MS), Some(1));
+        m.dequeue(0, 1, 9500 * US, Dequeue::Sleep);
+        assert_eq!(m.still_queued_on(1), Some(0));
+        assert_eq!(m.pick_next(0, 9500 * US), Some(0));
+        m
+    }
+
+    #[test]
+    fn a_delayed_task_is_requeued_against_the_running_task_s_last_update() {
+        // t=12: 6.12's enqueue_task_fair requeues a delayed task before any update_curr:
+        // S's vruntime is still 9 (it ran 9.5-12 unaccounted), V = (9 + 9.5) / 2 = 9.25,
+        // so W's lag is −0.25 ms: not owed anything, it stays at 9.5, deadline 9.75. The
+        // wakeup check then accounts S: vS = 11.5 past its deadline (renewed to 12.25),
+        // V = 10.5, S not eligible and W is: W preempts. Accounting S first would have
+        // given W a lag of 1 ms and placed it level with S at 11.5, deadline 12.25.
+        let mut m = w_delayed_at_9_5_ms(false);
+        m.enqueue(0, 1, 12 * MS, WAKE);
+        assert_eq!(m.still_queued_on(1), None);
+        assert_eq!(m.tasks[1].vlag, -250 * US as i64);
+        assert_eq!(m.tasks[1].vruntime, 9500 * US as i64);
+        assert_eq!(m.tasks[1].deadline, 9750 * US as i64);
+        assert!(m.check_preempt_wakeup(0, 1, 12 * MS));
+        assert_eq!(m.tasks[0].vruntime, 11500 * US as i64);
+        m.put_prev(0, 0, 12 * MS);
+        assert_eq!(m.pick_next(0, 12 * MS), Some(1));
+    }
+
+    #[test]
+    fn a_delayed_task_owed_time_is_placed_at_zero_lag() {
+        // t=10.1: X wakes; S is accounted, vS = 9.6 (short of its 9.75 deadline); X, no
+        // lag, at V = (9.6 + 9.5) / 2 = 9.55, deadline 10.3. S is not eligible against
+        // V = (9.6 + 9.5 + 9.55) / 3 = 9.55; W (9.5, deadline 9.75) and X (9.55) are, and
+        // W's deadline is the earliest: X does not preempt.
+        let mut m = w_delayed_at_9_5_ms(true);
+        m.enqueue(0, 2, 10100 * US, WAKE);
+        assert_eq!(m.tasks[2].vruntime, 9550 * US as i64);
+        assert!(!m.check_preempt_wakeup(0, 2, 10100 * US));
+        // t=12: W requeued against S's 9.6 of 10.1: V = 9.55, W's lag 0.05 > 0. DELAY_ZERO
+        // drops it: W at V of the others, (9.6 + 9.55) / 2 = 9.575, deadline 10.325.
+        // Keeping the lag put W at 9.575 − 0.05 × 3 / 2 = 9.5.
+        m.enqueue(0, 1, 12 * MS, WAKE);
+        assert_eq!(m.still_queued_on(1), None);
+        assert_eq!(m.tasks[1].vlag, 0);
+        assert_eq!(m.tasks[1].vruntime, 9575 * US as i64);
+        assert_eq!(m.tasks[1].deadline, 10325 * US as i64);
     }
 }

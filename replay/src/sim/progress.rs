@@ -5,7 +5,9 @@
 //! when A had done k bursts and `into_ns` of the next"; the engine only knows A's progress
 //! while A runs, so the points are sorted per waker and checked as A's progress is
 //! accounted. A point A reaches before B blocks there is remembered, and B then passes
-//! through that block without sleeping (the wakeup came first, as a pipe's data would).
+//! through that block without sleeping (the wakeup came first, as a pipe's data would),
+//! unless A and B each woke the other in the trace: then A waits at the point for B
+//! (`mutual`, `hold_at`; the engine's `answer_pending` says why).
 
 use crate::demand::{Demand, Phase, Wake};
 use std::collections::HashSet;
@@ -30,12 +32,15 @@ pub(crate) struct Progress<'a> {
     next_release: Vec<usize>,
     /// (wakee, phase) released before the wakee got there.
     released: HashSet<(usize, usize)>,
+    /// (a, b): each of the two has a dependency block woken by the other.
+    mutual: HashSet<(usize, usize)>,
 }
 
 impl<'a> Progress<'a> {
     pub(crate) fn new(demand: &'a Demand) -> Progress<'a> {
         let n = demand.tasks.len();
         let mut releases: Vec<Vec<Release>> = vec![Vec::new(); n];
+        let mut woken_by = HashSet::new();
         for (wakee, t) in demand.tasks.iter().enumerate() {
             for (phase, p) in t.phases.iter().enumerate() {
                 if let Phase::Block {
@@ -50,6 +55,7 @@ impl<'a> Progress<'a> {
                 } = *p
                 {
                     if task < n && task != wakee {
+                        woken_by.insert((wakee, task));
                         releases[task].push(Release {
                             wakee,
                             phase,
@@ -63,6 +69,11 @@ impl<'a> Progress<'a> {
         for r in &mut releases {
             r.sort_by_key(|r| (r.after_bursts, r.into_ns, r.wakee, r.phase));
         }
+        let mutual = woken_by
+            .iter()
+            .filter(|&&(a, b)| woken_by.contains(&(b, a)))
+            .copied()
+            .collect();
         Progress {
             demand,
             phase: vec![0; n],
@@ -72,6 +83,25 @@ impl<'a> Progress<'a> {
             releases,
             next_release: vec![0; n],
             released: HashSet::new(),
+            mutual,
+        }
+    }
+
+    /// Whether `a` and `b` each woke the other from a block in the trace (a request and
+    /// its answer, as a ping-pong's).
+    pub(crate) fn mutual(&self, a: usize, b: usize) -> bool {
+        self.mutual.contains(&(a, b))
+    }
+
+    /// `task` stops at `r`, which `run` has just returned: `r` and the points after it
+    /// count as not reached, so the next `run` returns them again.
+    pub(crate) fn hold_at(&mut self, task: usize, r: Release) {
+        let list = &self.releases[task];
+        if let Some(i) = list[..self.next_release[task]]
+            .iter()
+            .rposition(|&x| x == r)
+        {
+            self.next_release[task] = i;
         }
     }
 

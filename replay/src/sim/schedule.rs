@@ -63,6 +63,9 @@ pub struct SimStats {
     /// Dependency blocks released because their waker ended before reaching the point
     /// that released them in the trace.
     pub released_at_waker_end: u64,
+    /// Times a task stopped at a point where it woke its peer in the trace because the
+    /// peer had not yet done the burst before that block (`answer_pending`).
+    pub answer_waits: u64,
     /// Tasks still blocked on a dependency when the window ended.
     pub stuck_on_dependency: u64,
     /// Tasks whose demand was used up before the window ended (they sleep from then on).

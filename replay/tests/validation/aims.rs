@@ -78,29 +78,49 @@ const TICK_LATE: &str = "the VM's tick preemptions are off the tick grid and lat
 const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or softirq \
     time, and its idle pull stands in for the kernel's balancing, so which task a timer \
     wakeup preempts differs";
-const PINGPONG_CFS: &str = "the model decides a preemption at 1511 of pong's 1566 wakeups \
-    of ping (926 pong switches/s after the traced delay), the kernel made 223 of 1636: the \
-    decision is the pair's vruntime gap against the 3 ms granularity, and a ping-pong keeps \
-    its gap for the whole run. The model's is 5.5-9 ms, set at the start: the two tasks' \
-    first bursts (13.2 and 4.6 ms) ran on CPUs 2 and 3 before the tasks pinned \
-    themselves, the model runs them one after the other on CPU 1 (observed affinity). \
-    Even the kernel's rule replayed on the trace's switch times (both at CPU 1's \
-    min_vruntime when they arrive there) gives a 3.1-4.5 ms gap and preempts at 51 % of the \
-    wakeups: the kernel's runtime clock gave ping 7.7 ms more and pong 7.5 ms less than \
-    the trace over the run (ground_truth.json), 7.6 µs a round trip, which the trace \
-    does not show";
-const PINGPONG: &str = "the model switches 13-47 % less often (EEVDF 782 / 1244 per s for \
-    ping, 425 / 805 for pong; PDS 835 / 1170 for pong); not explained. Known on EEVDF: \
-    the kernel's runtime clock gave ping 20.9 ms less and pong 20.9 ms more than the \
-    trace's switch times over the run (ground_truth.json against the trace), so the lag \
-    the kernel's eligibility saw is not the one the trace implies";
+const PINGPONG_CFS: &str = "the model preempts pong at 0.37 of ping's wakeups (925 pong \
+    switches/s after the traced delay), the kernel at 0.14 (224/s): the decision is the \
+    pair's vruntime gap against the 3 ms granularity, and a ping-pong keeps its gap for the \
+    whole run. The model's is 5.5-9 ms, set at the start: the two tasks' first bursts (13.2 \
+    and 4.6 ms) ran on CPUs 2 and 3 before the tasks pinned themselves, the model runs them \
+    one after the other on CPU 1 (observed affinity). Even the kernel's rule replayed on the \
+    trace's switch times (both at CPU 1's min_vruntime when they arrive there) gives a \
+    3.1-4.5 ms gap and preempts at 51 % of the wakeups: the kernel's runtime clock gave ping \
+    7.7 ms more and pong 7.5 ms less than the trace over the run (ground_truth.json), 7.6 µs \
+    a round trip, which the trace does not show";
+const PINGPONG_EEVDF: &str =
+    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.55-0.67 in the \
+    model (ping 1 244 / pong 805 involuntary switches/s traced, 1 039 / 610 \
+    predicted; the other round trips end with the waker blocking). The model's \
+    decisions (`check_preempt_wakeup` logged on this replay): of 2 536 wakeups of \
+    one of the pair by the other it preempts at 2 002; at 527 the wakee had blocked \
+    while not eligible (DELAY_DEQUEUE) and is still not eligible when woken, a \
+    median 0.57 ms of vruntime ahead of the running peer. By 6.12's rules a wakee \
+    that runs longer from its wakeup to its block than the waker runs after waking \
+    it (58 µs against 26 in this trace) loses half the difference of lag each round \
+    trip, so a run of preempting round trips ends with the wakee ahead; the kernel's \
+    pair preempted at 1 959 of its 2 064 round trips, in 131 runs, the model's at 1 \
+    593, in 76 runs, with more round trips between them. The kernel's clock moved 10 \
+    µs a round trip from ping to pong (its runtimes in ground_truth.json against the \
+    trace), but shifting ±4-8 µs a pick into the model's vruntimes leaves ping at \
+    875-1 051/s: what keeps the kernel's pair preempting is not found";
+const PINGPONG_PDS: &str = "PDS preempts on a wakeup only when the wakee's deadline \
+    level (2^22 ns units) is below the running task's: the pair's wakeups preempt at \
+    0.42 in the kernel (2 943-2 947 of 7 072-7 078), the model's at 2 179-2 392 of the \
+    same 7 077 round trips (involuntary switches 952 / 870 per s against 1 170 / 1 174), \
+    and its other round trips end with the waker waiting for the answer (6 521 such waits). \
+    Which of two nice-0 tasks is a level ahead is the phase of their 4 ms slice renewals, \
+    which the model counts from each task's first run in the window: the kernel's phase \
+    comes from their slices before it, which a switch trace does not give";
 const DEFERRED: &str = "the VM's tick preemptions are off the tick grid and late: in \
     `trace-cmd report` of this capture nice 0's slices run 15-44 ms in the first second, 16 \
     in the model (medians 19.9 and 16.0): QEMU TCG delivers the guest's timer interrupts \
-    when it gets to them, the model's tick is exact. Since wakeup preemptions take the \
-    traced delay (118 µs on this capture) the model switches each spinner 44.2 times per s, \
-    42.7 before (30.3 real); which of the kernel threads' preemptions made the difference \
-    is not analysed";
+    when it gets to them, the model's tick is exact. Kernel threads make none of the \
+    difference: in the capture they took the CPU from the spinners 1 + 5 times in 3.1 s \
+    (migration, kworker, the parent), in the model 2 + 4; the spinners preempted each other \
+    93 + 90 times traced, 132 + 131 predicted (43.3 / 43.6 switches per s, 30.3 / 30.7 \
+    real), every one at a tick (`schedtrace export` slices: the task each preempted slice \
+    gave way to)";
 const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from its barrier \
     2.5 ms before nice 0: BMQ's model runs it for those 2.5 ms, so its spin (timed from \
     its first run) has started, then starves it until nice 0 exits, when its time is up: 1 % \
@@ -109,14 +129,21 @@ const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from it
 
 /// The measured misses.
 pub const MISSES: &[Miss] = &[
-    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 46.0, DEFERRED),
+    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 43.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
     miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 17.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 20.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
     miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
-    miss(IDENTITY_SWITCHES, "pp1", "eevdf", "eevdf", 48.0, PINGPONG),
-    miss(IDENTITY_SWITCHES, "pp1", "pds", "pds", 29.0, PINGPONG),
+    miss(
+        IDENTITY_SWITCHES,
+        "pp1",
+        "eevdf",
+        "eevdf",
+        47.0,
+        PINGPONG_EEVDF,
+    ),
+    miss(IDENTITY_SWITCHES, "pp1", "pds", "pds", 26.0, PINGPONG_PDS),
     miss(NICE_SHARES, "nice", "eevdf", "bmq", 50.0, BMQ_START),
 ];
 
@@ -124,7 +151,7 @@ pub const MISSES: &[Miss] = &[
 /// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing.
-pub const BEAT_FLOOR: f64 = 0.40;
+pub const BEAT_FLOOR: f64 = 0.48;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();

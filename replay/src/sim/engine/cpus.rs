@@ -59,7 +59,13 @@ impl Engine<'_> {
                 0 => self.switch(cpu, None, Left::Blocked),
                 cost => self.push(self.now + cost, Ev::IdleWake(cpu)),
             }
-        } else if self.model.check_preempt_wakeup(cpu, task, self.now) {
+        } else if self.cpus[cpu]
+            .curr
+            .is_some_and(|c| self.state[c] == State::Running)
+            && self.model.check_preempt_wakeup(cpu, task, self.now)
+        {
+            // (A task that is blocking or done and wakes its waiting peer on the way
+            // out, `answer`, is switched out next anyway: there is nothing to preempt.)
             // The running task goes on until the traced delay of such a switch is over.
             match self.demand.preempt_wakeup_ns {
                 0 => self.preempt(cpu),

@@ -19,7 +19,7 @@ mod tasks;
 
 use super::model::SchedulerModel;
 use super::placement::llc_groups;
-use super::progress::Progress;
+use super::progress::{Progress, Release};
 use super::schedule::{Left, Record, Schedule, SimStats, Who};
 use crate::demand::Demand;
 use std::cmp::Reverse;
@@ -100,6 +100,12 @@ pub(crate) struct Engine<'a> {
     /// Dependency blocks released while the engine was busy with something else:
     /// (wakee, waker), woken in order once the current event is done.
     pending: VecDeque<(usize, usize)>,
+    /// Per task: the release point it waits at for its peer's answer (`answer_pending`).
+    waiting: Vec<Option<Release>>,
+    /// Running tasks that reached such a point in the current event, to block after it.
+    stalling: Vec<usize>,
+    /// The tasks blocked at such a point.
+    stalled: Vec<usize>,
     tick_ns: u64,
     records: Vec<Record>,
     stats: SimStats,
@@ -162,6 +168,9 @@ impl<'a> Engine<'a> {
             llc_of,
             llcs,
             pending: VecDeque::new(),
+            waiting: vec![None; n],
+            stalling: Vec::new(),
+            stalled: Vec::new(),
             tick_ns: 1_000_000_000 / u64::from(hz.max(1)),
             records: Vec::new(),
             stats: SimStats::default(),
@@ -218,6 +227,9 @@ impl<'a> Engine<'a> {
                     }
                 }
             }
+            self.drain_pending();
+            self.stall_waiting();
+            self.wake_unanswered();
             self.drain_pending();
             self.rearm();
         }

@@ -118,8 +118,78 @@ impl Engine<'_> {
         let since = std::mem::replace(&mut self.cpus[cpu].since, self.now);
         if let Some(task) = self.cpus[cpu].curr {
             for r in self.progress.run(task, self.now - since) {
+                if self.answer_pending(task, r) {
+                    self.progress.hold_at(task, r);
+                    if self.waiting[task].replace(r).is_none() {
+                        self.stalling.push(task);
+                    }
+                    break;
+                }
                 self.release(r, task);
             }
+        }
+    }
+
+    /// Whether `waker`, at the point `r` where it woke its peer in the trace, must wait:
+    /// the two woke each other in the trace (a request and its answer) and the peer has
+    /// not yet done the burst before the block `r` ends. In the trace the peer slept in
+    /// that block whenever the waker got there (that is what a dependency is); the model
+    /// got there first only because it ran the two in another order, and the waker's
+    /// burst from the previous point on was work done with the peer's answer in hand
+    /// (its read found the data), which the peer has not written yet. A wakeup of a task
+    /// that is runnable is not traced, so this wait is in no demand.
+    fn answer_pending(&self, waker: usize, r: Release) -> bool {
+        self.progress.mutual(waker, r.wakee)
+            && matches!(self.state[r.wakee], State::Runnable | State::Running)
+            && self.progress.phase(r.wakee) + 1 == r.phase
+    }
+
+    /// The wakers that reached a point their peer has not answered yet block there.
+    pub(super) fn stall_waiting(&mut self) {
+        while let Some(task) = self.stalling.pop() {
+            if self.state[task] != State::Running || self.waiting[task].is_none() {
+                // Switched out meanwhile: it stops at the point when it runs again.
+                self.waiting[task] = None;
+                continue;
+            }
+            let cpu = self.last_cpu[task];
+            self.stats.answer_waits += 1;
+            self.state[task] = State::Blocked;
+            self.blocked_at[task] = self.now;
+            self.stalled.push(task);
+            self.model.dequeue(cpu, task, self.now, Dequeue::Sleep);
+            self.switch(cpu, Some(task), Left::Blocked);
+        }
+    }
+
+    /// `task` is done with the burst a stalled peer waited on (it blocks, or has no demand
+    /// left): the peer wakes, woken by `task` as its answer would have woken it.
+    pub(super) fn answer(&mut self, task: usize) {
+        let mut i = 0;
+        while i < self.stalled.len() {
+            let w = self.stalled[i];
+            if self.waiting[w].is_some_and(|r| r.wakee == task) {
+                self.stalled.swap_remove(i);
+                self.waiting[w] = None;
+                let slept_ns = self.now - self.blocked_at[w];
+                self.wake(w, Some(task), Enqueue::Wakeup { slept_ns });
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// A stalled waker whose peer went elsewhere than the block it waits on (a timed
+    /// block, its end): nothing will answer, it goes on.
+    pub(super) fn wake_unanswered(&mut self) {
+        let gone: Vec<usize> = self
+            .stalled
+            .iter()
+            .filter_map(|&w| self.waiting[w].filter(|&r| !self.answer_pending(w, r)))
+            .map(|r| r.wakee)
+            .collect();
+        for peer in gone {
+            self.answer(peer);
         }
     }
 
@@ -158,11 +228,13 @@ impl Engine<'_> {
             // A dependency already released: the next burst follows on the CPU.
             Entered::Burst => self.cpus[cpu].dirty = true,
             Entered::Blocked => {
+                self.answer(task);
                 self.model.dequeue(cpu, task, self.now, Dequeue::Sleep);
                 self.switch(cpu, Some(task), Left::Blocked);
             }
             Entered::Done => {
                 let exits = self.leave(cpu, task);
+                self.answer(task);
                 self.switch(
                     cpu,
                     Some(task),
