@@ -6,4 +6,5 @@ mod cfs;
 mod eevdf;
 mod every_model;
 mod output;
+mod policies;
 mod projectc;
