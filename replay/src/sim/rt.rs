@@ -292,6 +292,10 @@ impl SchedulerModel for WithRt<'_> {
     }
 
     fn queued(&self, cpu: usize) -> Vec<usize> {
+        // Placement asks at every wakeup: no copy when no real-time task waits.
+        if self.queues[cpu].iter().all(|&t| Some(t) == self.curr[cpu]) {
+            return self.fair.queued(cpu);
+        }
         let mut rt: Vec<usize> = self.queues[cpu]
             .iter()
             .copied()
