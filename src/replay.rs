@@ -104,9 +104,10 @@ fn predict(
     Ok(())
 }
 
-/// The workload's tasks whose policy the models do not implement and run as another
-/// (`replayed_as`), by name; None when there are none (kernel threads, such as the
-/// real-time `migration/N`, are counted only beside them).
+/// The workload's tasks whose policy the simulator does not implement and runs as another
+/// (`replayed_as`: SCHED_DEADLINE, a traced real-time task, SCHED_EXT), by name; None when
+/// there are none (kernel threads, such as the traced real-time `migration/N`, are counted
+/// only beside them).
 fn policy_note(d: &Demand) -> Option<String> {
     let other = || d.tasks.iter().filter(|t| t.sched.replayed_as.is_some());
     let named: Vec<String> = other()
@@ -126,7 +127,7 @@ fn policy_note(d: &Demand) -> Option<String> {
         return None;
     }
     Some(format!(
-        "the models have the fair class only: replayed as SCHED_OTHER: {}; and {} other tasks",
+        "policies replayed as another: {}; and {} other tasks",
         named.join(", "),
         other().count() - named.len()
     ))

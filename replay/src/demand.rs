@@ -125,7 +125,7 @@ pub enum SchedFrom {
     None,
 }
 
-/// Where a task's policy and nice came from, and how the models run it.
+/// Where a task's policy and nice came from, and what the simulator runs it as.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sched {
     #[serde(default)]
@@ -135,8 +135,9 @@ pub struct Sched {
     /// The real-time priority (1-99) of a `fifo`, `rr` or `real_time` task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rt_priority: Option<u32>,
-    /// How the models run a policy they do not implement (they have the fair class only):
-    /// `SCHED_OTHER at nice N` (`policy.rs`); absent for `other`, `normal` and `ext`.
+    /// The policy the simulator runs a task as when it does not run the task's own
+    /// (`policy.rs`): `SCHED_FIFO N` for `deadline` (N = 99) and `real_time`, `SCHED_OTHER
+    /// at nice N` for `ext` and `unknown`; absent for the policies it runs as themselves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replayed_as: Option<String>,
 }
@@ -150,7 +151,7 @@ pub struct TaskDemand {
     pub comm: String,
     /// The last traced kernel priority (the kernel's own scale).
     pub prio: Option<i32>,
-    /// nice, where it applies (the fair policies: not `idle` nor the real-time ones):
+    /// nice, where it applies (the fair policies, `idle` included; not the real-time ones):
     /// recorded, else from `prio` when the scale maps.
     pub nice: Option<i32>,
     pub policy: Policy,
@@ -190,11 +191,14 @@ impl TaskDemand {
         })
     }
 
-    /// The nice a model runs the task at (the models have the fair class only): its nice
-    /// under a fair policy; a real-time or deadline task at the strongest nice, -20; a
-    /// SCHED_IDLE one at the weakest, 19; unknown at 0 (`policy.rs`).
+    /// The nice a fair model runs the task at: its nice, 0 when unknown (`policy.rs`).
     pub(crate) fn model_nice(&self) -> i32 {
-        crate::policy::model_nice(self.policy, self.nice)
+        self.nice.unwrap_or(0)
+    }
+
+    /// The class and policy the simulator runs the task in (`policy.rs`).
+    pub(crate) fn sim_class(&self) -> crate::policy::SimClass {
+        crate::policy::sim_class(self.policy, self.nice, self.sched.rt_priority)
     }
 }
 

@@ -12,17 +12,19 @@
 //! the models give a task one static nice, and the last one is the one its steady state ran
 //! at (`nice -n 5 cmd` forks at the parent's nice and sets 5 before the exec).
 //!
-//! The models have the fair class only. A policy they do not implement is replayed as
-//! SCHED_OTHER at the nice [`model_nice`] gives, and the demand says so per task
-//! (`replayed_as`): SCHED_BATCH at its nice, though the kernel never lets a waking batch
-//! task preempt (CFS 6.1 `check_preempt_wakeup`, EEVDF 6.12 `check_preempt_wakeup_fair`:
-//! `p->policy != SCHED_NORMAL` returns before the preemption test); SCHED_IDLE at nice 19
-//! (weight 15, where the kernel gives it 3, `WEIGHT_IDLEPRIO`, and lets any other task
-//! preempt it); SCHED_FIFO, SCHED_RR and SCHED_DEADLINE at nice -20 (weight 88761: they
-//! share the CPU with fair tasks where the kernel runs them first); SCHED_EXT at its nice
-//! (no BPF scheduler is modelled).
+//! What the simulator makes of them ([`sim_class`]): SCHED_OTHER, SCHED_BATCH and
+//! SCHED_IDLE are the models' fair class, each with its rules (`sim/cfs.rs`,
+//! `sim/eevdf.rs`, `sim/bmq.rs`: a batch or idle wakee does not preempt in CFS and EEVDF, an
+//! idle-policy task weighs 3 there and any other wakee preempts it; Project C runs both at
+//! their nice and BMQ boosts them only to 0); SCHED_FIFO and SCHED_RR are the real-time
+//! class above every model (`sim/rt.rs`). What is replayed as another policy, the demand
+//! says per task (`replayed_as`): SCHED_DEADLINE as SCHED_FIFO 99 (Project C's own
+//! squash; mainline's deadline class is approximated), a traced real-time task as
+//! SCHED_FIFO at its priority (the trace does not tell RR), SCHED_EXT and an unknown policy
+//! as SCHED_OTHER at their nice (no BPF scheduler is modelled).
 
 use crate::demand::{Policy, Sched, SchedFrom};
+use crate::sim::model::FairPolicy;
 use analysis::recording::{Recording, TaskSample};
 use analysis::PrioScale;
 use std::collections::HashMap;
@@ -85,7 +87,7 @@ pub(crate) fn of(
             SchedFrom::None
         },
         rt_priority,
-        replayed_as: replayed_as(policy, nice),
+        replayed_as: replayed_as(policy, nice, rt_priority),
     };
     (policy, nice, sched)
 }
@@ -103,7 +105,12 @@ fn from_sample(s: &TaskSample) -> Option<(Policy, Option<i32>, Option<u32>)> {
         "SCHED_EXT" => Policy::Ext,
         _ => return None,
     };
-    let fair = matches!(policy, Policy::Other | Policy::Batch | Policy::Ext);
+    // SCHED_IDLE keeps its nice: mainline weighs it 3 whatever the nice, but traces
+    // `120 + nice`, and Project C runs it at its nice.
+    let fair = matches!(
+        policy,
+        Policy::Other | Policy::Batch | Policy::Idle | Policy::Ext
+    );
     let nice = Some(s.nice).filter(|n| fair && (-20..=19).contains(n));
     let rt = matches!(policy, Policy::Fifo | Policy::Rr).then_some(s.rt_priority);
     Some((policy, nice, rt))
@@ -121,22 +128,43 @@ fn traced(scale: PrioScale, prio: Option<i32>) -> (Policy, Option<i32>) {
     }
 }
 
-/// The nice the models run a task of `policy` at (the module doc).
-pub(crate) fn model_nice(policy: Policy, nice: Option<i32>) -> i32 {
+/// How the simulator runs a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SimClass {
+    /// In the model, at a nice and with a fair policy.
+    Fair { nice: i32, policy: FairPolicy },
+    /// In the real-time class, at `rt_priority` (1-99); RR or FIFO.
+    RealTime { rt_priority: u32, rr: bool },
+}
+
+/// The class a task of `policy`, `nice` and `rt_priority` runs in (the module doc).
+pub(crate) fn sim_class(policy: Policy, nice: Option<i32>, rt_priority: Option<u32>) -> SimClass {
+    let fair = |policy| SimClass::Fair {
+        nice: nice.unwrap_or(0),
+        policy,
+    };
+    let rt = |rt_priority, rr| SimClass::RealTime { rt_priority, rr };
     match policy {
-        Policy::Fifo | Policy::Rr | Policy::Deadline | Policy::RealTime => -20,
-        Policy::Idle => 19,
-        Policy::Other | Policy::Batch | Policy::Ext | Policy::Normal | Policy::Unknown => {
-            nice.unwrap_or(0)
-        }
+        Policy::Other | Policy::Normal | Policy::Ext | Policy::Unknown => fair(FairPolicy::Normal),
+        Policy::Batch => fair(FairPolicy::Batch),
+        Policy::Idle => fair(FairPolicy::Idle),
+        Policy::Fifo | Policy::RealTime => rt(rt_priority.unwrap_or(1), false),
+        Policy::Rr => rt(rt_priority.unwrap_or(1), true),
+        Policy::Deadline => rt(99, false),
     }
 }
 
-/// How the models run a policy they do not implement; None for the one they do.
-fn replayed_as(policy: Policy, nice: Option<i32>) -> Option<String> {
-    match policy {
-        Policy::Other | Policy::Normal => None,
-        _ => Some(format!("SCHED_OTHER at nice {}", model_nice(policy, nice))),
+/// The policy a task is replayed as when the simulator does not run its own; None when it
+/// does.
+fn replayed_as(policy: Policy, nice: Option<i32>, rt_priority: Option<u32>) -> Option<String> {
+    match (policy, sim_class(policy, nice, rt_priority)) {
+        (Policy::Ext | Policy::Unknown, SimClass::Fair { nice, .. }) => {
+            Some(format!("SCHED_OTHER at nice {nice}"))
+        }
+        (Policy::Deadline | Policy::RealTime, SimClass::RealTime { rt_priority, .. }) => {
+            Some(format!("SCHED_FIFO {rt_priority}"))
+        }
+        _ => None,
     }
 }
 
@@ -203,20 +231,12 @@ mod tests {
         );
         assert_eq!(
             at(300, Some(120)),
-            (
-                Policy::Batch,
-                Some(5),
-                sched(Rec, Rec, None, Some("SCHED_OTHER at nice 5"))
-            )
+            (Policy::Batch, Some(5), sched(Rec, Rec, None, None))
         );
-        // FIFO 40 (traced prio 59): no nice, run at nice -20.
+        // FIFO 40 (traced prio 59): no nice, run as itself.
         assert_eq!(
             at(600, Some(59)),
-            (
-                Policy::Fifo,
-                None,
-                sched(Rec, Neither, Some(40), Some("SCHED_OTHER at nice -20"))
-            )
+            (Policy::Fifo, None, sched(Rec, Neither, Some(40), None))
         );
         // A policy number this does not know: the traced priority, a real-time one here.
         assert_eq!(
@@ -224,7 +244,7 @@ mod tests {
             (
                 Policy::RealTime,
                 None,
-                sched(Traced, Neither, Some(10), Some("SCHED_OTHER at nice -20"))
+                sched(Traced, Neither, Some(10), Some("SCHED_FIFO 10"))
             )
         );
         // Another pid: traced.
@@ -250,23 +270,52 @@ mod tests {
             Some((Policy::Other, Some(-3), None))
         );
         assert_eq!(one("SCHED_EXT", 2), Some((Policy::Ext, Some(2), None)));
-        assert_eq!(one("SCHED_IDLE", 2), Some((Policy::Idle, None, None)));
+        assert_eq!(one("SCHED_IDLE", 2), Some((Policy::Idle, Some(2), None)));
         assert_eq!(one("SCHED_RR", 0), Some((Policy::Rr, None, Some(7))));
         assert_eq!(
             one("SCHED_DEADLINE", 0),
             Some((Policy::Deadline, None, None))
         );
         assert_eq!(one("SCHED_OTHER", 25), Some((Policy::Other, None, None)));
-        assert_eq!(model_nice(Policy::Idle, None), 19);
-        assert_eq!(model_nice(Policy::Deadline, None), -20);
-        assert_eq!(model_nice(Policy::Ext, Some(2)), 2);
+        let fair = |nice, policy| SimClass::Fair { nice, policy };
+        let rt = |rt_priority, rr| SimClass::RealTime { rt_priority, rr };
         assert_eq!(
-            replayed_as(Policy::Ext, Some(2)).as_deref(),
-            Some("SCHED_OTHER at nice 2")
+            sim_class(Policy::Idle, Some(2), None),
+            fair(2, FairPolicy::Idle)
         );
         assert_eq!(
-            replayed_as(Policy::Idle, None).as_deref(),
-            Some("SCHED_OTHER at nice 19")
+            sim_class(Policy::Batch, Some(5), None),
+            fair(5, FairPolicy::Batch)
         );
+        assert_eq!(
+            sim_class(Policy::Ext, Some(2), None),
+            fair(2, FairPolicy::Normal)
+        );
+        assert_eq!(
+            sim_class(Policy::Unknown, None, None),
+            fair(0, FairPolicy::Normal)
+        );
+        assert_eq!(sim_class(Policy::Rr, None, Some(7)), rt(7, true));
+        assert_eq!(sim_class(Policy::Fifo, None, Some(7)), rt(7, false));
+        assert_eq!(sim_class(Policy::RealTime, None, Some(7)), rt(7, false));
+        assert_eq!(sim_class(Policy::Deadline, None, None), rt(99, false));
+        // What is run as itself says nothing; what is run as another says which.
+        for (policy, nice, rt_priority, as_) in [
+            (Policy::Other, Some(1), None, None),
+            (Policy::Batch, Some(5), None, None),
+            (Policy::Idle, Some(0), None, None),
+            (Policy::Fifo, None, Some(7), None),
+            (Policy::Rr, None, Some(7), None),
+            (Policy::Ext, Some(2), None, Some("SCHED_OTHER at nice 2")),
+            (Policy::Unknown, None, None, Some("SCHED_OTHER at nice 0")),
+            (Policy::RealTime, None, Some(7), Some("SCHED_FIFO 7")),
+            (Policy::Deadline, None, None, Some("SCHED_FIFO 99")),
+        ] {
+            assert_eq!(
+                replayed_as(policy, nice, rt_priority).as_deref(),
+                as_,
+                "{policy:?}"
+            );
+        }
     }
 }

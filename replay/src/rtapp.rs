@@ -89,16 +89,17 @@ pub fn write(demand: &Demand, duration_s: u32, cpus: u32) -> String {
 /// rt-app's policy and priority of `task`. rt-app 1.0 takes `SCHED_OTHER` (priority =
 /// nice), `SCHED_FIFO` and `SCHED_RR` (priority = the real-time one) and `SCHED_DEADLINE`
 /// (with a runtime and period the trace does not have): a batch, idle or sched_ext task is
-/// written as SCHED_OTHER at the nice the models run it at (`replayed_as`), a traced
+/// written as SCHED_OTHER at its nice (rt-app 1.0 has no batch or idle policy), a traced
 /// real-time one (FIFO or RR, the trace does not say) as SCHED_FIFO, a deadline one as
-/// SCHED_OTHER at nice -20, as the models run it.
+/// SCHED_FIFO 99, as the simulator runs it.
 fn policy(task: &TaskDemand) -> (&'static str, Option<i32>) {
     let rt = task.sched.rt_priority.map(|p| p as i32);
     match task.policy {
         Policy::Fifo | Policy::RealTime => ("SCHED_FIFO", rt),
         Policy::Rr => ("SCHED_RR", rt),
+        Policy::Deadline => ("SCHED_FIFO", Some(99)),
         Policy::Other | Policy::Normal => ("SCHED_OTHER", task.nice),
-        Policy::Batch | Policy::Idle | Policy::Deadline | Policy::Ext | Policy::Unknown => {
+        Policy::Batch | Policy::Idle | Policy::Ext | Policy::Unknown => {
             ("SCHED_OTHER", Some(task.model_nice()))
         }
     }
@@ -361,7 +362,7 @@ mod tests {
         let d = demand(vec![
             with(0, Policy::Other, Some(-2), None),
             with(1, Policy::Batch, Some(5), None),
-            with(2, Policy::Idle, None, None),
+            with(2, Policy::Idle, Some(3), None),
             with(3, Policy::Fifo, None, Some(40)),
             with(4, Policy::Rr, None, Some(7)),
             with(5, Policy::RealTime, None, Some(10)),
@@ -381,11 +382,11 @@ mod tests {
         let want = [
             ("SCHED_OTHER", -2),
             ("SCHED_OTHER", 5),
-            ("SCHED_OTHER", 19),
+            ("SCHED_OTHER", 3),
             ("SCHED_FIFO", 40),
             ("SCHED_RR", 7),
             ("SCHED_FIFO", 10),
-            ("SCHED_OTHER", -20),
+            ("SCHED_FIFO", 99),
             ("SCHED_OTHER", 0),
         ];
         let want: Vec<(String, i64)> = want.iter().map(|&(p, n)| (p.into(), n)).collect();

@@ -2,8 +2,9 @@
 //! spinners at nice 0 and 5 and their parent `schedwl`, all traced at `120 + nice`) with a
 //! hand-built sidecar beside it in a scratch folder: each task's sample in force at its
 //! last traced moment wins over its traced priority and the demand says so; an unsampled
-//! task keeps its traced priority; rt-app's policy and priority follow; the models run a
-//! policy they do not implement at the nice `replayed_as` names.
+//! task keeps its traced priority; rt-app's policy and priority follow; the simulator runs
+//! batch and FIFO tasks as themselves and says `replayed_as` only for a policy it runs as
+//! another (a traced real-time task: SCHED_FIFO at its priority).
 
 use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
 use replay::demand::{Demand, Policy, Sched, SchedFrom};
@@ -127,7 +128,7 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
             Policy::Batch,
             Some(0),
             Some(120),
-            sched(Recorded, Recorded, None, Some("SCHED_OTHER at nice 0"))
+            sched(Recorded, Recorded, None, None)
         )
     );
     assert_eq!(
@@ -145,7 +146,7 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
             Policy::Fifo,
             None,
             Some(120),
-            sched(Recorded, Neither, Some(30), Some("SCHED_OTHER at nice -20"))
+            sched(Recorded, Neither, Some(30), None)
         )
     );
 
@@ -163,7 +164,8 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
         }
     }
     assert_eq!(d, expected);
-    // The fixture's `migration/N` threads are traced real-time: FIFO 99 for rt-app.
+    // The fixture's `migration/N` threads are traced real-time: FIFO 99 for rt-app and the
+    // simulator (the trace does not tell FIFO from RR, nor the stop class).
     let migration = d
         .tasks
         .iter()
@@ -174,7 +176,7 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
         (
             Policy::RealTime,
             Some(0),
-            sched(Traced, Neither, Some(99), Some("SCHED_OTHER at nice -20"))
+            sched(Traced, Neither, Some(99), Some("SCHED_FIFO 99"))
         )
     );
 
@@ -190,7 +192,7 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
     assert_eq!(t["policy_from"], "recorded");
     assert_eq!(t["nice_from"], "none");
     assert_eq!(t["rt_priority"], 30);
-    assert_eq!(t["replayed_as"], "SCHED_OTHER at nice -20");
+    assert_eq!(t.get("replayed_as"), None);
     assert_eq!(json["schema_version"], 2);
     let back: Demand = serde_json::from_value(json).unwrap();
     assert_eq!(back, d);
@@ -209,9 +211,10 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
     assert_eq!(of("nice-n5-273"), ("SCHED_OTHER", 3));
     assert_eq!(of("schedwl-271"), ("SCHED_FIFO", 30));
 
-    // Every model runs schedwl at nice -20 and nice-n5 at 3: the priority its predicted
-    // events carry is its scale's for that nice (mainline 120 + nice, PDS 172 + nice, BMQ
-    // 127 + nice: `static_prio + MAX_PRIORITY_ADJ`).
+    // Every model runs schedwl as FIFO 30 (kernel priority 99 - 30 = 69 on every scale)
+    // and nice-n5 at 3: the priority its predicted events carry is its scale's for that
+    // nice (mainline 120 + nice, PDS 172 + nice, BMQ 127 + nice: `static_prio +
+    // MAX_PRIORITY_ADJ`).
     for model in ModelName::ALL {
         let p = replay::sim::simulate(&d, model, Default::default()).unwrap();
         let base = match model {
@@ -219,14 +222,25 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
             ModelName::Pds => 172,
             ModelName::Bmq => 127,
         };
-        for (pid, nice) in [(SCHEDWL, -20), (NICE5, 3)] {
+        for (pid, prio) in [(SCHEDWL, 69), (NICE5, base + 3)] {
             let prios = switched_in_prios(&p.schedule.records, task(&d, pid).id);
             assert!(!prios.is_empty(), "{model:?}: pid {pid}");
             assert!(
-                prios.iter().all(|&q| q == base + nice),
+                prios.iter().all(|&q| q == prio),
                 "{model:?}: pid {pid}: {prios:?}"
             );
         }
+        // A real-time task is never preempted by a fair one: every switch away from
+        // schedwl while it still had work is to a real-time task (none here) or it blocked.
+        let schedwl = task(&d, SCHEDWL).id;
+        assert!(
+            p.schedule.records.iter().all(|r| !matches!(
+                *r,
+                Record::Switch { prev: Some(w), left: replay::sim::schedule::Left::Preempted, next: Some(n), .. }
+                    if w.task == schedwl && n.prio >= 100
+            )),
+            "{model:?}"
+        );
     }
     clean(&[&trace, &plain_trace]);
 }

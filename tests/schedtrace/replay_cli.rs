@@ -22,7 +22,7 @@ fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
     );
     assert!(stdout.contains("nice-n5 273"), "{stdout}");
     assert!(
-        stderr.contains("predicted by eevdf v1 (EEVDF of Linux 6.12)"),
+        stderr.contains("predicted by eevdf v2 (EEVDF of Linux 6.12)"),
         "{stderr}"
     );
     let first = std::fs::read(&out).unwrap();

@@ -4,8 +4,9 @@
 //! last ran boosts by one, and so does blocking after a run shorter than
 //! `sched_timeslice_ns >> (8 − boost)`; a fork starts at +7. With strict levels, a nice-0
 //! hog at +7 (level 113) runs before a nice-5 one at +7 (level 116) for as long as it runs.
+//! A SCHED_BATCH or SCHED_IDLE task is boosted only down to 0.
 
-use super::model::{ModelInfo, ModelName};
+use super::model::{FairPolicy, ModelInfo, ModelName};
 use super::projectc::{Policy, Task, RESCHED_NS, TIMESLICE_NS};
 
 /// `MAX_PRIORITY_ADJ`.
@@ -13,8 +14,16 @@ const MAX_BOOST: i32 = 7;
 
 pub(crate) struct Bmq;
 
+/// `boost_task`: one level up, to -7 for SCHED_OTHER, only to 0 for SCHED_BATCH and
+/// SCHED_IDLE.
 fn boost(t: &mut Task) {
-    t.boost = (t.boost - 1).max(-MAX_BOOST);
+    let limit = match t.policy {
+        FairPolicy::Normal => -MAX_BOOST,
+        FairPolicy::Batch | FairPolicy::Idle => 0,
+    };
+    if t.boost > limit {
+        t.boost -= 1;
+    }
 }
 
 impl Policy for Bmq {
@@ -22,7 +31,7 @@ impl Policy for Bmq {
         ModelInfo {
             name: ModelName::Bmq,
             follows: "BMQ of Project C v6.1-r4",
-            version: 1,
+            version: 2,
             release: "6.1.0-prjc-bmq-predicted",
             parameters: vec![
                 ("sched_timeslice_ns", TIMESLICE_NS as i64),

@@ -7,6 +7,11 @@
 //! pick takes it over the leftmost while it is not more than a wakeup granularity ahead
 //! (`pick_next_entity`), so the wakee is what runs, not a task that waited longer.
 //!
+//! SCHED_BATCH and SCHED_IDLE (`check_preempt_wakeup`, `set_load_weight`): an idle-policy
+//! task weighs `WEIGHT_IDLEPRIO` (3) whatever its nice; a waking task that is not
+//! idle-policy preempts an idle-policy running task at once (no granularity test, no
+//! buddy); a waking batch or idle task never preempts.
+//!
 //! Simplified: NEXT_BUDDY's own marking (off in 6.1) and LAST_BUDDY (acts only from
 //! `sched_nr_latency` tasks up) are not modelled, nor is a wakeup that finds a resched
 //! already pending (the kernel then leaves the buddy alone); `calc_delta_fair` divides
@@ -16,8 +21,8 @@
 
 use super::fair_rq::FairRq;
 use super::model::{
-    slot, sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
-    SchedulerModel,
+    slot, sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, FairPolicy, ModelInfo,
+    ModelName, SchedulerModel, WEIGHT_IDLEPRIO,
 };
 
 /// The tunables of 6.1 before scaling by the CPU count (`sysctl_sched_*`), and its feature
@@ -52,6 +57,7 @@ impl CfsParams {
 #[derive(Debug, Clone, Default)]
 struct Entity {
     nice: i32,
+    policy: FairPolicy,
     weight: u64,
     vruntime: i64,
     /// The CPU whose `min_vruntime` the vruntime is measured against.
@@ -170,7 +176,7 @@ impl SchedulerModel for Cfs {
         ModelInfo {
             name: ModelName::Cfs,
             follows: "CFS of Linux 6.1",
-            version: 2,
+            version: 3,
             release: "6.1.0-predicted-cfs",
             parameters: vec![
                 ("sched_latency_ns", p.latency_ns as i64),
@@ -193,6 +199,14 @@ impl SchedulerModel for Cfs {
         let e = slot(&mut self.tasks, task);
         e.nice = nice;
         e.weight = weight_of_nice(nice);
+    }
+
+    fn set_policy(&mut self, task: usize, policy: FairPolicy) {
+        let e = &mut self.tasks[task];
+        e.policy = policy;
+        if policy == FairPolicy::Idle {
+            e.weight = WEIGHT_IDLEPRIO;
+        }
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
@@ -275,13 +289,19 @@ impl SchedulerModel for Cfs {
     }
 
     fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
-        if !self.p.wakeup_preemption {
-            return false;
-        }
-        self.update_curr(cpu, now);
         let Some(curr) = self.rqs[cpu].curr else {
             return false;
         };
+        // Idle-policy tasks are preempted by any other at once; batch and idle wakees
+        // never preempt ("their preemption is driven by the tick").
+        let (curr_policy, wakee_policy) = (self.tasks[curr].policy, self.tasks[wakee].policy);
+        if curr_policy == FairPolicy::Idle && wakee_policy != FairPolicy::Idle {
+            return true;
+        }
+        if wakee_policy != FairPolicy::Normal || !self.p.wakeup_preemption {
+            return false;
+        }
+        self.update_curr(cpu, now);
         // `wakeup_preempt_entity`: the running task is ahead by more than the wakeup
         // granularity in the wakee's virtual time; the wakee then becomes the next buddy.
         let preempts = self.leads_by_more_than_gran(curr, wakee);

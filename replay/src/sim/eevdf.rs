@@ -11,14 +11,18 @@
 //! lag) with DELAY_ZERO (positive lag dropped when the delayed dequeue completes). With
 //! HRTICK off a deadline is noticed at the next tick or scheduling event.
 //!
+//! SCHED_BATCH and SCHED_IDLE (`check_preempt_wakeup_fair`, `set_load_weight`): an
+//! idle-policy task weighs `WEIGHT_IDLEPRIO` (3); a waking task that is not idle-policy
+//! preempts an idle-policy running one at once, and a batch or idle wakee never preempts.
+//!
 //! Simplified: `calc_delta_fair` divides exactly; no PELT; an exiting task leaves at once
 //! (the kernel may delay its dequeue too); all slices are the base slice (no
 //! `sched_attr.sched_runtime`).
 
 use super::fair_rq::FairRq;
 use super::model::{
-    slot, sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, ModelInfo, ModelName,
-    SchedulerModel,
+    slot, sysctl_factor, to_virtual, weight_of_nice, Dequeue, Enqueue, FairPolicy, ModelInfo,
+    ModelName, SchedulerModel, WEIGHT_IDLEPRIO,
 };
 
 /// 6.12's tunable (`sysctl_sched_base_slice`, before scaling) and feature flags.
@@ -54,6 +58,7 @@ impl EevdfParams {
 #[derive(Debug, Clone, Default)]
 struct Entity {
     nice: i32,
+    policy: FairPolicy,
     weight: u64,
     vruntime: i64,
     deadline: i64,
@@ -217,7 +222,7 @@ impl SchedulerModel for Eevdf {
         ModelInfo {
             name: ModelName::Eevdf,
             follows: "EEVDF of Linux 6.12",
-            version: 1,
+            version: 2,
             release: "6.12.0-predicted-eevdf",
             parameters: vec![
                 ("sched_base_slice_ns", p.base_slice_ns as i64),
@@ -241,6 +246,14 @@ impl SchedulerModel for Eevdf {
         e.nice = nice;
         e.weight = weight_of_nice(nice);
         e.slice = self.p.base_slice_ns;
+    }
+
+    fn set_policy(&mut self, task: usize, policy: FairPolicy) {
+        let e = &mut self.tasks[task];
+        e.policy = policy;
+        if policy == FairPolicy::Idle {
+            e.weight = WEIGHT_IDLEPRIO;
+        }
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
@@ -333,6 +346,15 @@ impl SchedulerModel for Eevdf {
         let Some(curr) = self.rqs[cpu].curr else {
             return false;
         };
+        // An idle-policy task is preempted by any other at once, never by an idle one;
+        // batch and idle wakees do not preempt.
+        let idle = |t: usize| self.tasks[t].policy == FairPolicy::Idle;
+        if idle(curr) != idle(wakee) {
+            return idle(curr);
+        }
+        if self.tasks[wakee].policy != FairPolicy::Normal {
+            return false;
+        }
         if self.p.preempt_short && self.tasks[wakee].slice < self.tasks[curr].slice {
             self.tasks[curr].picked_deadline = None;
         }

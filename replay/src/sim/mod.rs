@@ -8,7 +8,8 @@
 //! for a wall-clock time), [`schedule`] (what comes out), and one
 //! module per scheduler: `cfs` (CFS of 6.1), `eevdf` (EEVDF of 6.12), over the fair
 //! runqueue they share (`fair_rq`), and Project C
-//! v6.1-r4's `pds` and `bmq` over their shared runqueue (`projectc`).
+//! v6.1-r4's `pds` and `bmq` over their shared runqueue (`projectc`); above every model,
+//! the real-time class (`rt`).
 
 mod bmq;
 mod cfs;
@@ -20,6 +21,7 @@ mod pds;
 mod placement;
 mod progress;
 mod projectc;
+mod rt;
 pub mod schedule;
 mod wall_clock;
 
@@ -86,7 +88,11 @@ fn build(name: ModelName, cpus: usize, hz: u32) -> Result<Box<dyn SchedulerModel
 pub fn simulate(demand: &Demand, name: ModelName, opts: SimOptions) -> Result<Prediction, String> {
     let cpus = (demand.cpus as usize).max(1);
     let hz = opts.hz.unwrap_or_else(|| default_hz(name));
-    let model = build(name, cpus, hz)?;
+    let rr = match name {
+        ModelName::Cfs | ModelName::Eevdf => rt::RrSlice::mainline(hz),
+        ModelName::Pds | ModelName::Bmq => rt::RrSlice::project_c(),
+    };
+    let model = Box::new(rt::WithRt::new(build(name, cpus, hz)?, demand, cpus, rr));
     let info = model.info();
     let tick_ns = 1_000_000_000 / u64::from(hz.max(1));
     let offset = opts

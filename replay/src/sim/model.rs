@@ -76,6 +76,18 @@ impl ModelInfo {
     }
 }
 
+/// A fair-class task's policy: what the models do differently for SCHED_BATCH and
+/// SCHED_IDLE (the real-time policies are a class above the models: `rt.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum FairPolicy {
+    /// SCHED_OTHER (and a task whose policy is not known, or SCHED_EXT with no BPF
+    /// scheduler modelled).
+    #[default]
+    Normal,
+    Batch,
+    Idle,
+}
+
 /// Why a task joins a runqueue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Enqueue {
@@ -106,6 +118,9 @@ pub(crate) trait SchedulerModel {
 
     /// Declares a task before it is first enqueued (its static nice).
     fn add_task(&mut self, task: usize, nice: i32, parent: Option<usize>);
+
+    /// Gives an added task its fair policy (SCHED_OTHER until told).
+    fn set_policy(&mut self, task: usize, policy: FairPolicy);
 
     /// `task` becomes runnable on `cpu`. A task the model still holds on a runqueue (EEVDF's
     /// delayed dequeue) is requeued where it is: the engine asks [`Self::still_queued_on`]
@@ -165,6 +180,10 @@ pub(crate) fn weight_of_nice(nice: i32) -> u64 {
             .expect("every nice from -20 to 19 has a weight"),
     )
 }
+
+/// `WEIGHT_IDLEPRIO`: a SCHED_IDLE task's weight in CFS and EEVDF whatever its nice
+/// (`set_load_weight`).
+pub(crate) const WEIGHT_IDLEPRIO: u64 = 3;
 
 /// `1 + ilog2(min(cpus, 8))`: mainline's default ("log") scaling of its latency tunables by
 /// the online CPU count (`get_update_sysctl_factor`).

@@ -28,7 +28,7 @@ impl Policy for Pds {
         ModelInfo {
             name: ModelName::Pds,
             follows: "PDS of Project C v6.1-r4",
-            version: 1,
+            version: 2,
             release: "6.1.0-prjc-pds-predicted",
             parameters: vec![
                 ("sched_timeslice_ns", TIMESLICE_NS as i64),

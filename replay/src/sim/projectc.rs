@@ -5,11 +5,16 @@
 //! expired; a wakee preempts only when it becomes the queue's first task. The two differ in
 //! how a task's level is computed and changed ([`Policy`]: `pds.rs`, `bmq.rs`).
 //!
+//! SCHED_BATCH and SCHED_IDLE are normal tasks at their nice here (no weights, and a
+//! wakee that becomes the first task preempts whatever its policy): BMQ only keeps them
+//! from a negative boost (`boost_task`); the real-time policies are the levels below 100,
+//! above every normal one, which the engine's real-time class (`rt.rs`) runs.
+//!
 //! Simplified: a level-0 queue of PDS keeps enqueue order only (the kernel splices tasks
 //! that fall below its time edge in level order); no `sched_yield`, no SMT or cpumask
 //! preferences in placement (the engine's rule places every model's tasks).
 
-use super::model::{slot, Dequeue, Enqueue, ModelInfo, SchedulerModel};
+use super::model::{slot, Dequeue, Enqueue, FairPolicy, ModelInfo, SchedulerModel};
 
 /// `sched_timeslice_ns`: 4 << 20 ns (4.19 ms; the default of the boot option).
 pub(crate) const TIMESLICE_NS: u64 = 4 << 20;
@@ -20,6 +25,7 @@ pub(crate) const RESCHED_NS: u64 = 100 << 10;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Task {
     pub(crate) nice: i32,
+    pub(crate) policy: FairPolicy,
     pub(crate) time_slice: u64,
     /// PDS: the virtual deadline, in units of 2^22 ns.
     pub(crate) deadline: u64,
@@ -207,6 +213,9 @@ impl<P: Policy> SchedulerModel for ProjectC<P> {
     }
     fn add_task(&mut self, task: usize, nice: i32, parent: Option<usize>) {
         ProjectC::add_task(self, task, nice, parent)
+    }
+    fn set_policy(&mut self, task: usize, policy: FairPolicy) {
+        self.tasks[task].policy = policy;
     }
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
         ProjectC::enqueue(self, cpu, task, now, how)

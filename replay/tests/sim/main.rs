@@ -7,4 +7,5 @@ mod cfs;
 mod eevdf;
 mod every_model;
 mod output;
+mod policies;
 mod projectc;
