@@ -5,42 +5,17 @@
 //! demand is otherwise the same, rt-app's `cpus` follow, and the simulated schedule runs
 //! each task only where its mask allows. The sidecar's HZ is the demand's.
 
-// The simulator tests' hand-built workloads (not every builder is used here).
-#[allow(dead_code)]
-#[path = "sim/build.rs"]
-mod build;
-
+use crate::{build, clean, scratch, task, NICE0, NICE5, SCHEDWL};
 use analysis::affinity::Affinity;
 use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
 use replay::demand::{CpusFrom, Demand, HzSource};
 use replay::sim::model::ModelName;
 use replay::sim::schedule::Record;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-const TRACE: &str = "cfs-6.1-vm/nice/trace-v6.dat.xz";
-const SCHEDWL: i32 = 271;
-const NICE0: i32 = 272;
-const NICE5: i32 = 273;
 /// Between `nice-n0`'s first burst (80.8281-80.8296 s) and its second (from 80.8587 s).
 const PINNED_AT: u64 = 80_840_000_000;
-
-/// The fixture linked into a scratch folder, with `sidecar` (None: none) beside it under the
-/// name without `.xz`, as `record` then `xz` leave it.
-fn scratch(name: &str, sidecar: Option<&[u8]>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "schedtrace-recorded-affinity-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("trace-v6.dat.xz");
-    std::os::unix::fs::symlink(fixtures::trace(TRACE), &trace).unwrap();
-    if let Some(bytes) = sidecar {
-        std::fs::write(dir.join("trace-v6.dat.schedtrace.json"), bytes).unwrap();
-    }
-    trace
-}
 
 /// A sample of a SCHED_OTHER task at the nice the fixture traced it at.
 fn sample(ts_ns: u64, pid: i32, comm: &str, cpus: &str) -> TaskSample {
@@ -88,15 +63,11 @@ fn extract(trace: &Path, rules: &[&str]) -> Result<Demand, String> {
     replay::extract(trace, &options).map(|e| e.demand)
 }
 
-fn task(d: &Demand, pid: i32) -> &replay::demand::TaskDemand {
-    d.tasks.iter().find(|t| t.pid == pid).unwrap()
-}
-
 #[test]
 fn recorded_masks_then_rules_then_observed_cpus() {
-    let plain_trace = scratch("plain", None);
+    let plain_trace = scratch("affinity-plain", None);
     let plain = extract(&plain_trace, &[]).unwrap();
-    let trace = scratch("recorded", Some(&sidecar()));
+    let trace = scratch("affinity-recorded", Some(&sidecar()));
     let d = extract(&trace, &["^schedwl$=3", "^nice-n5$=0"]).unwrap();
 
     let of = |d: &Demand, pid| {
@@ -163,13 +134,6 @@ fn recorded_masks_then_rules_then_observed_cpus() {
     clean(&[&trace, &plain_trace]);
 }
 
-/// Removes the scratch folders of `traces`.
-fn clean(traces: &[&Path]) {
-    for t in traces {
-        let _ = std::fs::remove_dir_all(t.parent().unwrap());
-    }
-}
-
 /// When the task with demand id `id` was first woken from a block (not its fork's wakeup).
 fn first_wakeup(records: &[Record], id: usize) -> u64 {
     records
@@ -204,7 +168,7 @@ fn switch_ins(records: &[Record], id: usize) -> Vec<(u64, usize)> {
 
 #[test]
 fn every_model_runs_each_task_only_where_its_mask_allows() {
-    let trace = scratch("simulated", Some(&sidecar()));
+    let trace = scratch("affinity-simulated", Some(&sidecar()));
     let d = extract(&trace, &["^schedwl$=3"]).unwrap();
     let id = |pid| task(&d, pid).id;
     for model in ModelName::ALL {

@@ -6,37 +6,17 @@
 //! batch and FIFO tasks as themselves and says `replayed_as` only for a policy it runs as
 //! another (a traced real-time task: SCHED_FIFO at its priority).
 
+use crate::{clean, scratch, task, NICE0, NICE5, SCHEDWL};
 use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
 use replay::demand::{Demand, Policy, Sched, SchedFrom};
 use replay::sim::model::ModelName;
 use replay::sim::schedule::Record;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const TRACE: &str = "cfs-6.1-vm/nice/trace-v6.dat.xz";
-const SCHEDWL: i32 = 271;
-const NICE0: i32 = 272;
-const NICE5: i32 = 273;
 /// Inside the fixture's window, after both spinners' first bursts (80.8281-80.8296 s).
 const CHANGED_AT: u64 = 80_840_000_000;
 /// Long after the fixture's window (it ends before 84 s).
 const AFTER_THE_END: u64 = 900_000_000_000;
-
-/// The fixture linked into a scratch folder, with `sidecar` (None: none) beside it under the
-/// name without `.xz`, as `record` then `xz` leave it.
-fn scratch(name: &str, sidecar: Option<&[u8]>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "schedtrace-recorded-policy-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("trace-v6.dat.xz");
-    std::os::unix::fs::symlink(fixtures::trace(TRACE), &trace).unwrap();
-    if let Some(bytes) = sidecar {
-        std::fs::write(dir.join("trace-v6.dat.schedtrace.json"), bytes).unwrap();
-    }
-    trace
-}
 
 fn sample(ts_ns: u64, pid: i32, policy: &str, nice: i32, rt_priority: u32) -> TaskSample {
     TaskSample {
@@ -80,10 +60,6 @@ fn extract(trace: &Path) -> Demand {
         .demand
 }
 
-fn task(d: &Demand, pid: i32) -> &replay::demand::TaskDemand {
-    d.tasks.iter().find(|t| t.pid == pid).unwrap()
-}
-
 fn sched(from: SchedFrom, nice_from: SchedFrom, rt: Option<u32>, as_: Option<&str>) -> Sched {
     Sched {
         policy_from: from,
@@ -103,9 +79,9 @@ fn class(d: &Demand, pid: i32) -> Class {
 #[test]
 fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
     use SchedFrom::{None as Neither, Recorded, Traced};
-    let plain_trace = scratch("plain", None);
+    let plain_trace = scratch("policy-plain", None);
     let plain = extract(&plain_trace);
-    let trace = scratch("recorded", Some(&sidecar()));
+    let trace = scratch("policy-recorded", Some(&sidecar()));
     let d = extract(&trace);
 
     // Without the sidecar: the traced priorities (the fixture runs nice 0 and 5).
@@ -256,11 +232,4 @@ fn switched_in_prios(records: &[Record], id: usize) -> Vec<i32> {
             _ => None,
         })
         .collect()
-}
-
-/// Removes the scratch folders of `traces`.
-fn clean(traces: &[&Path]) {
-    for t in traces {
-        let _ = std::fs::remove_dir_all(t.parent().unwrap());
-    }
 }
