@@ -56,26 +56,23 @@ impl Queue {
         until: u64,
         mut piece: impl FnMut(Occupant, u64, u64),
     ) -> u64 {
-        let first = (idx - self.base) as usize;
+        // One call site for `piece`, so that the caller's closure is inlined once: the
+        // stretch of the last entry ends at `until`, the others where the next one begins.
+        let mut i = (idx - self.base) as usize;
         let mut from = since;
-        let mut last = first;
-        let mut occupant = self.log[first].1;
-        for (i, &(t, next)) in self.log[first + 1..].iter().enumerate() {
-            if t >= until {
-                break;
-            }
-            let end = t.max(from);
+        loop {
+            let occupant = self.log[i].1;
+            let next = self.log.get(i + 1).map(|e| e.0).filter(|&t| t < until);
+            let end = next.map_or(until, |t| t.max(from));
             if end > from {
                 piece(occupant, from, end);
                 from = end;
             }
-            occupant = next;
-            last = first + 1 + i;
+            if next.is_none() {
+                return self.base + i as u64;
+            }
+            i += 1;
         }
-        if until > from {
-            piece(occupant, from, until);
-        }
-        self.base + last as u64
     }
 
     #[cfg(test)]
