@@ -74,6 +74,16 @@ impl Queue {
         }
     }
 
+    /// The entry in force at `until`, from entry `idx` on: what [`Queue::walk`] returns,
+    /// without the pieces.
+    pub(super) fn entry_at(&self, idx: u64, until: u64) -> u64 {
+        let mut i = (idx - self.base) as usize;
+        while self.log.get(i + 1).is_some_and(|&(t, _)| t < until) {
+            i += 1;
+        }
+        self.base + i as u64
+    }
+
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.log.len()
@@ -115,6 +125,10 @@ mod tests {
         let (p, at) = pieces(&q, 1, 30, 90);
         assert_eq!(p, [(Occupant::Task(7), 30, 50), (Occupant::Idle, 50, 90)]);
         assert_eq!(at, 2);
+        assert_eq!(
+            (q.entry_at(1, 30), q.entry_at(1, 90), q.entry_at(0, 91)),
+            (1, 2, 3)
+        );
         // From there on, 8 runs.
         let (p, at) = pieces(&q, at, 90, 100);
         assert_eq!((p, at), (vec![(Occupant::Task(8), 90, 100)], 3));

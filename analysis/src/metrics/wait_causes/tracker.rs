@@ -312,7 +312,7 @@ impl WaitTracker {
             .then(|| self.queues.get(o.cpu as usize))
             .flatten()
         {
-            o.entry = q.walk(o.entry, o.since, at, |_, _, _| {});
+            o.entry = q.entry_at(o.entry, at);
         }
         o.since = at;
     }
