@@ -33,11 +33,10 @@ impl Comm {
         // The lowest set bit marks the first zero byte exactly (borrows only affect higher bytes).
         let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
         let end = (zeros.trailing_zeros() / 8) as usize; // 16 when there is no NUL
-        let kept = if end < COMM_LEN {
-            word & ((1u128 << (8 * end)) - 1)
-        } else {
-            word
-        };
+                                                         // Everything below that marker bit: the name, and the NUL's own (zero) low bits;
+                                                         // every bit when there is no NUL. No shift by a variable amount, no branch.
+        let first_zero = zeros & zeros.wrapping_neg();
+        let kept = word & first_zero.wrapping_sub(1);
         Comm {
             bytes: kept.to_le_bytes(),
             len: end as u8,

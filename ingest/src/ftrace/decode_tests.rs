@@ -31,9 +31,10 @@ fn comm16(name: &str) -> [u8; 16] {
 /// `Comm::from_bytes` finds the NUL word-wide: same result as the plain byte rule.
 #[test]
 fn comm_from_bytes_is_the_bytes_up_to_the_first_nul() {
-    let cases: [&[u8]; 9] = [
+    let cases: [&[u8]; 10] = [
         b"",
         b"\0",
+        b"\0junk after an empty name",
         b"cat",
         b"cat\0junk",
         b"swapper/1\0\0\0\0\0\0\0",

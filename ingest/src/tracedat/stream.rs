@@ -192,6 +192,9 @@ pub(super) struct CpuStream<'a> {
     reported_to: u64,
     /// The counts of the page being decoded (its buffers kept from page to page).
     page_counts: PageCounts,
+    /// The events of the page being decoded: they join `buf` only once the page is judged
+    /// to hold ring-buffer data, all at once.
+    page_events: Vec<Event>,
 }
 
 impl<'a> CpuStream<'a> {
@@ -233,6 +236,7 @@ impl<'a> CpuStream<'a> {
             released_from: start,
             reported_to: start,
             page_counts: PageCounts::default(),
+            page_events: Vec::new(),
         })
     }
 
@@ -248,11 +252,12 @@ impl<'a> CpuStream<'a> {
                 self.exhausted = true;
                 break;
             };
-            // One walk of the page: its events go into the batch and its counts aside, and the
-            // page is judged at its end. A page whose payload is no ring-buffer data
-            // (overwritten, random) is then taken back whole: the records it seemed to hold are
-            // not events.
-            let (batch_before, last_ts_before) = (buf.len(), *last_ts);
+            // One walk of the page: its events and its counts go aside, and the page is judged
+            // at its end. A page whose payload is no ring-buffer data (overwritten, random) is
+            // then dropped whole: the records it seemed to hold are not events.
+            let last_ts_before = *last_ts;
+            let page_events = &mut self.page_events;
+            page_events.clear();
             let mut push = |ts: u64, current_pid: i32, kind: EventKind, page: &mut PageCounts| {
                 let mut ts = shared.adjust.apply(ts);
                 if ts < *last_ts {
@@ -260,7 +265,7 @@ impl<'a> CpuStream<'a> {
                     ts = *last_ts;
                 }
                 *last_ts = ts;
-                buf.push_back(Event {
+                page_events.push(Event {
                     ts,
                     cpu,
                     current_pid,
@@ -304,7 +309,6 @@ impl<'a> CpuStream<'a> {
             if let Err(e) = verdict {
                 // A `print` record of the page has already put its text in the read's marker
                 // table: it stays there, unused (a page holds few, the table is bounded).
-                buf.truncate(batch_before);
                 *last_ts = last_ts_before;
                 if shared.progress.options().strict {
                     return Err(e);
@@ -332,6 +336,7 @@ impl<'a> CpuStream<'a> {
                 });
             } else {
                 page_counts.add_to(counts);
+                buf.extend(self.page_events.iter());
             }
         }
         // Events are copies: the pages just decoded are not looked at again.

@@ -39,11 +39,10 @@ impl Queue {
         self.base + self.log.len() as u64 - 1
     }
 
-    /// The CPU runs `occupant` from `at` on.
+    /// The CPU runs `occupant`, not the one it ran, from `at` on.
     pub(super) fn push(&mut self, occupant: Occupant, at: u64) {
-        if self.occupant() != occupant {
-            self.log.push((at, occupant));
-        }
+        debug_assert!(self.occupant() != occupant, "a log entry is a change");
+        self.log.push((at, occupant));
     }
 
     /// Walks from entry `idx` (in force at `since`) to `until`: calls `piece(occupant,
@@ -56,26 +55,33 @@ impl Queue {
         until: u64,
         mut piece: impl FnMut(Occupant, u64, u64),
     ) -> u64 {
-        let first = (idx - self.base) as usize;
+        // One call site for `piece`, so that the caller's closure is inlined once: the
+        // stretch of the last entry ends at `until`, the others where the next one begins.
+        let mut i = (idx - self.base) as usize;
         let mut from = since;
-        let mut last = first;
-        let mut occupant = self.log[first].1;
-        for (i, &(t, next)) in self.log[first + 1..].iter().enumerate() {
-            if t >= until {
-                break;
-            }
-            let end = t.max(from);
+        loop {
+            let occupant = self.log[i].1;
+            let next = self.log.get(i + 1).map(|e| e.0).filter(|&t| t < until);
+            let end = next.map_or(until, |t| t.max(from));
             if end > from {
                 piece(occupant, from, end);
                 from = end;
             }
-            occupant = next;
-            last = first + 1 + i;
+            if next.is_none() {
+                return self.base + i as u64;
+            }
+            i += 1;
         }
-        if until > from {
-            piece(occupant, from, until);
+    }
+
+    /// The entry in force at `until`, from entry `idx` on: what [`Queue::walk`] returns,
+    /// without the pieces.
+    pub(super) fn entry_at(&self, idx: u64, until: u64) -> u64 {
+        let mut i = (idx - self.base) as usize;
+        while self.log.get(i + 1).is_some_and(|&(t, _)| t < until) {
+            i += 1;
         }
-        self.base + last as u64
+        self.base + i as u64
     }
 
     #[cfg(test)]
@@ -114,12 +120,15 @@ mod tests {
     fn a_walk_cuts_at_each_change_and_stops_at_the_end() {
         let mut q = Queue::new();
         q.push(Occupant::Task(7), 10);
-        q.push(Occupant::Task(7), 20);
         q.push(Occupant::Idle, 50);
         q.push(Occupant::Task(8), 90);
         let (p, at) = pieces(&q, 1, 30, 90);
         assert_eq!(p, [(Occupant::Task(7), 30, 50), (Occupant::Idle, 50, 90)]);
         assert_eq!(at, 2);
+        assert_eq!(
+            (q.entry_at(1, 30), q.entry_at(1, 90), q.entry_at(0, 91)),
+            (1, 2, 3)
+        );
         // From there on, 8 runs.
         let (p, at) = pieces(&q, at, 90, 100);
         assert_eq!((p, at), (vec![(Occupant::Task(8), 90, 100)], 3));

@@ -146,22 +146,20 @@ impl WaitTracker {
     /// analyzer learns of lost events afterwards: no waiter's piece is cut before its time).
     pub(crate) fn occupant_changed(&mut self, cpu: u32, occupant: Occupant, at: u64) {
         let c = cpu as usize;
-        self.queue(c);
-        let was = self.queues[c].occupant();
-        if was == occupant {
-            // A switch between two runs of the same occupant (or lost events on a CPU
-            // already unknown) leaves the log as it is.
-            self.idle_split.occupant_changed(cpu, occupant);
-            return;
-        }
-        if was == Occupant::Idle && self.idle_split.on() {
+        // A switch between two runs of the same occupant (or lost events on a CPU already
+        // unknown) leaves the log as it is.
+        let was = self.queue(c).occupant();
+        if was == Occupant::Idle && occupant != Occupant::Idle && self.idle_split.on() {
             // An idle piece takes the state its CPU is leaving now: its waiters close it.
             self.settle_waiters(c, at);
         }
         self.idle_split.occupant_changed(cpu, occupant);
-        self.queues[c].push(occupant, at);
-        if self.queues[c].long() {
-            self.compact(c, at);
+        if was != occupant {
+            let q = &mut self.queues[c];
+            q.push(occupant, at);
+            if q.long() {
+                self.compact(c, at);
+            }
         }
     }
 
@@ -314,7 +312,7 @@ impl WaitTracker {
             .then(|| self.queues.get(o.cpu as usize))
             .flatten()
         {
-            o.entry = q.walk(o.entry, o.since, at, |_, _, _| {});
+            o.entry = q.entry_at(o.entry, at);
         }
         o.since = at;
     }

@@ -86,8 +86,8 @@ struct Batch {
 
 impl Batch {
     fn apply(&mut self, w: &mut WaitTracker) {
-        for &call in &self.calls {
-            match call {
+        for call in &self.calls {
+            match *call {
                 Call::Open {
                     slot,
                     pid,
