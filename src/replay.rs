@@ -41,8 +41,7 @@ pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), Strin
     let demand = &extracted.demand;
     eprintln!("schedtrace: {}", summary(demand));
     if let Some(path) = &r.demand_json {
-        let json = serde_json::to_string_pretty(demand).map_err(|e| e.to_string())? + "\n";
-        write_out(path, json.as_bytes(), "demand")?;
+        write_json(path, demand)?;
     }
     if let Some(path) = &r.rt_app {
         let window_s = (demand.end_ns - demand.start_ns).div_ceil(1_000_000_000);
@@ -54,18 +53,22 @@ pub(crate) fn run(r: &ReplayArgs, read: ingest::ReadOptions) -> Result<(), Strin
         )?;
     }
     if let (Some(model), Some(out)) = (r.model, &r.output) {
-        predict(r, model, out, &extracted)?;
+        predict(r, model, out, extracted)?;
     }
     Ok(())
 }
 
 /// Runs the demand through `model`, writes the predicted trace, analyses it like any trace
 /// and prints its headline beside the input's.
+///
+/// Takes the extraction whole so that the demand and the schedule can be let go before
+/// the predicted trace is read back: that read holds the whole file and its events, and
+/// the headline needs of the rest only the workload's names and pids.
 fn predict(
     r: &ReplayArgs,
     model: replay::sim::model::ModelName,
     out: &std::path::Path,
-    extracted: &replay::Extracted,
+    extracted: replay::Extracted,
 ) -> Result<(), String> {
     let demand = &extracted.demand;
     let opts = replay::sim::SimOptions {
@@ -98,9 +101,13 @@ fn predict(
         s.stats.stuck_on_dependency,
         out.display()
     );
+    drop(prediction);
+    let workload = workload(demand);
+    let replay::Extracted { demand, report } = extracted;
+    drop(demand);
     let predicted = analysis::pipeline::analyze(out, &analysis::pipeline::Options::default())
         .map_err(|e| e.to_string())?;
-    print!("{}", headline(demand, &extracted.report, &predicted));
+    print!("{}", headline(&workload, &report, &predicted));
     Ok(())
 }
 
@@ -133,9 +140,22 @@ fn policy_note(d: &Demand) -> Option<String> {
     ))
 }
 
+/// The workload's tasks (`rtapp::in_workload`) as the headline names them: comm and pid.
+fn workload(d: &Demand) -> Vec<(String, i32)> {
+    d.tasks
+        .iter()
+        .filter(|t| replay::rtapp::in_workload(t))
+        .map(|t| (t.comm.clone(), t.pid))
+        .collect()
+}
+
 /// Per workload task: its share of the workload's CPU time, involuntary switches per
 /// second, median slice and median wakeup latency, in the input and in the prediction.
-fn headline(d: &Demand, input: &analysis::Report, predicted: &analysis::Report) -> String {
+fn headline(
+    workload: &[(String, i32)],
+    input: &analysis::Report,
+    predicted: &analysis::Report,
+) -> String {
     let label = |r: &analysis::Report| {
         format!(
             "{} ({})",
@@ -143,23 +163,18 @@ fn headline(d: &Demand, input: &analysis::Report, predicted: &analysis::Report) 
             r.source.kernel_release.as_deref().unwrap_or("?")
         )
     };
-    let workload: Vec<&replay::demand::TaskDemand> = d
-        .tasks
-        .iter()
-        .filter(|t| replay::rtapp::in_workload(t))
-        .collect();
     let rows = |r: &analysis::Report| -> Vec<Option<[String; 4]>> {
         let row_of = |pid| r.tasks.iter().find(|row| row.pid == pid);
         let total: u64 = workload
             .iter()
-            .filter_map(|t| row_of(t.pid))
+            .filter_map(|(_, pid)| row_of(*pid))
             .map(|row| row.runtime_ns)
             .sum();
         let secs = r.window.len_ns() as f64 / 1e9;
         workload
             .iter()
-            .map(|t| {
-                row_of(t.pid).map(|row| {
+            .map(|(_, pid)| {
+                row_of(*pid).map(|row| {
                     [
                         format!(
                             "{:.1}%",
@@ -190,11 +205,11 @@ fn headline(d: &Demand, input: &analysis::Report, predicted: &analysis::Report) 
         "wake p50"
     );
     let dash = || ["-".to_string(), "-".into(), "-".into(), "-".into()];
-    for (t, (x, y)) in workload.iter().zip(a.into_iter().zip(b)) {
+    for ((comm, pid), (x, y)) in workload.iter().zip(a.into_iter().zip(b)) {
         let (x, y) = (x.unwrap_or_else(dash), y.unwrap_or_else(dash));
         out.push_str(&format!(
             "{:<24} {:>7} {:>9} {:>10} {:>9} | {:>7} {:>9} {:>10} {:>9}\n",
-            format!("{} {}", t.comm, t.pid),
+            format!("{comm} {pid}"),
             x[0],
             x[1],
             x[2],
@@ -207,6 +222,29 @@ fn headline(d: &Demand, input: &analysis::Report, predicted: &analysis::Report) 
     }
     out.push_str("(slice and wakeup latency medians in ms)\n");
     out
+}
+
+/// `demand` as pretty JSON to `path` (`-`: stdout), written as it is serialized: the
+/// demand of a large trace is millions of phases, and its text several times their size.
+fn write_json(path: &std::path::Path, demand: &Demand) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| {
+        if path.as_os_str() == "-" {
+            format!("cannot write the demand: {e}")
+        } else {
+            format!("{}: cannot write the demand: {e}", path.display())
+        }
+    };
+    let write = |out: &mut dyn Write| -> Result<(), String> {
+        let mut out = std::io::BufWriter::new(out);
+        serde_json::to_writer_pretty(&mut out, demand).map_err(|e| fail(&e))?;
+        out.write_all(b"\n").map_err(|e| fail(&e))?;
+        out.flush().map_err(|e| fail(&e))
+    };
+    if path.as_os_str() == "-" {
+        return write(&mut std::io::stdout().lock());
+    }
+    let mut file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    write(&mut file)
 }
 
 /// `-` is stdout; a file is written whole.

@@ -16,8 +16,10 @@ use ingest::{Comm, Event, EventKind, EventSink, PrevState, TaskRef, TraceMeta};
 use std::io::Write;
 use std::path::Path;
 
-/// The events of `prediction` in time order, as a reader would produce them.
-pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
+/// Hands each event of `prediction` to `out`, in time order, as a reader would produce
+/// them. Handed over one by one rather than collected: a schedule of millions of records
+/// makes twice as many events, and the writer needs only one at a time.
+fn each_event(demand: &Demand, prediction: &Prediction, mut out: impl FnMut(&Event)) {
     let s = &prediction.schedule;
     let task_ref = |w: Who| {
         let t = &demand.tasks[w.task];
@@ -32,16 +34,15 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
         comm: Comm::from(format!("swapper/{cpu}").as_str()),
         prio: 120,
     };
-    let mut out = Vec::with_capacity(s.records.len() * 2 + demand.tasks.len() + 2);
     // The window's first and last events: the predicted run covers the input's window.
-    out.push(Event {
+    out(&Event {
         ts: s.start_ns,
         cpu: 0,
         current_pid: 0,
         kind: EventKind::Other,
     });
     for t in &demand.tasks {
-        out.push(Event {
+        out(&Event {
             ts: s.start_ns,
             cpu: 0,
             current_pid: 0,
@@ -62,7 +63,7 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
                 next,
             } => {
                 let prev_ref = prev.map_or_else(|| idle(cpu), task_ref);
-                out.push(Event {
+                out(&Event {
                     ts,
                     cpu: cpu as u32,
                     current_pid: prev_ref.pid,
@@ -89,7 +90,7 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
             } => {
                 let wakee = task_ref(task);
                 let waker_pid = waker.map_or(0, |w| demand.tasks[w].pid);
-                out.push(Event {
+                out(&Event {
                     ts,
                     cpu: waker_cpu.unwrap_or(cpu) as u32,
                     current_pid: waker_pid,
@@ -98,7 +99,7 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
                         target_cpu: cpu as i32,
                     },
                 });
-                out.push(Event {
+                out(&Event {
                     ts,
                     cpu: cpu as u32,
                     current_pid: waker_pid,
@@ -115,7 +116,7 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
                     },
                 });
             }
-            Record::Exit { ts, cpu, task } => out.push(Event {
+            Record::Exit { ts, cpu, task } => out(&Event {
                 ts,
                 cpu: cpu as u32,
                 current_pid: demand.tasks[task].pid,
@@ -125,13 +126,12 @@ pub fn events(demand: &Demand, prediction: &Prediction) -> Vec<Event> {
             }),
         }
     }
-    out.push(Event {
+    out(&Event {
         ts: s.end_ns,
         cpu: 0,
         current_pid: 0,
         kind: EventKind::Other,
     });
-    out
 }
 
 /// Writes `prediction` as a Perfetto trace to `out`.
@@ -141,9 +141,7 @@ pub fn write_perfetto<W: Write>(
     out: W,
 ) -> std::io::Result<WriteStats> {
     let mut writer = Writer::new(out, WriterOptions::default());
-    for e in events(demand, prediction) {
-        writer.event(&e);
-    }
+    each_event(demand, prediction, |e| writer.event(e));
     let meta = TraceMeta {
         kernel_release: Some(prediction.model.release.to_string()),
         cpus: Some(demand.cpus.max(1)),
