@@ -80,11 +80,11 @@ const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU
     side, which a trace of switches does not show";
 const PP1_SLICE: &str =
     "pp1's slices are its bursts cut by wakeup preemptions, and the bursts are A's: \
-    to CFS (118 / 116 µs, median) from EEVDF and PDS both the prediction (65-73 µs) \
-    and the null (69-73) keep A's bursts, the prediction a little shorter; between \
-    EEVDF and PDS (69-73 µs) both are within 4 % from EEVDF, and from PDS the \
-    model's 59-61 µs (the Project C tool's shorter work, cut at 0.44 of the wakeups) \
-    against the null's 70";
+    from CFS to PDS both the prediction (115-118 µs, median) and the null (116-118) \
+    keep the CFS capture's bursts against PDS's 70 µs, a tie; from EEVDF to PDS the \
+    model's ping runs 75.0 µs against the null's 73.1 (PDS 70.4), its pong 68.9 \
+    against 69.3 (70.4): the EEVDF bursts replayed, within 6.5 % of PDS's, the null \
+    within 3.8 %";
 const PP1_WAKEUP: &str =
     "the pair's wakee waits either the traced delay of a wakeup preemption, one \
     number measured on A (42 µs on the CFS capture, 30 EEVDF, 25 PDS), so the p50 is \
