@@ -118,3 +118,61 @@ fn a_one_way_waker_does_not_wait() {
     );
     assert_eq!(p.schedule.stats.answer_waits, 0);
 }
+
+#[test]
+fn a_waker_woken_by_its_peer_has_the_answer() {
+    // Two CPUs, ping (task 0) alone on CPU 0, pong (task 1) alone on CPU 1. Ping runs
+    // 0-1 ms, waking pong 0.5 ms in, and sleeps until pong is 0.8 ms into its 2 ms
+    // burst; then it runs 1 ms, waking pong 0.5 ms in, and ends. Pong sleeps until ping's
+    // first wakeup, runs 2 ms, sleeps until ping's second, runs 0.2 ms.
+    //
+    // 0.5 ms: pong wakes and runs on the idle CPU 1, 0.5-2.5 ms. 1 ms: ping blocks; pong
+    // wakes it at 1.3 ms. 1.8 ms: ping reaches its second point with pong still running
+    // the burst before the block that point ends. Ping slept and was woken by pong since
+    // its previous point: it has pong's answer, so it goes on (pong's block is released
+    // early) and ends at 2.3 ms. 2.5 ms: pong passes its released block and runs its last
+    // 0.2 ms, to 2.7 ms. Holding ping at 1.8 ms until pong blocks at 2.5 would add a
+    // block, a wakeup and two switches no trace has.
+    let d = demand(
+        2,
+        10 * MS,
+        vec![
+            task(
+                0,
+                "ping",
+                0,
+                &[0],
+                vec![burst(MS), wait_for(1, 0, 4 * MS / 5), burst(MS)],
+            ),
+            task(
+                1,
+                "pong",
+                0,
+                &[1],
+                vec![
+                    wait_for(0, 0, MS / 2),
+                    burst(2 * MS),
+                    wait_for(0, 1, MS / 2),
+                    burst(MS / 5),
+                ],
+            ),
+        ],
+    );
+    let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
+    let us = 1000;
+    assert_eq!(
+        switches(&p.schedule),
+        vec![
+            (0, None, Some(0)),
+            (MS / 2, None, Some(1)),
+            (MS, Some(0), None),
+            (1300 * us, None, Some(0)),
+            (2300 * us, Some(0), None),
+            (2700 * us, Some(1), None),
+        ]
+    );
+    assert_eq!(wakeups_of(&p.schedule, 0), vec![0, 1300 * us]);
+    assert_eq!(wakeups_of(&p.schedule, 1), vec![MS / 2]);
+    assert_eq!(p.schedule.stats.answer_waits, 0);
+    assert_eq!(p.schedule.runtimes(2), vec![2 * MS, 2200 * us]);
+}

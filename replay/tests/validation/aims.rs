@@ -150,8 +150,9 @@ pub const MISSES: &[Miss] = &[
 /// The measured floor of the cross predictions' share of cells beating the null, below the
 /// aim: most of what is off is listed above (the tick, the ping-pong preemptions), and on
 /// rates and durations the null prediction of a kernel of the same family is often
-/// closer than a model without the VM's timing.
-pub const BEAT_FLOOR: f64 = 0.48;
+/// closer than a model without the VM's timing. (The answer rule holding only a task that
+/// was not woken by its peer, as the kernel's pipe read does, cost 5 cells of 132.)
+pub const BEAT_FLOOR: f64 = 0.45;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();

@@ -80,11 +80,11 @@ const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU
     side, which a trace of switches does not show";
 const PP1_SLICE: &str =
     "pp1's slices are its bursts cut by wakeup preemptions, and the bursts are A's: \
-    to CFS (118 / 116 µs, median) from EEVDF and PDS both the prediction (65-73 µs) \
-    and the null (69-73) keep A's bursts, the prediction a little shorter; between \
-    EEVDF and PDS (69-73 µs) both are within 4 % from EEVDF, and from PDS the \
-    model's 59-61 µs (the Project C tool's shorter work, cut at 0.44 of the wakeups) \
-    against the null's 70";
+    from CFS to PDS both the prediction (115-118 µs, median) and the null (116-118) \
+    keep the CFS capture's bursts against PDS's 70 µs, a tie; from EEVDF to PDS the \
+    model's ping runs 75.0 µs against the null's 73.1 (PDS 70.4), its pong 68.9 \
+    against 69.3 (70.4): the EEVDF bursts replayed, within 6.5 % of PDS's, the null \
+    within 3.8 %";
 const PP1_WAKEUP: &str =
     "the pair's wakee waits either the traced delay of a wakeup preemption, one \
     number measured on A (42 µs on the CFS capture, 30 EEVDF, 25 PDS), so the p50 is \
@@ -100,14 +100,20 @@ const PP1_SWITCHES: &str =
     1 170 (pong preempts at 0.42 predicted and real, ping at 0.27), PDS → EEVDF 1 \
     790 / 1 792 against EEVDF's 1 244 / 805 (the model preempts at 0.44 of the PDS \
     demand's wakeups, the EEVDF kernel at 0.93-0.96 of its own)";
+const PP1_PREEMPT: &str = "the CFS model preempts the pair's wakeups far more often than \
+    the CFS kernel (the listed `pp1` CFS → CFS miss: the pair's vruntime gap, set at the \
+    start, against the granularity): from the PDS capture it preempts at 0.47 of ping's \
+    wakeups and 0.55 of pong's, the CFS kernel at 0.14 / 0.20, so the null (PDS's \
+    0.42) is closer";
 const PP2_SLICE: &str =
     "the Project C tool's pp2 is another program: 10 000 round trips of 48-52 µs \
     bursts, against the mainline tool's 2 000 of 2.2-2.8 ms (the demands; MANIFEST), \
-    so across the families model and null replay the wrong work alike. EEVDF → CFS: \
-    each task is alone on its CPU, and one that gets to its next point before its \
-    peer has answered waits there (637 waits for a peer's answer on this replay), \
-    which splits the burst: slices of 1.5-1.7 ms predicted from the EEVDF capture's \
-    2.2, against CFS's 2.8";
+    so across the families model and null replay the wrong work alike. Between CFS \
+    and EEVDF each task is alone on its CPU and the slices are its bursts: ping's \
+    median slice predicted from the EEVDF capture is 3.6 ms (3.5 in EEVDF's own \
+    replay) against the kernels' 2.2-2.8, longer than its traced bursts, where a \
+    block whose answer came before the task got there is passed through and two \
+    bursts run as one; from CFS 2.7-2.9 ms, CFS's own, against EEVDF's 2.2";
 const PP2_PREEMPT: &str = "one wakeup preemption in the PDS kernel's 9 900 wakeups of pong, \
     or one in the prediction's 9 152 from PDS to EEVDF, none elsewhere: a relative error \
     of one event is 100 % or ∞ whichever side guesses 0, a tie for model and null";
@@ -133,6 +139,7 @@ const LOSSES: &[Loss] = &[
     loss("pp1", "runtime-share", PP_SHARE),
     loss("pp1", "involuntary", PP1_SWITCHES),
     loss("pp1", "slice-p50", PP1_SLICE),
+    loss("pp1", "preempting-wakeups", PP1_PREEMPT),
     loss("pp1", "wakeup-p50", PP1_WAKEUP),
     loss("pp1", "wakeup-p90", PP1_WAKEUP),
     loss("pp2", "runtime-share", PP_SHARE),

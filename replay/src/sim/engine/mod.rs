@@ -102,6 +102,9 @@ pub(crate) struct Engine<'a> {
     pending: VecDeque<(usize, usize)>,
     /// Per task: the release point it waits at for its peer's answer (`answer_pending`).
     waiting: Vec<Option<Release>>,
+    /// Per task: the peer that woke it from a block since its last release point, if one
+    /// did (`answer_pending`: it then slept for that peer's answer and has it).
+    woken_by: Vec<Option<usize>>,
     /// Running tasks that reached such a point in the current event, to block after it.
     stalling: Vec<usize>,
     /// The tasks blocked at such a point.
@@ -169,6 +172,7 @@ impl<'a> Engine<'a> {
             llcs,
             pending: VecDeque::new(),
             waiting: vec![None; n],
+            woken_by: vec![None; n],
             stalling: Vec::new(),
             stalled: Vec::new(),
             tick_ns: 1_000_000_000 / u64::from(hz.max(1)),

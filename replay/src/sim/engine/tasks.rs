@@ -101,6 +101,9 @@ impl Engine<'_> {
 
     /// A blocked task's block is over (its timer, or its waker got there).
     pub(super) fn wake_from_block(&mut self, task: usize, waker: Option<usize>) {
+        if waker.is_some() {
+            self.woken_by[task] = waker;
+        }
         self.progress.next_phase(task);
         match self.enter_phase(task) {
             Entered::Burst => {
@@ -131,15 +134,20 @@ impl Engine<'_> {
     }
 
     /// Whether `waker`, at the point `r` where it woke its peer in the trace, must wait:
-    /// the two woke each other in the trace (a request and its answer) and the peer has
-    /// not yet done the burst before the block `r` ends. In the trace the peer slept in
-    /// that block whenever the waker got there (that is what a dependency is); the model
-    /// got there first only because it ran the two in another order, and the waker's
-    /// burst from the previous point on was work done with the peer's answer in hand
-    /// (its read found the data), which the peer has not written yet. A wakeup of a task
-    /// that is runnable is not traced, so this wait is in no demand.
+    /// the two woke each other in the trace (a request and its answer), the peer has not
+    /// yet done the burst before the block `r` ends, and `waker` did not sleep and get
+    /// woken by that peer since its previous point. In the trace the peer slept in that
+    /// block whenever the waker got there (that is what a dependency is); the model got
+    /// there first only because it ran the two in another order. A waker woken by the
+    /// peer since its previous point slept for the answer and has it: the peer is only
+    /// on its way from that wakeup to its block, as in the trace. One that was not (its
+    /// last block was passed through, released before it got there) did its burst since
+    /// the previous point with the peer's answer in hand (its read found the data), an
+    /// answer the peer has not written yet. A wakeup of a task that is runnable is not
+    /// traced, so this wait is in no demand.
     fn answer_pending(&self, waker: usize, r: Release) -> bool {
         self.progress.mutual(waker, r.wakee)
+            && self.woken_by[waker] != Some(r.wakee)
             && matches!(self.state[r.wakee], State::Runnable | State::Running)
             && self.progress.phase(r.wakee) + 1 == r.phase
     }
@@ -171,6 +179,7 @@ impl Engine<'_> {
             if self.waiting[w].is_some_and(|r| r.wakee == task) {
                 self.stalled.swap_remove(i);
                 self.waiting[w] = None;
+                self.woken_by[w] = Some(task);
                 let slept_ns = self.now - self.blocked_at[w];
                 self.wake(w, Some(task), Enqueue::Wakeup { slept_ns });
             } else {
@@ -194,6 +203,8 @@ impl Engine<'_> {
     }
 
     pub(super) fn release(&mut self, r: Release, waker: usize) {
+        // Past a point: a wakeup before it answered nothing after it.
+        self.woken_by[waker] = None;
         if self.state[r.wakee] == State::Blocked && self.progress.at_phase(r.wakee, r.phase) {
             self.pending.push_back((r.wakee, waker));
         } else {
