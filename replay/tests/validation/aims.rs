@@ -89,26 +89,26 @@ const PINGPONG_CFS: &str = "the model preempts pong at 0.37 of ping's wakeups (9
     7.7 ms more and pong 7.5 ms less than the trace over the run (ground_truth.json), 7.6 µs \
     a round trip, which the trace does not show";
 const PINGPONG_EEVDF: &str =
-    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.55-0.67 in the \
-    model (ping 1 244 / pong 805 involuntary switches/s traced, 1 039 / 610 \
+    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.71-0.81 in the \
+    model (ping 1 244 / pong 805 involuntary switches/s traced, 861 / 477 \
     predicted; the other round trips end with the waker blocking). The model's \
-    decisions (`check_preempt_wakeup` logged on this replay): of 2 536 wakeups of \
-    one of the pair by the other it preempts at 2 002; at 527 the wakee had blocked \
-    while not eligible (DELAY_DEQUEUE) and is still not eligible when woken, a \
-    median 0.57 ms of vruntime ahead of the running peer. By 6.12's rules a wakee \
-    that runs longer from its wakeup to its block than the waker runs after waking \
-    it (58 µs against 26 in this trace) loses half the difference of lag each round \
-    trip, so a run of preempting round trips ends with the wakee ahead; the kernel's \
-    pair preempted at 1 959 of its 2 064 round trips, in 131 runs, the model's at 1 \
-    593, in 76 runs, with more round trips between them. The kernel's clock moved 10 \
-    µs a round trip from ping to pong (its runtimes in ground_truth.json against the \
-    trace), but shifting ±4-8 µs a pick into the model's vruntimes leaves ping at \
-    875-1 051/s: what keeps the kernel's pair preempting is not found";
+    decisions, logged on this replay before a woken task stopped being held for its \
+    peer's answer (it then preempted at 0.55-0.67): of 2 536 wakeups of one of the \
+    pair by the other it preempted at 2 002; at 527 the wakee had blocked while not \
+    eligible (DELAY_DEQUEUE) and was still not eligible when woken, a median 0.57 ms \
+    of vruntime ahead of the running peer. By 6.12's rules a wakee that runs longer \
+    from its wakeup to its block than the waker runs after waking it (58 µs against \
+    26 in this trace) loses half the difference of lag each round trip, so a run of \
+    preempting round trips ends with the wakee ahead. The kernel's clock moved 10 µs \
+    a round trip from ping to pong (its runtimes in ground_truth.json against the \
+    trace), but shifting ±4-8 µs a pick into the model's vruntimes did not bring the \
+    model's ping to the kernel's rate (875-1 051/s then): what keeps the kernel's \
+    pair preempting is not found";
 const PINGPONG_PDS: &str = "PDS preempts on a wakeup only when the wakee's deadline \
     level (2^22 ns units) is below the running task's: the pair's wakeups preempt at \
-    0.42 in the kernel (2 943-2 947 of 7 072-7 078), the model's at 2 179-2 392 of the \
-    same 7 077 round trips (involuntary switches 952 / 870 per s against 1 170 / 1 174), \
-    and its other round trips end with the waker waiting for the answer (6 521 such waits). \
+    0.42 in the kernel (2 943-2 947 of 7 072-7 078), the model's at 0.40-0.42 (involuntary \
+    switches 1 096 / 1 021 per s against 1 174 / 1 170), its other round trips ending with \
+    the waker blocking. \
     Which of two nice-0 tasks is a level ahead is the phase of their 4 ms slice renewals, \
     which the model counts from each task's first run in the window: the kernel's phase \
     comes from their slices before it, which a switch trace does not give";
