@@ -5,9 +5,9 @@
 //! demand is otherwise the same, rt-app's `cpus` follow, and the simulated schedule runs
 //! each task only where its mask allows. The sidecar's HZ is the demand's.
 
-use crate::{build, clean, scratch, task, NICE0, NICE5, SCHEDWL};
+use crate::{build, clean, scratch, sidecar_json, task, NICE0, NICE5, SCHEDWL};
 use analysis::affinity::Affinity;
-use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
+use analysis::recording::TaskSample;
 use replay::demand::{CpusFrom, Demand, HzSource};
 use replay::sim::model::ModelName;
 use replay::sim::schedule::Record;
@@ -35,23 +35,17 @@ fn sample(ts_ns: u64, pid: i32, comm: &str, cpus: &str) -> TaskSample {
 /// `nice-n0` free until [`PINNED_AT`], then pinned to CPU 2; `nice-n5` pinned to CPU 2 from
 /// its first sample; `schedwl` not sampled.
 fn sidecar() -> Vec<u8> {
-    let rec = Recording {
-        schedtrace_recording: FORMAT_VERSION,
-        trace: "trace-v6.dat".into(),
-        clock: "monotonic".into(),
-        tasks: vec![
-            sample(80_828_000_000, NICE0, "nice-n0", "0-3"),
-            sample(80_829_000_000, NICE5, "nice-n5", "2"),
-            sample(PINNED_AT, NICE0, "nice-n0", "2"),
-        ],
-        host: analysis::recording::Host {
-            hz: Some(300),
-            hz_source: "CONFIG_HZ in /proc/config.gz".into(),
-            ..Default::default()
-        },
+    let tasks = vec![
+        sample(80_828_000_000, NICE0, "nice-n0", "0-3"),
+        sample(80_829_000_000, NICE5, "nice-n5", "2"),
+        sample(PINNED_AT, NICE0, "nice-n0", "2"),
+    ];
+    let host = analysis::recording::Host {
+        hz: Some(300),
+        hz_source: "CONFIG_HZ in /proc/config.gz".into(),
         ..Default::default()
     };
-    serde_json::to_vec_pretty(&rec).unwrap()
+    sidecar_json(tasks, host)
 }
 
 fn extract(trace: &Path, rules: &[&str]) -> Result<Demand, String> {

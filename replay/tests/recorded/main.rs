@@ -12,6 +12,7 @@ mod build;
 mod affinity;
 mod policy;
 
+use analysis::recording::{Host, Recording, TaskSample, FORMAT_VERSION};
 use replay::demand::Demand;
 use std::path::{Path, PathBuf};
 
@@ -44,4 +45,17 @@ fn clean(traces: &[&Path]) {
     for t in traces {
         let _ = std::fs::remove_dir_all(t.parent().unwrap());
     }
+}
+
+/// The sidecar `record` would write beside the fixture, holding `tasks` and `host`.
+fn sidecar_json(tasks: Vec<TaskSample>, host: Host) -> Vec<u8> {
+    let rec = Recording {
+        schedtrace_recording: FORMAT_VERSION,
+        trace: "trace-v6.dat".into(),
+        clock: "monotonic".into(),
+        tasks,
+        host,
+        ..Default::default()
+    };
+    serde_json::to_vec_pretty(&rec).unwrap()
 }

@@ -6,8 +6,8 @@
 //! batch and FIFO tasks as themselves and says `replayed_as` only for a policy it runs as
 //! another (a traced real-time task: SCHED_FIFO at its priority).
 
-use crate::{clean, scratch, task, NICE0, NICE5, SCHEDWL};
-use analysis::recording::{Recording, TaskSample, FORMAT_VERSION};
+use crate::{clean, scratch, sidecar_json, task, NICE0, NICE5, SCHEDWL};
+use analysis::recording::TaskSample;
 use replay::demand::{Demand, Policy, Sched, SchedFrom};
 use replay::sim::model::ModelName;
 use replay::sim::schedule::Record;
@@ -38,20 +38,14 @@ fn sample(ts_ns: u64, pid: i32, policy: &str, nice: i32, rt_priority: u32) -> Ta
 /// first sample on (traced at 120: a hand-built contradiction the recording wins); no
 /// kernel thread sampled.
 fn sidecar() -> Vec<u8> {
-    let rec = Recording {
-        schedtrace_recording: FORMAT_VERSION,
-        trace: "trace-v6.dat".into(),
-        clock: "monotonic".into(),
-        tasks: vec![
-            sample(80_828_000_000, NICE0, "SCHED_OTHER", 0, 0),
-            sample(80_829_000_000, NICE5, "SCHED_OTHER", 3, 0),
-            sample(80_829_000_000, SCHEDWL, "SCHED_FIFO", 0, 30),
-            sample(CHANGED_AT, NICE0, "SCHED_BATCH", 0, 0),
-            sample(AFTER_THE_END, NICE5, "SCHED_OTHER", 7, 0),
-        ],
-        ..Default::default()
-    };
-    serde_json::to_vec_pretty(&rec).unwrap()
+    let tasks = vec![
+        sample(80_828_000_000, NICE0, "SCHED_OTHER", 0, 0),
+        sample(80_829_000_000, NICE5, "SCHED_OTHER", 3, 0),
+        sample(80_829_000_000, SCHEDWL, "SCHED_FIFO", 0, 30),
+        sample(CHANGED_AT, NICE0, "SCHED_BATCH", 0, 0),
+        sample(AFTER_THE_END, NICE5, "SCHED_OTHER", 7, 0),
+    ];
+    sidecar_json(tasks, Default::default())
 }
 
 fn extract(trace: &Path) -> Demand {
