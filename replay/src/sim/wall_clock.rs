@@ -74,6 +74,7 @@ mod tests {
             runtime_ns: 0,
             phases,
             last_burst_ran_ns: ran,
+            wall_budget: None,
         }
     }
 
