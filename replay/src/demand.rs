@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Version of the `--demand-json` layout (2: recorded policies, `policy_from`, `nice_from`,
-/// `rt_priority`, `replayed_as`).
-pub const SCHEMA_VERSION: u32 = 2;
+/// `rt_priority`, `replayed_as`; 3: `wall_budget`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One trace's workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,6 +180,26 @@ pub struct TaskDemand {
     /// traced time from there to the task's end (`sim/wall_clock.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_burst_ran_ns: Option<u64>,
+    /// Busy for a wall-clock time per burst, as the trace tells (`wall_budget.rs`): each
+    /// burst but a wall-bounded last one is replayed as running until that time has passed
+    /// from its first run, and then for its tail (`sim/engine`), not as its traced CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_budget: Option<WallBudget>,
+}
+
+/// A wall-clock budget per burst and what it was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallBudget {
+    /// From a burst's first run to when it is done: the least time that the most of the
+    /// preempted bursts fit (still busy at the end of their last run before the last
+    /// resume, done by that resume).
+    pub budget_ns: u64,
+    /// The CPU a burst runs once its time is up (its way to the sleep): the median last
+    /// run of the preempted bursts.
+    pub tail_ns: u64,
+    /// The preempted bursts read, and how many the budget fits.
+    pub preempted_bursts: u32,
+    pub fitted: u32,
 }
 
 impl TaskDemand {

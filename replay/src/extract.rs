@@ -128,6 +128,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
             runtime_ns: seg.runtime_ns,
             phases,
             last_burst_ran_ns: last_burst_ran(seg),
+            wall_budget: crate::wall_budget::wall_budget(seg),
         });
     }
     let demand = Demand {

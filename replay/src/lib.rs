@@ -9,7 +9,7 @@
 //! Modules, one concept each: [`demand`] (the model and its JSON), `extract` (trace to
 //! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
 //! priorities from the events), `policy` (policy and nice, recorded or traced), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay),
-//! `affinity` (allowed CPUs),
+//! `affinity` (allowed CPUs), `wall_budget` (tasks busy for a wall-clock time per burst),
 //! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
 //!
 //! Stage two: [`sim`], the discrete-event simulator and the scheduler models, whose
@@ -30,5 +30,6 @@ mod preempt_cost;
 pub mod rtapp;
 mod segment;
 pub mod sim;
+mod wall_budget;
 
 pub use extract::{extract, Extracted, Options};

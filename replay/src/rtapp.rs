@@ -213,6 +213,7 @@ mod tests {
                 .sum(),
             phases,
             last_burst_ran_ns: None,
+            wall_budget: None,
         }
     }
 

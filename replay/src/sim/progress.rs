@@ -117,6 +117,11 @@ impl<'a> Progress<'a> {
         self.bursts_done[task]
     }
 
+    /// Moves the task to `phase` (a task whose bursts follow the clock, `wall_clock.rs`).
+    pub(crate) fn set_phase(&mut self, task: usize, phase: usize) {
+        self.phase[task] = phase;
+    }
+
     pub(crate) fn next_phase(&mut self, task: usize) {
         self.phase[task] += 1;
     }
@@ -140,6 +145,11 @@ impl<'a> Progress<'a> {
     /// Ends the current burst now, whatever is left of it.
     pub(crate) fn cut_burst(&mut self, task: usize) {
         self.left[task] = 0;
+    }
+
+    /// Leaves at most `ns` of the current burst.
+    pub(crate) fn cut_to(&mut self, task: usize, ns: u64) {
+        self.left[task] = self.left[task].min(ns);
     }
 
     pub(crate) fn burst_left(&self, task: usize) -> u64 {

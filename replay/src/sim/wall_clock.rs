@@ -8,7 +8,7 @@
 //! waited 3 s runnable before its first run and then spun 3 s; replayed from its start, the
 //! 3 s of starvation would be kept in the demand and every other model would "predict" it.
 
-use crate::demand::{Demand, TaskDemand, TaskEnd};
+use crate::demand::{Demand, Phase, TaskDemand, TaskEnd, Wake};
 
 /// Where the run must end for a wall-bounded burst that stops at `stop`: past the trace's
 /// end when the model started the spin later than the traced kernel did (a spinner the
@@ -48,6 +48,33 @@ pub(super) fn wall_bound(t: &TaskDemand, phase: usize, ns: u64) -> Option<WallBo
     }
 }
 
+/// Where a task busy for a wall-clock time per burst (`TaskDemand::wall_budget`) goes
+/// instead of `phase`, its next: such a task loops until a time (the workloads' workers run
+/// for a duration), so how many bursts it did is the traced kernel's answer too. Past its
+/// last phase before its traced exit, it sleeps its last timed block again and runs its
+/// last burst again; at a block on or after its traced exit, it is done. None: `phase`.
+pub(super) fn clock_bound_next(t: &TaskDemand, phase: usize, now: u64) -> Option<usize> {
+    let TaskEnd::Exit { at_ns } = t.end else {
+        return None;
+    };
+    t.wall_budget?;
+    let n = t.phases.len();
+    match t.phases.get(phase) {
+        None if now < at_ns && n >= 2 => match (t.phases[n - 2], t.phases[n - 1]) {
+            (
+                Phase::Block {
+                    wake: Wake::Timed { .. },
+                    ..
+                },
+                Phase::Burst { .. },
+            ) => Some(n - 2),
+            _ => None,
+        },
+        Some(Phase::Block { .. }) if now >= at_ns => Some(n),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +101,7 @@ mod tests {
             runtime_ns: 0,
             phases,
             last_burst_ran_ns: ran,
+            wall_budget: None,
         }
     }
 

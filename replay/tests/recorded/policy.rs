@@ -163,7 +163,7 @@ fn the_recorded_policy_and_nice_win_over_the_traced_priority() {
     assert_eq!(t["nice_from"], "none");
     assert_eq!(t["rt_priority"], 30);
     assert_eq!(t.get("replayed_as"), None);
-    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["schema_version"], 3);
     let back: Demand = serde_json::from_value(json).unwrap();
     assert_eq!(back, d);
 

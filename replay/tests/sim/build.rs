@@ -59,6 +59,7 @@ pub fn task(id: usize, comm: &str, nice: i32, cpus: &[u32], phases: Vec<Phase>) 
         runtime_ns,
         phases,
         last_burst_ran_ns: None,
+        wall_budget: None,
     }
 }
 

@@ -9,3 +9,4 @@ mod every_model;
 mod output;
 mod policies;
 mod projectc;
+mod wall_budget;

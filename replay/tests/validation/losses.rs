@@ -36,43 +36,38 @@ const NICE_TICK: &str = "the mainline captures' tick preemptions come late and i
     mainline captures share the delay, so each is a better guess of the other than an exact \
     tick. From PDS, whose slices end by hrtimer on time, the null misses by the delay too, \
     but by less than the model";
-/// What the `mi` captures show (measured on `trace-cmd report` of each): the workers
-/// are busy 8 ms by wall clock on both tools, not for an amount of CPU.
-const MI_SHARE: &str = "mi's workers are busy 8 ms by wall clock, then sleep 1 ms, on both \
-    tools: in every capture 96 % of a worker's preempted bursts end within 0.5 ms (median \
-    0.2) of their last resume, their time having run out while they waited, and the few \
-    never preempted ran 8.3-8.5 ms. The CPU a burst got is so the traced kernel's \
-    scheduling (median 8.2 ms on the CFS capture, 6.7 EEVDF, 4.3 PDS), which the demand \
-    replays as work: an echo of A, as a fixed spin was before `wall_clock.rs`. So the \
-    prediction's shares stay within 0.9 points of the null's and do not follow B (the \
-    EEVDF kernel gives the spinner 28.4 %, CFS 25.8 %)";
-const MI_SWITCHES: &str = "the workers are busy for a wall-clock time (share, above): in \
-    the kernels the three workers' bursts end within a fraction \
-    of a millisecond of each other (a worker out of time blocks as soon as it runs) and \
-    their wakeups 1 ms later find the spinner running and preempt it (0.55-0.63 of the \
-    workers' wakeups); nothing in the replay holds the bursts together (each is A's CPU), \
-    and the mainline models \
-    preempt at 0.31-0.39 and their slices run to the tick (the spinner's 6.7-7.6 ms under \
-    CFS, 3.6 real; 4.0 under EEVDF, the workers' 2.5 real)";
-const MI_PREEMPT: &str =
-    "the mainline models preempt at 0.31-0.39 of the workers' wakeups against the \
-    kernels' 0.55-0.63 (above); to PDS 0.88 predicted, 0.51 real. From PDS to CFS \
-    0.016, the echo of the PDS capture's scheduling (share, above), not a CFS rule: \
-    its workers got 4.3 ms of CPU a burst (median; 85 % of the 511 bursts within 4.5 \
-    ms), which fits the CFS model's slice for four tasks on one CPU (18 / 4 = 4.5 \
-    ms), so a worker runs its burst from the leftmost place to the end without a \
-    tick preemption and blocks as the task furthest ahead; after its 1.07 ms sleep \
-    the running task has gained at most that, where a wakeup preemption needs it 3 \
-    ms ahead of the wakee, and the sleeper credit (min_vruntime − 9 ms) only lowers \
-    a task that is behind. From the CFS capture's own 8.2 ms bursts (2 % within 4.5 \
-    ms) the tick cuts each burst and its tail runs after the others, so the worker \
-    blocks behind them and preempts at 0.31-0.35. The null, a kernel that ran the \
-    same wall-clock workers, is closer";
+/// The `mi` workers are replayed by their wall-clock budget (`wall_budget.rs`): the shares
+/// follow B's rules, what is left is the models' timing.
+const MI_SHARE: &str = "the CFS and PDS kernels give the workers the same share within 0.1 \
+    points (the spinner 25.8 % and 25.9 %), so each is the other's null within 0.1, where \
+    the model, replaying the workers' wall-clock budgets, lands 0.9-1.1 points off (CFS → \
+    PDS: the spinner 26.7 %; PDS → CFS 24.7 %)";
+const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the kernel's (the \
+    listed `mi` EEVDF identity miss: their first runs end at the first exact tick past the \
+    2.25 ms slice where the VM's late ticks let the kernel's run 5.55 ms, median), 175-205 \
+    involuntary switches/s against 114. A worker's slices are half tails (under 0.5 ms: \
+    47-49 % of them in the CFS, EEVDF and PDS captures) and half long runs (3 ms and more: \
+    48-49 %), so their median falls in the gap between, wherever a few slices put it: EEVDF \
+    → CFS 1.87 ms predicted, 3.91 real, 2.53 null; PDS → EEVDF 1.27 predicted, 2.53 real, \
+    1.06 null, where the EEVDF model's short runs (26 % of the slices within 0.5-3 ms, 5 % \
+    in the capture) pull it down";
+const MI_PREEMPT: &str = "to PDS the model preempts at 0.80-0.82 of the workers' wakeups, the \
+    PDS kernel at 0.51 (0.88 before the budget; not looked into here). From PDS to CFS at \
+    0.32 (0.63 real): the PDS capture's budgets are 7.0-7.5 ms, below the 8 ms after which \
+    the CFS model's tick preempts a worker picked at a tick (two ticks past the 4.5 ms \
+    slice), so 62 % of the workers' bursts end within their first run, the worker blocking \
+    as the task furthest ahead in vruntime: after its 1 ms sleep the running task leads it \
+    by less than the 3 ms granularity. From EEVDF to CFS 0.72 against 0.63 real, EEVDF's \
+    0.55 as close; from PDS to EEVDF 0.60 against 0.55, PDS's 0.51 closer";
 const MI_WAKEUP: &str = "follows the preemption miss: a wakee that preempts waits the traced \
     delay of a wakeup preemption (0.47 ms on the CFS capture, 0.22 EEVDF), one that does \
-    not waits for a tick or a slice end; to PDS the model preempts at 0.88 of the workers' \
-    wakeups (0.51 real), so their median wait is the delay (0.22-0.47 ms) against 4.0 ms \
-    real; from PDS to CFS at 0.016 (0.63 real), so they wait 13.5 ms against 6.5";
+    not waits for a tick or a slice end: to PDS the model preempts at 0.80-0.82 (0.51 real), \
+    so the workers' median wait is that delay (0.22-0.47 ms) against 4.0 ms real; from PDS \
+    to CFS at 0.32 (0.63), so they wait 12.1 ms against 6.5; from EEVDF to CFS at 0.72, 2.7 \
+    against 6.5 (EEVDF's own 3.7 closer); to EEVDF the p50 is 2.3 ms against 3.7 and the \
+    p90 6.7 against 11.1 (PDS's 4.0 and 8.1 closer): the EEVDF model's workers cycle faster \
+    (involuntary switches, above). From EEVDF to PDS the p90 ties (5.1 predicted, 8.1 real, \
+    11.1 null)";
 const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU for the \
     other, so a role's share is its own CPU work, which the model replays from A: the \
     prediction equals the null (a tie). The kernels differ (pp1 ping 56.1 % of the pair on \

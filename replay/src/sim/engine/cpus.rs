@@ -99,10 +99,15 @@ impl Engine<'_> {
         }
     }
 
-    /// `task` is switched in on `cpu` (a wall-bounded burst's time starts at its first run).
+    /// `task` is switched in on `cpu` (a wall-bounded burst's time, and a burst's
+    /// wall-clock budget, start at its first run).
     pub(super) fn runs(&mut self, cpu: usize, task: usize) {
         self.state[task] = State::Running;
         self.last_cpu[task] = cpu;
+        if let Some(ns) = self.budget_after[task].take() {
+            let burst = self.progress.bursts_done(task);
+            self.push(self.now + ns, Ev::Budget(task, burst));
+        }
         if let Some(ns) = self.stop_after[task].take() {
             let stop = self.now + ns;
             self.end_ns = self.end_ns.max(run_end(self.demand, stop));

@@ -39,6 +39,8 @@ enum Ev {
     Tick,
     /// A task's wall-bounded last burst reaches its traced end.
     Stop(usize),
+    /// A task's wall-clock budget for a burst is up (the bursts it had done before it).
+    Budget(usize, u32),
     /// An idle CPU that a wakeup was placed on runs it (the traced wakeup cost later).
     IdleWake(usize),
     /// A wakeup preemption takes effect (the traced delay later), unless the CPU has
@@ -88,6 +90,8 @@ pub(crate) struct Engine<'a> {
     sleep_gen: Vec<u64>,
     /// A wall-bounded burst's time, armed when it first runs.
     stop_after: Vec<Option<u64>>,
+    /// A burst's wall-clock budget (`TaskDemand::wall_budget`), armed when it first runs.
+    budget_after: Vec<Option<u64>>,
     /// Where the run ends: the trace's end, or later for a wall-bounded burst that ends
     /// later (`wall_clock::run_end`).
     end_ns: u64,
@@ -164,6 +168,7 @@ impl<'a> Engine<'a> {
             blocked_at: vec![0; n],
             sleep_gen: vec![0; n],
             stop_after: vec![None; n],
+            budget_after: vec![None; n],
             end_ns: demand.end_ns,
             allowed,
             pinned,
@@ -220,6 +225,7 @@ impl<'a> Engine<'a> {
                 }
                 Ev::Tick => self.tick(),
                 Ev::Stop(task) => self.stop(task),
+                Ev::Budget(task, burst) => self.budget_up(task, burst),
                 Ev::IdleWake(cpu) => {
                     if self.cpus[cpu].curr.is_none() {
                         self.switch(cpu, None, Left::Blocked);

@@ -8,7 +8,7 @@ use crate::demand::{Phase, TaskEnd, Wake};
 use crate::sim::model::{Dequeue, Enqueue};
 use crate::sim::progress::Release;
 use crate::sim::schedule::{Left, Record};
-use crate::sim::wall_clock::{wall_bound, WallBound};
+use crate::sim::wall_clock::{clock_bound_next, wall_bound, WallBound};
 
 impl Engine<'_> {
     pub(super) fn start(&mut self, task: usize) {
@@ -37,15 +37,24 @@ impl Engine<'_> {
     /// until its waker gets there; one already released is passed through), or the end.
     pub(super) fn enter_phase(&mut self, task: usize) -> Entered {
         loop {
-            match self.demand.tasks[task]
-                .phases
-                .get(self.progress.phase(task))
-            {
+            let t = &self.demand.tasks[task];
+            if let Some(phase) = clock_bound_next(t, self.progress.phase(task), self.now) {
+                self.progress.set_phase(task, phase);
+            }
+            match t.phases.get(self.progress.phase(task)) {
                 None => return Entered::Done,
                 Some(Phase::Burst { ns }) => {
                     let t = &self.demand.tasks[task];
                     match wall_bound(t, self.progress.phase(task), *ns) {
-                        None => self.progress.begin_burst(task, *ns),
+                        None => match t.wall_budget {
+                            // Busy until its budget is up (`budget_up`), whatever CPU
+                            // that takes.
+                            Some(b) => {
+                                self.progress.begin_burst(task, u64::MAX / 4);
+                                self.budget_after[task] = Some(b.budget_ns);
+                            }
+                            None => self.progress.begin_burst(task, *ns),
+                        },
                         Some(WallBound::At(until)) if until <= self.now => {
                             self.progress.begin_burst(task, 0)
                         }
@@ -95,6 +104,29 @@ impl Engine<'_> {
                 self.finish_burst(task);
                 self.leave(cpu, task);
             }
+            _ => {}
+        }
+    }
+
+    /// `task`'s wall-clock budget for its burst number `burst` is up: the burst has only
+    /// its tail left, which a running task runs now and a waiting one when it next runs
+    /// (its time ran out while it waited: the kernel's worker finds that when it resumes).
+    pub(super) fn budget_up(&mut self, task: usize, burst: u32) {
+        if self.progress.bursts_done(task) != burst {
+            return;
+        }
+        let tail = self.demand.tasks[task].wall_budget.map_or(0, |b| b.tail_ns);
+        match self.state[task] {
+            State::Running => {
+                let cpu = self.last_cpu[task];
+                self.account(cpu);
+                self.progress.cut_to(task, tail);
+                self.cpus[cpu].dirty = true;
+                if self.progress.burst_left(task) == 0 {
+                    self.burst_end(cpu, task);
+                }
+            }
+            State::Runnable => self.progress.cut_to(task, tail),
             _ => {}
         }
     }
