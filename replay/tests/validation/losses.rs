@@ -52,10 +52,10 @@ const MI_SWITCHES: &str = "the workers are busy for a wall-clock time (share, ab
     their wakeups 1 ms later find the spinner running and preempt it (0.55-0.63 of the \
     workers' wakeups); nothing in the replay holds the bursts together (each is A's CPU), \
     and the mainline models \
-    preempt at 0.31-0.39 and their slices run to the tick (the spinner's 6.7-7.6 ms under \
+    preempt at 0.31-0.43 and their slices run to the tick (the spinner's 6.7-7.6 ms under \
     CFS, 3.6 real; 4.0 under EEVDF, the workers' 2.5 real)";
 const MI_PREEMPT: &str =
-    "the mainline models preempt at 0.31-0.39 of the workers' wakeups against the \
+    "the mainline models preempt at 0.31-0.43 of the workers' wakeups against the \
     kernels' 0.55-0.63 (above); to PDS 0.88 predicted, 0.51 real. From PDS to CFS \
     0.016, the echo of the PDS capture's scheduling (share, above), not a CFS rule: \
     its workers got 4.3 ms of CPU a burst (median; 85 % of the 511 bursts within 4.5 \
