@@ -89,21 +89,27 @@ const PINGPONG_CFS: &str = "the model preempts pong at 0.37 of ping's wakeups (9
     7.7 ms more and pong 7.5 ms less than the trace over the run (ground_truth.json), 7.6 µs \
     a round trip, which the trace does not show";
 const PINGPONG_EEVDF: &str =
-    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.71-0.81 in the \
-    model (ping 1 244 / pong 805 involuntary switches/s traced, 861 / 477 \
-    predicted; the other round trips end with the waker blocking). The model's \
-    decisions, logged on this replay before a woken task stopped being held for its \
-    peer's answer (it then preempted at 0.55-0.67): of 2 536 wakeups of one of the \
-    pair by the other it preempted at 2 002; at 527 the wakee had blocked while not \
-    eligible (DELAY_DEQUEUE) and was still not eligible when woken, a median 0.57 ms \
-    of vruntime ahead of the running peer. By 6.12's rules a wakee that runs longer \
-    from its wakeup to its block than the waker runs after waking it (58 µs against \
-    26 in this trace) loses half the difference of lag each round trip, so a run of \
-    preempting round trips ends with the wakee ahead. The kernel's clock moved 10 µs \
-    a round trip from ping to pong (its runtimes in ground_truth.json against the \
-    trace), but shifting ±4-8 µs a pick into the model's vruntimes did not bring the \
-    model's ping to the kernel's rate (875-1 051/s then): what keeps the kernel's \
-    pair preempting is not found";
+    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.69-0.79 in the \
+    model (ping 1 244 / pong 805 involuntary switches/s traced, 830 / 493 \
+    predicted; the other round trips end with the waker blocking). The cause is the \
+    kernel's clock, not its rules: 6.12's rules (fair.c and core.c of Debian's 6.12 \
+    source: the enqueue, the requeue of a delayed task, update_curr, pick_eevdf with \
+    RUN_TO_PARITY, DELAY_ZERO) replayed on this trace's own switch and wakeup times on \
+    CPU 1 give the kernel's decision at only 1 532 of the 2 062 wakeups of one of the \
+    pair by the other (1 549 preempting, the kernel 1 957), 1 414 when the time from a \
+    preempting wakeup to its switch is charged to the wakee (rq_clock_skip_update), at \
+    most 1 654 with every switch's clock 5-30 µs before its event. Most misses (469) \
+    are a wakee that blocked while not eligible and is, by the traced times, 2.75 ms \
+    (median) of vruntime ahead of its waker when woken, where the kernel preempted: \
+    its pair stays within a burst (~70 µs) of each other. The traced times are not \
+    what the kernel charged: 119 of the pair's 4 048 slices run 1.2-11.9 ms (the VM's \
+    vCPU stalled, the host at load 9 on 2 CPUs), 414 ms of the pair's 776, and who is \
+    charged a stall depends on where in the kernel's path it fell (a clock read at the \
+    top of __schedule charges the next task what the trace gives the previous one). \
+    The kernel's runtimes (ground_truth.json) give ping 20.87 ms less and pong 20.89 \
+    ms more than the trace over the run; the skip rule moves 24.8-49.0 ms (clock at \
+    sched_wakeup / sched_waking) the same way. A switch trace does not say where a \
+    stall fell";
 const PINGPONG_PDS: &str = "PDS preempts on a wakeup only when the wakee's deadline \
     level (2^22 ns units) is below the running task's: the pair's wakeups preempt at \
     0.42 in the kernel (2 943-2 947 of 7 072-7 078), the model's at 0.40-0.42 (involuntary \
