@@ -9,7 +9,10 @@
 //! PREEMPT_SHORT (a wakee with a shorter slice cuts through that), DELAY_DEQUEUE (a task
 //! that blocks while not eligible stays queued until picked or woken, burning its negative
 //! lag) with DELAY_ZERO (positive lag dropped when the delayed dequeue completes). With
-//! HRTICK off a deadline is noticed at the next tick or scheduling event.
+//! HRTICK off a deadline is noticed at the next tick or scheduling event. The core's clock
+//! rule is kept too: after a wakeup that asks for a reschedule, the switch reads the clock
+//! of that wakeup (`rq_clock_skip_update`), so the wakee is charged the time from its
+//! wakeup on, not the waker that ran it.
 //!
 //! SCHED_BATCH and SCHED_IDLE (`check_preempt_wakeup_fair`, `set_load_weight`): an
 //! idle-policy task weighs `WEIGHT_IDLEPRIO` (3); a waking task that is not idle-policy
@@ -86,6 +89,13 @@ pub(crate) struct Eevdf {
     /// when the pick is the previous task, so `set_next_entity` does not re-stash the
     /// deadline).
     put_back: Vec<Option<usize>>,
+    /// Per CPU: the runqueue's clock, the time of the last event on it (`update_rq_clock`).
+    clock: Vec<u64>,
+    /// Per CPU: a wakeup asked for a reschedule, so the next `__schedule` skips its clock
+    /// update (`rq_clock_skip_update` in `wakeup_preempt`): it puts the running task away
+    /// and starts the next one at the clock of that wakeup (or of a later event), and the
+    /// time the task ran from there to the switch is charged to the next one.
+    skip_clock: Vec<bool>,
     seq: u64,
 }
 
@@ -97,7 +107,25 @@ impl Eevdf {
             rqs: vec![FairRq::default(); cpus.max(1)],
             resched: vec![false; cpus.max(1)],
             put_back: vec![None; cpus.max(1)],
+            clock: vec![0; cpus.max(1)],
+            skip_clock: vec![false; cpus.max(1)],
             seq: 0,
+        }
+    }
+
+    /// An event on `cpu` at `now` updates its clock (`update_rq_clock`).
+    fn rq_clock(&mut self, cpu: usize, now: u64) -> u64 {
+        self.clock[cpu] = now;
+        now
+    }
+
+    /// The clock a `__schedule` on `cpu` at `now` reads: its own update, unless a wakeup
+    /// asked for the reschedule (then the clock of the last event).
+    fn schedule_clock(&mut self, cpu: usize, now: u64) -> u64 {
+        if self.skip_clock[cpu] {
+            self.clock[cpu]
+        } else {
+            self.rq_clock(cpu, now)
         }
     }
 
@@ -225,6 +253,35 @@ impl Eevdf {
         }
     }
 
+    /// `check_preempt_wakeup_fair`, in its order: a reschedule already asked for (by the
+    /// enqueue's `update_curr`) stands; then the policy rules; only then is the running
+    /// task accounted, with the wakee queued (so a batch wakee never gets that far).
+    fn wakeup_preempts(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
+        if std::mem::take(&mut self.resched[cpu]) {
+            return true;
+        }
+        let Some(curr) = self.rqs[cpu].curr else {
+            return false;
+        };
+        // An idle-policy task is preempted by any other at once, never by an idle one;
+        // batch and idle wakees do not preempt.
+        let idle = |t: usize| self.tasks[t].policy == FairPolicy::Idle;
+        if idle(curr) != idle(wakee) {
+            return idle(curr);
+        }
+        if self.tasks[wakee].policy != FairPolicy::Normal {
+            return false;
+        }
+        self.update_curr(cpu, now);
+        if std::mem::take(&mut self.resched[cpu]) {
+            return true;
+        }
+        if self.p.preempt_short && self.tasks[wakee].slice < self.tasks[curr].slice {
+            self.tasks[curr].picked_deadline = None;
+        }
+        self.pick_eevdf(cpu) == Some(wakee)
+    }
+
     fn remove(&mut self, cpu: usize, task: usize) {
         self.rqs[cpu].remove(task);
     }
@@ -236,7 +293,7 @@ impl SchedulerModel for Eevdf {
         ModelInfo {
             name: ModelName::Eevdf,
             follows: "EEVDF of Linux 6.12",
-            version: 3,
+            version: 4,
             release: "6.12.0-predicted-eevdf",
             parameters: vec![
                 ("sched_base_slice_ns", p.base_slice_ns as i64),
@@ -271,6 +328,7 @@ impl SchedulerModel for Eevdf {
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
+        let now = self.rq_clock(cpu, now);
         if self.tasks[task].delayed_on.take().is_some() {
             // `requeue_delayed_entity`: still queued where it was; with DELAY_ZERO one
             // that is owed time by now is re-placed at zero lag (V): what it was owed
@@ -299,6 +357,13 @@ impl SchedulerModel for Eevdf {
     }
 
     fn dequeue(&mut self, cpu: usize, task: usize, now: u64, how: Dequeue) {
+        // The running task blocking or exiting leaves in `__schedule`; a migration is
+        // the balancer's, which updates the clock.
+        let now = if self.rqs[cpu].curr == Some(task) && how != Dequeue::Migrate {
+            self.schedule_clock(cpu, now)
+        } else {
+            self.rq_clock(cpu, now)
+        };
         self.update_curr(cpu, now);
         if how == Dequeue::Sleep && self.p.delay_dequeue && !self.eligible(cpu, task) {
             // Not eligible: stays queued, delayed, until picked or woken.
@@ -314,6 +379,7 @@ impl SchedulerModel for Eevdf {
     }
 
     fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
+        let now = self.schedule_clock(cpu, now);
         self.update_curr(cpu, now);
         // Behind the tasks with an equal deadline: the kernel picks while the running task
         // is still current, and keeps it on a tie only if its deadline is strictly earlier.
@@ -324,6 +390,8 @@ impl SchedulerModel for Eevdf {
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
+        let now = self.schedule_clock(cpu, now);
+        self.skip_clock[cpu] = false;
         self.resched[cpu] = false;
         let prev = self.put_back[cpu].take();
         loop {
@@ -353,37 +421,18 @@ impl SchedulerModel for Eevdf {
     }
 
     fn tick(&mut self, cpu: usize, now: u64) -> bool {
+        let now = self.rq_clock(cpu, now);
         self.update_curr(cpu, now);
         std::mem::take(&mut self.resched[cpu])
     }
 
     fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
-        // In `check_preempt_wakeup_fair`'s order: a reschedule already asked for (by the
-        // enqueue's `update_curr`) stands; then the policy rules; only then is the running
-        // task accounted, with the wakee queued (so a batch wakee never gets that far).
-        if std::mem::take(&mut self.resched[cpu]) {
-            return true;
+        let now = self.rq_clock(cpu, now);
+        let preempt = self.wakeup_preempts(cpu, wakee, now);
+        if preempt {
+            self.skip_clock[cpu] = true;
         }
-        let Some(curr) = self.rqs[cpu].curr else {
-            return false;
-        };
-        // An idle-policy task is preempted by any other at once, never by an idle one;
-        // batch and idle wakees do not preempt.
-        let idle = |t: usize| self.tasks[t].policy == FairPolicy::Idle;
-        if idle(curr) != idle(wakee) {
-            return idle(curr);
-        }
-        if self.tasks[wakee].policy != FairPolicy::Normal {
-            return false;
-        }
-        self.update_curr(cpu, now);
-        if std::mem::take(&mut self.resched[cpu]) {
-            return true;
-        }
-        if self.p.preempt_short && self.tasks[wakee].slice < self.tasks[curr].slice {
-            self.tasks[curr].picked_deadline = None;
-        }
-        self.pick_eevdf(cpu) == Some(wakee)
+        preempt
     }
 
     fn queued(&self, cpu: usize) -> Vec<usize> {
@@ -473,6 +522,31 @@ mod tests {
         assert_eq!(m.tasks[1].vlag, 0);
         assert_eq!(m.tasks[1].vruntime, 9575 * US as i64);
         assert_eq!(m.tasks[1].deadline, 10275 * US as i64);
+    }
+
+    #[test]
+    fn a_preempting_wakeup_charges_the_time_to_the_switch_to_the_wakee() {
+        // One CPU at HZ 100, slice 0.7 ms. S runs from 0. t=1: W wakes; S is accounted
+        // (vS = 1, deadline renewed to 1.7, unprotected), W placed at V = 1, deadline 1.7:
+        // the tie goes to W, a reschedule. The switch comes 30 µs later, at 1.03, but the
+        // `__schedule` skips its clock update: S is put back with vS = 1 and W starts at
+        // the wakeup's clock, 1. W blocks at 1.1, charged 0.1 ms: vW = 1.1 (without the
+        // skip, vS = 1.03 and vW = 1.07).
+        let mut m = Eevdf::new(1, EevdfParams::linux_6_12(1, 100));
+        m.add_task(0, 0, None);
+        m.add_task(1, 0, None);
+        m.enqueue(0, 0, 0, WAKE);
+        assert_eq!(m.pick_next(0, 0), Some(0));
+        m.enqueue(0, 1, MS, WAKE);
+        assert!(m.check_preempt_wakeup(0, 1, MS));
+        m.put_prev(0, 0, 1030 * US);
+        assert_eq!(m.pick_next(0, 1030 * US), Some(1));
+        assert_eq!(m.tasks[0].vruntime, MS as i64);
+        m.dequeue(0, 1, 1100 * US, Dequeue::Sleep);
+        assert_eq!(m.tasks[1].vruntime, 1100 * US as i64);
+        // The next `__schedule` updates its clock again: S starts at 1.1.
+        assert_eq!(m.pick_next(0, 1100 * US), Some(0));
+        assert_eq!(m.tasks[0].exec_start, 1100 * US);
     }
 
     #[test]

@@ -97,9 +97,7 @@ const PP1_SWITCHES: &str =
     mainline tool 2 100 on EEVDF's (the demands' blocks over their windows), so a \
     rate predicted across the families misses by that ratio even where the share of \
     wakeups that preempt is right: EEVDF → PDS 747 / 390 per s against PDS's 1 174 / \
-    1 170 (pong preempts at 0.42 predicted and real, ping at 0.27), PDS → EEVDF 1 \
-    790 / 1 792 against EEVDF's 1 244 / 805 (the model preempts at 0.44 of the PDS \
-    demand's wakeups, the EEVDF kernel at 0.93-0.96 of its own)";
+    1 170 (pong preempts at 0.42 predicted and real, ping at 0.27)";
 const PP1_PREEMPT: &str = "the CFS model preempts the pair's wakeups far more often than \
     the CFS kernel (the listed `pp1` CFS → CFS miss: the pair's vruntime gap, set at the \
     start, against the granularity): from the PDS capture it preempts at 0.47 of ping's \
