@@ -143,7 +143,7 @@ pub const MISSES: &[Miss] = &[
     miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 43.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
     miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 22.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 20.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
     miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
     miss(
