@@ -89,13 +89,6 @@ pub(crate) struct Eevdf {
     /// when the pick is the previous task, so `set_next_entity` does not re-stash the
     /// deadline).
     put_back: Vec<Option<usize>>,
-    /// Per CPU: the runqueue's clock, the time of the last event on it (`update_rq_clock`).
-    clock: Vec<u64>,
-    /// Per CPU: a wakeup asked for a reschedule, so the next `__schedule` skips its clock
-    /// update (`rq_clock_skip_update` in `wakeup_preempt`): it puts the running task away
-    /// and starts the next one at the clock of that wakeup (or of a later event), and the
-    /// time the task ran from there to the switch is charged to the next one.
-    skip_clock: Vec<bool>,
     seq: u64,
 }
 
@@ -107,25 +100,7 @@ impl Eevdf {
             rqs: vec![FairRq::default(); cpus.max(1)],
             resched: vec![false; cpus.max(1)],
             put_back: vec![None; cpus.max(1)],
-            clock: vec![0; cpus.max(1)],
-            skip_clock: vec![false; cpus.max(1)],
             seq: 0,
-        }
-    }
-
-    /// An event on `cpu` at `now` updates its clock (`update_rq_clock`).
-    fn rq_clock(&mut self, cpu: usize, now: u64) -> u64 {
-        self.clock[cpu] = now;
-        now
-    }
-
-    /// The clock a `__schedule` on `cpu` at `now` reads: its own update, unless a wakeup
-    /// asked for the reschedule (then the clock of the last event).
-    fn schedule_clock(&mut self, cpu: usize, now: u64) -> u64 {
-        if self.skip_clock[cpu] {
-            self.clock[cpu]
-        } else {
-            self.rq_clock(cpu, now)
         }
     }
 
@@ -328,7 +303,7 @@ impl SchedulerModel for Eevdf {
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
-        let now = self.rq_clock(cpu, now);
+        let now = self.rqs[cpu].event_clock(now);
         if self.tasks[task].delayed_on.take().is_some() {
             // `requeue_delayed_entity`: still queued where it was; with DELAY_ZERO one
             // that is owed time by now is re-placed at zero lag (V): what it was owed
@@ -360,9 +335,9 @@ impl SchedulerModel for Eevdf {
         // The running task blocking or exiting leaves in `__schedule`; a migration is
         // the balancer's, which updates the clock.
         let now = if self.rqs[cpu].curr == Some(task) && how != Dequeue::Migrate {
-            self.schedule_clock(cpu, now)
+            self.rqs[cpu].schedule_clock(now)
         } else {
-            self.rq_clock(cpu, now)
+            self.rqs[cpu].event_clock(now)
         };
         self.update_curr(cpu, now);
         if how == Dequeue::Sleep && self.p.delay_dequeue && !self.eligible(cpu, task) {
@@ -379,7 +354,7 @@ impl SchedulerModel for Eevdf {
     }
 
     fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
-        let now = self.schedule_clock(cpu, now);
+        let now = self.rqs[cpu].schedule_clock(now);
         self.update_curr(cpu, now);
         // Behind the tasks with an equal deadline: the kernel picks while the running task
         // is still current, and keeps it on a tie only if its deadline is strictly earlier.
@@ -390,8 +365,8 @@ impl SchedulerModel for Eevdf {
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
-        let now = self.schedule_clock(cpu, now);
-        self.skip_clock[cpu] = false;
+        let now = self.rqs[cpu].schedule_clock(now);
+        self.rqs[cpu].skip_clock = false;
         self.resched[cpu] = false;
         let prev = self.put_back[cpu].take();
         loop {
@@ -421,16 +396,16 @@ impl SchedulerModel for Eevdf {
     }
 
     fn tick(&mut self, cpu: usize, now: u64) -> bool {
-        let now = self.rq_clock(cpu, now);
+        let now = self.rqs[cpu].event_clock(now);
         self.update_curr(cpu, now);
         std::mem::take(&mut self.resched[cpu])
     }
 
     fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
-        let now = self.rq_clock(cpu, now);
+        let now = self.rqs[cpu].event_clock(now);
         let preempt = self.wakeup_preempts(cpu, wakee, now);
         if preempt {
-            self.skip_clock[cpu] = true;
+            self.rqs[cpu].skip_clock = true;
         }
         preempt
     }
