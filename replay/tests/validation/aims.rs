@@ -78,16 +78,21 @@ const TICK_LATE: &str = "the VM's tick preemptions are off the tick grid and lat
 const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or softirq \
     time, and its idle pull stands in for the kernel's balancing, so which task a timer \
     wakeup preempts differs";
-const PINGPONG_CFS: &str = "the model preempts pong at 0.37 of ping's wakeups (925 pong \
-    switches/s after the traced delay), the kernel at 0.14 (224/s): the decision is the \
-    pair's vruntime gap against the 3 ms granularity, and a ping-pong keeps its gap for the \
-    whole run. The model's is 5.5-9 ms, set at the start: the two tasks' first bursts (13.2 \
-    and 4.6 ms) ran on CPUs 2 and 3 before the tasks pinned themselves, the model runs them \
-    one after the other on CPU 1 (observed affinity). Even the kernel's rule replayed on the \
-    trace's switch times (both at CPU 1's min_vruntime when they arrive there) gives a \
-    3.1-4.5 ms gap and preempts at 51 % of the wakeups: the kernel's runtime clock gave ping \
-    7.7 ms more and pong 7.5 ms less than the trace over the run (ground_truth.json), 7.6 µs \
-    a round trip, which the trace does not show";
+const PINGPONG_CFS: &str = "the model's pong, woken by ping, preempts at 0.11 of its \
+    wakeups, the kernel's at 0.20, so ping is switched out involuntarily 187 times a second \
+    predicted, 363 real (ping's own wakeups preempt at 0.13 / 0.14; pong 233 / 224 per s): \
+    the decision is the pair's vruntime gap against the 3 ms wakeup granularity. The \
+    core's clock-skip rule (6.1's check_preempt_curr makes the switch after a preempting \
+    wakeup skip its clock update, so the time to the switch is the wakee's) took this miss \
+    from 313 % (pong preempting at 0.37) to 49 %. By the traced times the rule moves 30.7 \
+    ms from pong to ping in this capture (pong preempted ping 363 times, 18.1 ms from \
+    sched_wakeup to the switch, ping pong 223 times, 48.8 ms, stalls of the VM's vCPU among \
+    them); the kernel's runtimes (ground_truth.json) give ping 7.7 ms more and pong 7.5 ms \
+    less than the trace: the same direction, a smaller amount. Before the rule the model's \
+    gap was 5.5-9 ms, set at the start: the tasks' first bursts (13.2 and 4.6 ms) ran on \
+    CPUs 2 and 3 before the tasks pinned themselves, the model runs them one after the \
+    other on CPU 1 (observed affinity). How much of the remaining miss each of the two \
+    (the start, the stalls' charging) makes is not measured";
 const PINGPONG_EEVDF: &str =
     "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.29-0.47 in the \
     model (ping 1 244 / pong 805 involuntary switches/s traced, 628 / 302 \
@@ -145,7 +150,7 @@ pub const MISSES: &[Miss] = &[
     miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 27.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 20.0, TIMERS),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 35.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
+    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 49.0, PINGPONG_CFS),
     miss(
         IDENTITY_SWITCHES,
         "pp1",
@@ -163,7 +168,7 @@ pub const MISSES: &[Miss] = &[
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing. (The answer rule holding only a task that
 /// was not woken by its peer, as the kernel's pipe read does, cost 5 cells of 132.)
-pub const BEAT_FLOOR: f64 = 0.46;
+pub const BEAT_FLOOR: f64 = 0.48;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();

@@ -52,12 +52,12 @@ const MI_SWITCHES: &str = "the workers are busy for a wall-clock time (share, ab
     their wakeups 1 ms later find the spinner running and preempt it (0.55-0.63 of the \
     workers' wakeups); nothing in the replay holds the bursts together (each is A's CPU), \
     and the mainline models \
-    preempt at 0.31-0.43 and their slices run to the tick (the spinner's 6.7-7.6 ms under \
+    preempt at 0.31-0.43 and their slices run to the tick (the spinner's 6.7-8.0 ms under \
     CFS, 3.6 real; 4.0 under EEVDF, the workers' 2.5 real)";
 const MI_PREEMPT: &str =
     "the mainline models preempt at 0.31-0.43 of the workers' wakeups against the \
     kernels' 0.55-0.63 (above); to PDS 0.88 predicted, 0.51 real. From PDS to CFS \
-    0.016, the echo of the PDS capture's scheduling (share, above), not a CFS rule: \
+    0.010, the echo of the PDS capture's scheduling (share, above), not a CFS rule: \
     its workers got 4.3 ms of CPU a burst (median; 85 % of the 511 bursts within 4.5 \
     ms), which fits the CFS model's slice for four tasks on one CPU (18 / 4 = 4.5 \
     ms), so a worker runs its burst from the leftmost place to the end without a \
@@ -66,13 +66,13 @@ const MI_PREEMPT: &str =
     ms ahead of the wakee, and the sleeper credit (min_vruntime − 9 ms) only lowers \
     a task that is behind. From the CFS capture's own 8.2 ms bursts (2 % within 4.5 \
     ms) the tick cuts each burst and its tail runs after the others, so the worker \
-    blocks behind them and preempts at 0.31-0.35. The null, a kernel that ran the \
+    blocks behind them and preempts at 0.34-0.35. The null, a kernel that ran the \
     same wall-clock workers, is closer";
 const MI_WAKEUP: &str = "follows the preemption miss: a wakee that preempts waits the traced \
     delay of a wakeup preemption (0.47 ms on the CFS capture, 0.22 EEVDF), one that does \
     not waits for a tick or a slice end; to PDS the model preempts at 0.88 of the workers' \
     wakeups (0.51 real), so their median wait is the delay (0.22-0.47 ms) against 4.0 ms \
-    real; from PDS to CFS at 0.016 (0.63 real), so they wait 13.5 ms against 6.5";
+    real; from PDS to CFS at 0.010 (0.63 real), so they wait 13.6 ms against 6.5";
 const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU for the \
     other, so a role's share is its own CPU work, which the model replays from A: the \
     prediction equals the null (a tie). The kernels differ (pp1 ping 56.1 % of the pair on \
@@ -84,13 +84,14 @@ const PP1_SLICE: &str =
     keep the CFS capture's bursts against PDS's 70 µs, a tie; from EEVDF to PDS the \
     model's ping runs 75.0 µs against the null's 73.1 (PDS 70.4), its pong 68.9 \
     against 69.3 (70.4): the EEVDF bursts replayed, within 6.5 % of PDS's, the null \
-    within 3.8 %";
+    within 3.8 %; from EEVDF to CFS the model's 75.1 / 69.3 µs against the null's \
+    73.1 / 69.3 and CFS's 117.9 / 115.7, the EEVDF bursts again";
 const PP1_WAKEUP: &str =
     "the pair's wakee waits either the traced delay of a wakeup preemption, one \
     number measured on A (42 µs on the CFS capture, 30 EEVDF, 25 PDS), so the p50 is \
     A's delay, not B's (CFS: 47-53 µs; EEVDF: 30-32), or, when it does not preempt, \
-    until the waker blocks or stops for its answer: the p90 (73-115 µs predicted \
-    from EEVDF, where CFS's and PDS's kernels have 75-83) follows how often the \
+    until the waker blocks or stops for its answer: the p90 (67-123 µs predicted \
+    from EEVDF and PDS, where CFS's and PDS's kernels have 75-83) follows how often the \
     model does not preempt";
 const PP1_SWITCHES: &str =
     "the Project C tool's pp1 makes 2 780 round trips a second on its kernel, the \
@@ -98,11 +99,6 @@ const PP1_SWITCHES: &str =
     rate predicted across the families misses by that ratio even where the share of \
     wakeups that preempt is right: EEVDF → PDS 747 / 390 per s against PDS's 1 174 / \
     1 170 (pong preempts at 0.42 predicted and real, ping at 0.27)";
-const PP1_PREEMPT: &str = "the CFS model preempts the pair's wakeups far more often than \
-    the CFS kernel (the listed `pp1` CFS → CFS miss: the pair's vruntime gap, set at the \
-    start, against the granularity): from the PDS capture it preempts at 0.47 of ping's \
-    wakeups and 0.55 of pong's, the CFS kernel at 0.14 / 0.20, so the null (PDS's \
-    0.42) is closer";
 const PP2_SLICE: &str =
     "the Project C tool's pp2 is another program: 10 000 round trips of 48-52 µs \
     bursts, against the mainline tool's 2 000 of 2.2-2.8 ms (the demands; MANIFEST), \
@@ -137,7 +133,6 @@ const LOSSES: &[Loss] = &[
     loss("pp1", "runtime-share", PP_SHARE),
     loss("pp1", "involuntary", PP1_SWITCHES),
     loss("pp1", "slice-p50", PP1_SLICE),
-    loss("pp1", "preempting-wakeups", PP1_PREEMPT),
     loss("pp1", "wakeup-p50", PP1_WAKEUP),
     loss("pp1", "wakeup-p90", PP1_WAKEUP),
     loss("pp2", "runtime-share", PP_SHARE),
