@@ -22,9 +22,11 @@ fn predict_eevdf_from_cfs_then_compare_with_the_real_eevdf_run() {
     );
     assert!(stdout.contains("nice-n5 273"), "{stdout}");
     assert!(
-        stderr.contains("predicted by eevdf v2 (EEVDF of Linux 6.12)"),
+        stderr.contains("predicted by eevdf v4 (EEVDF of Linux 6.12)"),
         "{stderr}"
     );
+    // 6.12's 0.7 ms base slice, scaled by 1 + ilog2(4) for the capture's 4 CPUs.
+    assert!(stderr.contains("sched_base_slice_ns=2100000"), "{stderr}");
     let first = std::fs::read(&out).unwrap();
 
     // Its report's header says it is a prediction (as compare and the TUI do).

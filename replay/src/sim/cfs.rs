@@ -7,6 +7,10 @@
 //! pick takes it over the leftmost while it is not more than a wakeup granularity ahead
 //! (`pick_next_entity`), so the wakee is what runs, not a task that waited longer.
 //!
+//! The core's clock rule: after a wakeup that asks for a reschedule, the switch reads the
+//! clock of that wakeup (`rq_clock_skip_update` in `check_preempt_curr`), so the wakee is
+//! charged the time from its wakeup on, not the waker that ran it (`fair_rq.rs`).
+//!
 //! SCHED_BATCH and SCHED_IDLE (`check_preempt_wakeup`, `set_load_weight`): an idle-policy
 //! task weighs `WEIGHT_IDLEPRIO` (3) whatever its nice; a waking task that is not
 //! idle-policy preempts an idle-policy running task at once (no granularity test, no
@@ -152,6 +156,30 @@ impl Cfs {
 
     /// `check_preempt_tick`: past its slice, or ahead of the leftmost by more than a slice
     /// after at least `min_granularity`.
+    /// `check_preempt_wakeup`: the policy rules, then the wakeup granularity.
+    fn wakeup_preempts(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
+        let Some(curr) = self.rqs[cpu].curr else {
+            return false;
+        };
+        // Idle-policy tasks are preempted by any other at once; batch and idle wakees
+        // never preempt ("their preemption is driven by the tick").
+        let (curr_policy, wakee_policy) = (self.tasks[curr].policy, self.tasks[wakee].policy);
+        if curr_policy == FairPolicy::Idle && wakee_policy != FairPolicy::Idle {
+            return true;
+        }
+        if wakee_policy != FairPolicy::Normal || !self.p.wakeup_preemption {
+            return false;
+        }
+        self.update_curr(cpu, now);
+        // `wakeup_preempt_entity`: the running task is ahead by more than the wakeup
+        // granularity in the wakee's virtual time; the wakee then becomes the next buddy.
+        let preempts = self.leads_by_more_than_gran(curr, wakee);
+        if preempts {
+            self.next[cpu] = Some(wakee);
+        }
+        preempts
+    }
+
     fn check_preempt_tick(&self, cpu: usize, curr: usize) -> bool {
         let e = &self.tasks[curr];
         let ideal = self.sched_slice(cpu, curr, true);
@@ -176,7 +204,7 @@ impl SchedulerModel for Cfs {
         ModelInfo {
             name: ModelName::Cfs,
             follows: "CFS of Linux 6.1",
-            version: 3,
+            version: 4,
             release: "6.1.0-predicted-cfs",
             parameters: vec![
                 ("sched_latency_ns", p.latency_ns as i64),
@@ -210,6 +238,7 @@ impl SchedulerModel for Cfs {
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
+        let now = self.rqs[cpu].event_clock(now);
         self.update_curr(cpu, now);
         self.renormalize(task, cpu);
         let min = self.rqs[cpu].min_vruntime;
@@ -244,7 +273,14 @@ impl SchedulerModel for Cfs {
         self.rqs[cpu].queue.push(task);
     }
 
-    fn dequeue(&mut self, cpu: usize, task: usize, now: u64, _how: Dequeue) {
+    fn dequeue(&mut self, cpu: usize, task: usize, now: u64, how: Dequeue) {
+        // The running task blocking or exiting leaves in `__schedule`; a migration is
+        // the balancer's, which updates the clock.
+        let now = if self.rqs[cpu].curr == Some(task) && how != Dequeue::Migrate {
+            self.rqs[cpu].schedule_clock(now)
+        } else {
+            self.rqs[cpu].event_clock(now)
+        };
         self.update_curr(cpu, now);
         self.rqs[cpu].remove(task);
         if self.next[cpu] == Some(task) {
@@ -256,6 +292,7 @@ impl SchedulerModel for Cfs {
     }
 
     fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
+        let now = self.rqs[cpu].schedule_clock(now);
         self.update_curr(cpu, now);
         self.seq += 1;
         self.tasks[task].seq = self.seq;
@@ -263,6 +300,8 @@ impl SchedulerModel for Cfs {
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
+        let now = self.rqs[cpu].schedule_clock(now);
+        self.rqs[cpu].skip_clock = false;
         let left = self.leftmost(cpu)?;
         // `pick_next_entity`: the next buddy unless it leads the leftmost by more than the
         // wakeup granularity; picking it clears it (`clear_buddies`).
@@ -281,6 +320,7 @@ impl SchedulerModel for Cfs {
     }
 
     fn tick(&mut self, cpu: usize, now: u64) -> bool {
+        let now = self.rqs[cpu].event_clock(now);
         self.update_curr(cpu, now);
         match self.rqs[cpu].curr {
             Some(curr) if self.rqs[cpu].nr_running() > 1 => self.check_preempt_tick(cpu, curr),
@@ -289,26 +329,11 @@ impl SchedulerModel for Cfs {
     }
 
     fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
-        let Some(curr) = self.rqs[cpu].curr else {
-            return false;
-        };
-        // Idle-policy tasks are preempted by any other at once; batch and idle wakees
-        // never preempt ("their preemption is driven by the tick").
-        let (curr_policy, wakee_policy) = (self.tasks[curr].policy, self.tasks[wakee].policy);
-        if curr_policy == FairPolicy::Idle && wakee_policy != FairPolicy::Idle {
-            return true;
-        }
-        if wakee_policy != FairPolicy::Normal || !self.p.wakeup_preemption {
-            return false;
-        }
-        self.update_curr(cpu, now);
-        // `wakeup_preempt_entity`: the running task is ahead by more than the wakeup
-        // granularity in the wakee's virtual time; the wakee then becomes the next buddy.
-        let preempts = self.leads_by_more_than_gran(curr, wakee);
-        if preempts {
-            self.next[cpu] = Some(wakee);
-        }
-        preempts
+        let now = self.rqs[cpu].event_clock(now);
+        let preempt = self.wakeup_preempts(cpu, wakee, now);
+        // `check_preempt_curr`: the reschedule it asked for skips the switch's clock update.
+        self.rqs[cpu].skip_clock |= preempt;
+        preempt
     }
 
     fn queued(&self, cpu: usize) -> Vec<usize> {
@@ -317,5 +342,40 @@ impl SchedulerModel for Cfs {
 
     fn prio(&self, task: usize) -> i32 {
         120 + self.tasks[task].nice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const US: u64 = 1_000;
+
+    #[test]
+    fn a_preempting_wakeup_charges_the_time_to_the_switch_to_the_wakee() {
+        // One CPU: wakeup granularity 1 ms, sleeper credit 3 ms. S runs from 0. t=10: W
+        // wakes, placed at max(0, min_vruntime 10 − 3) = 7, 3 ms behind S: more than the
+        // granularity, it preempts. The switch comes 50 µs later, at 10.05, but skips its
+        // clock update: S is put back with vS = 10 and W starts at the wakeup's clock, 10.
+        // W blocks at 10.1, charged 0.1 ms: vW = 7.1 (without the skip, vS = 10.05 and
+        // vW = 7.05).
+        let mut m = Cfs::new(1, CfsParams::linux_6_1(1));
+        m.add_task(0, 0, None);
+        m.add_task(1, 0, None);
+        let wake = Enqueue::Wakeup { slept_ns: 0 };
+        m.enqueue(0, 0, 0, wake);
+        assert_eq!(m.pick_next(0, 0), Some(0));
+        m.enqueue(0, 1, 10 * MS, Enqueue::Wakeup { slept_ns: 10 * MS });
+        assert_eq!(m.tasks[1].vruntime, 7 * MS as i64);
+        assert!(m.check_preempt_wakeup(0, 1, 10 * MS));
+        m.put_prev(0, 0, 10050 * US);
+        assert_eq!(m.pick_next(0, 10050 * US), Some(1));
+        assert_eq!(m.tasks[0].vruntime, 10 * MS as i64);
+        m.dequeue(0, 1, 10100 * US, Dequeue::Sleep);
+        assert_eq!(m.tasks[1].vruntime, 7100 * US as i64);
+        // The next `__schedule` updates its clock again: S starts at 10.1.
+        assert_eq!(m.pick_next(0, 10100 * US), Some(0));
+        assert_eq!(m.tasks[0].exec_start, 10100 * US);
     }
 }

@@ -9,7 +9,10 @@
 //! PREEMPT_SHORT (a wakee with a shorter slice cuts through that), DELAY_DEQUEUE (a task
 //! that blocks while not eligible stays queued until picked or woken, burning its negative
 //! lag) with DELAY_ZERO (positive lag dropped when the delayed dequeue completes). With
-//! HRTICK off a deadline is noticed at the next tick or scheduling event.
+//! HRTICK off a deadline is noticed at the next tick or scheduling event. The core's clock
+//! rule is kept too: after a wakeup that asks for a reschedule, the switch reads the clock
+//! of that wakeup (`rq_clock_skip_update`), so the wakee is charged the time from its
+//! wakeup on, not the waker that ran it.
 //!
 //! SCHED_BATCH and SCHED_IDLE (`check_preempt_wakeup_fair`, `set_load_weight`): an
 //! idle-policy task weighs `WEIGHT_IDLEPRIO` (3); a waking task that is not idle-policy
@@ -25,7 +28,8 @@ use super::model::{
     ModelName, SchedulerModel, WEIGHT_IDLEPRIO,
 };
 
-/// 6.12's tunable (`sysctl_sched_base_slice`, before scaling) and feature flags.
+/// 6.12's tunable (`sysctl_sched_base_slice`: 0.7 ms before scaling; the `eevdf-6.12-vm`
+/// capture's debugfs says `base_slice_ns: 2100000` with 4 CPUs) and feature flags.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EevdfParams {
     pub(crate) base_slice_ns: u64,
@@ -43,7 +47,7 @@ impl EevdfParams {
     /// 6.12's defaults for `cpus` online CPUs at `hz`.
     pub(crate) fn linux_6_12(cpus: usize, hz: u32) -> EevdfParams {
         EevdfParams {
-            base_slice_ns: 750_000 * sysctl_factor(cpus),
+            base_slice_ns: 700_000 * sysctl_factor(cpus),
             tick_ns: 1_000_000_000 / u64::from(hz.max(1)),
             place_lag: true,
             place_deadline_initial: true,
@@ -78,8 +82,13 @@ pub(crate) struct Eevdf {
     tasks: Vec<Entity>,
     rqs: Vec<FairRq>,
     /// Per CPU: a reschedule asked for by `update_curr` (a deadline reached with others
-    /// queued).
+    /// queued, or PREEMPT_SHORT's unprotected running task no longer eligible).
     resched: Vec<bool>,
+    /// Per CPU: the task `put_prev` just put back, until the pick that follows: picked
+    /// again, it keeps the protection it had (6.12's `put_prev_set_next_task` returns early
+    /// when the pick is the previous task, so `set_next_entity` does not re-stash the
+    /// deadline).
+    put_back: Vec<Option<usize>>,
     seq: u64,
 }
 
@@ -90,6 +99,7 @@ impl Eevdf {
             tasks: Vec::new(),
             rqs: vec![FairRq::default(); cpus.max(1)],
             resched: vec![false; cpus.max(1)],
+            put_back: vec![None; cpus.max(1)],
             seq: 0,
         }
     }
@@ -130,7 +140,9 @@ impl Eevdf {
     }
 
     /// Accounts the running task; a reached deadline gets a new one a slice ahead and asks
-    /// for a reschedule when others are queued (`update_deadline`).
+    /// for a reschedule when others are queued (`update_deadline`), and so does a running
+    /// task RUN_TO_PARITY no longer protects once it is not eligible (`did_preempt_short`,
+    /// with PREEMPT_SHORT).
     fn update_curr(&mut self, cpu: usize, now: u64) {
         let Some(c) = self.rqs[cpu].curr else {
             return;
@@ -147,7 +159,12 @@ impl Eevdf {
             reached = true;
         }
         self.update_min_vruntime(cpu);
-        if reached && !self.rqs[cpu].queue.is_empty() {
+        if self.rqs[cpu].queue.is_empty() {
+            return;
+        }
+        let e = &self.tasks[c];
+        let protected = e.picked_deadline == Some(e.deadline);
+        if reached || (self.p.preempt_short && !protected && !self.eligible(cpu, c)) {
             self.resched[cpu] = true;
         }
     }
@@ -211,6 +228,35 @@ impl Eevdf {
         }
     }
 
+    /// `check_preempt_wakeup_fair`, in its order: a reschedule already asked for (by the
+    /// enqueue's `update_curr`) stands; then the policy rules; only then is the running
+    /// task accounted, with the wakee queued (so a batch wakee never gets that far).
+    fn wakeup_preempts(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
+        if std::mem::take(&mut self.resched[cpu]) {
+            return true;
+        }
+        let Some(curr) = self.rqs[cpu].curr else {
+            return false;
+        };
+        // An idle-policy task is preempted by any other at once, never by an idle one;
+        // batch and idle wakees do not preempt.
+        let idle = |t: usize| self.tasks[t].policy == FairPolicy::Idle;
+        if idle(curr) != idle(wakee) {
+            return idle(curr);
+        }
+        if self.tasks[wakee].policy != FairPolicy::Normal {
+            return false;
+        }
+        self.update_curr(cpu, now);
+        if std::mem::take(&mut self.resched[cpu]) {
+            return true;
+        }
+        if self.p.preempt_short && self.tasks[wakee].slice < self.tasks[curr].slice {
+            self.tasks[curr].picked_deadline = None;
+        }
+        self.pick_eevdf(cpu) == Some(wakee)
+    }
+
     fn remove(&mut self, cpu: usize, task: usize) {
         self.rqs[cpu].remove(task);
     }
@@ -222,7 +268,7 @@ impl SchedulerModel for Eevdf {
         ModelInfo {
             name: ModelName::Eevdf,
             follows: "EEVDF of Linux 6.12",
-            version: 2,
+            version: 4,
             release: "6.12.0-predicted-eevdf",
             parameters: vec![
                 ("sched_base_slice_ns", p.base_slice_ns as i64),
@@ -257,6 +303,7 @@ impl SchedulerModel for Eevdf {
     }
 
     fn enqueue(&mut self, cpu: usize, task: usize, now: u64, how: Enqueue) {
+        let now = self.rqs[cpu].event_clock(now);
         if self.tasks[task].delayed_on.take().is_some() {
             // `requeue_delayed_entity`: still queued where it was; with DELAY_ZERO one
             // that is owed time by now is re-placed at zero lag (V): what it was owed
@@ -285,6 +332,13 @@ impl SchedulerModel for Eevdf {
     }
 
     fn dequeue(&mut self, cpu: usize, task: usize, now: u64, how: Dequeue) {
+        // The running task blocking or exiting leaves in `__schedule`; a migration is
+        // the balancer's, which updates the clock.
+        let now = if self.rqs[cpu].curr == Some(task) && how != Dequeue::Migrate {
+            self.rqs[cpu].schedule_clock(now)
+        } else {
+            self.rqs[cpu].event_clock(now)
+        };
         self.update_curr(cpu, now);
         if how == Dequeue::Sleep && self.p.delay_dequeue && !self.eligible(cpu, task) {
             // Not eligible: stays queued, delayed, until picked or woken.
@@ -300,16 +354,21 @@ impl SchedulerModel for Eevdf {
     }
 
     fn put_prev(&mut self, cpu: usize, task: usize, now: u64) {
+        let now = self.rqs[cpu].schedule_clock(now);
         self.update_curr(cpu, now);
         // Behind the tasks with an equal deadline: the kernel picks while the running task
         // is still current, and keeps it on a tie only if its deadline is strictly earlier.
         self.seq += 1;
         self.tasks[task].seq = self.seq;
         self.rqs[cpu].put_prev(task);
+        self.put_back[cpu] = Some(task);
     }
 
     fn pick_next(&mut self, cpu: usize, now: u64) -> Option<usize> {
+        let now = self.rqs[cpu].schedule_clock(now);
+        self.rqs[cpu].skip_clock = false;
         self.resched[cpu] = false;
+        let prev = self.put_back[cpu].take();
         loop {
             let next = self.pick_eevdf(cpu)?;
             self.remove(cpu, next);
@@ -328,37 +387,27 @@ impl SchedulerModel for Eevdf {
             self.rqs[cpu].curr = Some(next);
             let e = &mut self.tasks[next];
             e.exec_start = now;
-            e.picked_deadline = Some(e.deadline);
+            if prev != Some(next) {
+                // `set_next_entity`: RUN_TO_PARITY protects the deadline it is picked with.
+                e.picked_deadline = Some(e.deadline);
+            }
             return Some(next);
         }
     }
 
     fn tick(&mut self, cpu: usize, now: u64) -> bool {
+        let now = self.rqs[cpu].event_clock(now);
         self.update_curr(cpu, now);
         std::mem::take(&mut self.resched[cpu])
     }
 
     fn check_preempt_wakeup(&mut self, cpu: usize, wakee: usize, now: u64) -> bool {
-        self.update_curr(cpu, now);
-        if std::mem::take(&mut self.resched[cpu]) {
-            return true;
+        let now = self.rqs[cpu].event_clock(now);
+        let preempt = self.wakeup_preempts(cpu, wakee, now);
+        if preempt {
+            self.rqs[cpu].skip_clock = true;
         }
-        let Some(curr) = self.rqs[cpu].curr else {
-            return false;
-        };
-        // An idle-policy task is preempted by any other at once, never by an idle one;
-        // batch and idle wakees do not preempt.
-        let idle = |t: usize| self.tasks[t].policy == FairPolicy::Idle;
-        if idle(curr) != idle(wakee) {
-            return idle(curr);
-        }
-        if self.tasks[wakee].policy != FairPolicy::Normal {
-            return false;
-        }
-        if self.p.preempt_short && self.tasks[wakee].slice < self.tasks[curr].slice {
-            self.tasks[curr].picked_deadline = None;
-        }
-        self.pick_eevdf(cpu) == Some(wakee)
+        preempt
     }
 
     fn queued(&self, cpu: usize) -> Vec<usize> {
@@ -388,9 +437,9 @@ mod tests {
     const US: u64 = 1_000;
     const WAKE: Enqueue = Enqueue::Wakeup { slept_ns: 0 };
 
-    /// One CPU at HZ 100 (slice 0.75 ms, lag clamp max(2 slices, 10 ms) = 10 ms), nice-0
+    /// One CPU at HZ 100 (slice 0.7 ms, lag clamp max(2 slices, 10 ms) = 10 ms), nice-0
     /// S (task 0) and W (task 1), and X (task 2) if asked. S runs from 0; at 9 ms W wakes
-    /// with no lag at V = vS = 9 (deadline 9.75; S's renewed to 9.75 too) and wins the tie;
+    /// with no lag at V = vS = 9 (deadline 9.7; S's renewed to 9.7 too) and wins the tie;
     /// at 9.5 W blocks at vW = 9.5 past V = 9.25: not eligible, its dequeue is delayed, S
     /// runs again with vS = 9 (its vruntime as of its last update, at 9).
     fn w_delayed_at_9_5_ms(with_x: bool) -> Eevdf {
@@ -414,16 +463,16 @@ mod tests {
     fn a_delayed_task_is_requeued_against_the_running_task_s_last_update() {
         // t=12: 6.12's enqueue_task_fair requeues a delayed task before any update_curr:
         // S's vruntime is still 9 (it ran 9.5-12 unaccounted), V = (9 + 9.5) / 2 = 9.25,
-        // so W's lag is −0.25 ms: not owed anything, it stays at 9.5, deadline 9.75. The
-        // wakeup check then accounts S: vS = 11.5 past its deadline (renewed to 12.25),
+        // so W's lag is −0.25 ms: not owed anything, it stays at 9.5, deadline 9.7. The
+        // wakeup check then accounts S: vS = 11.5 past its deadline (renewed to 12.2),
         // V = 10.5, S not eligible and W is: W preempts. Accounting S first would have
-        // given W a lag of 1 ms and placed it level with S at 11.5, deadline 12.25.
+        // given W a lag of 1 ms and placed it level with S at 11.5, deadline 12.2.
         let mut m = w_delayed_at_9_5_ms(false);
         m.enqueue(0, 1, 12 * MS, WAKE);
         assert_eq!(m.still_queued_on(1), None);
         assert_eq!(m.tasks[1].vlag, -250 * US as i64);
         assert_eq!(m.tasks[1].vruntime, 9500 * US as i64);
-        assert_eq!(m.tasks[1].deadline, 9750 * US as i64);
+        assert_eq!(m.tasks[1].deadline, 9700 * US as i64);
         assert!(m.check_preempt_wakeup(0, 1, 12 * MS));
         assert_eq!(m.tasks[0].vruntime, 11500 * US as i64);
         m.put_prev(0, 0, 12 * MS);
@@ -432,21 +481,76 @@ mod tests {
 
     #[test]
     fn a_delayed_task_owed_time_is_placed_at_zero_lag() {
-        // t=10.1: X wakes; S is accounted, vS = 9.6 (short of its 9.75 deadline); X, no
-        // lag, at V = (9.6 + 9.5) / 2 = 9.55, deadline 10.3. S is not eligible against
-        // V = (9.6 + 9.5 + 9.55) / 3 = 9.55; W (9.5, deadline 9.75) and X (9.55) are, and
+        // t=10.1: X wakes; S is accounted, vS = 9.6 (short of its 9.7 deadline); X, no
+        // lag, at V = (9.6 + 9.5) / 2 = 9.55, deadline 10.25. S is not eligible against
+        // V = (9.6 + 9.5 + 9.55) / 3 = 9.55; W (9.5, deadline 9.7) and X (9.55) are, and
         // W's deadline is the earliest: X does not preempt.
         let mut m = w_delayed_at_9_5_ms(true);
         m.enqueue(0, 2, 10100 * US, WAKE);
         assert_eq!(m.tasks[2].vruntime, 9550 * US as i64);
         assert!(!m.check_preempt_wakeup(0, 2, 10100 * US));
         // t=12: W requeued against S's 9.6 of 10.1: V = 9.55, W's lag 0.05 > 0. DELAY_ZERO
-        // drops it: W at V of the others, (9.6 + 9.55) / 2 = 9.575, deadline 10.325.
+        // drops it: W at V of the others, (9.6 + 9.55) / 2 = 9.575, deadline 10.275.
         // Keeping the lag put W at 9.575 − 0.05 × 3 / 2 = 9.5.
         m.enqueue(0, 1, 12 * MS, WAKE);
         assert_eq!(m.still_queued_on(1), None);
         assert_eq!(m.tasks[1].vlag, 0);
         assert_eq!(m.tasks[1].vruntime, 9575 * US as i64);
-        assert_eq!(m.tasks[1].deadline, 10325 * US as i64);
+        assert_eq!(m.tasks[1].deadline, 10275 * US as i64);
+    }
+
+    #[test]
+    fn a_preempting_wakeup_charges_the_time_to_the_switch_to_the_wakee() {
+        // One CPU at HZ 100, slice 0.7 ms. S runs from 0. t=1: W wakes; S is accounted
+        // (vS = 1, deadline renewed to 1.7, unprotected), W placed at V = 1, deadline 1.7:
+        // the tie goes to W, a reschedule. The switch comes 30 µs later, at 1.03, but the
+        // `__schedule` skips its clock update: S is put back with vS = 1 and W starts at
+        // the wakeup's clock, 1. W blocks at 1.1, charged 0.1 ms: vW = 1.1 (without the
+        // skip, vS = 1.03 and vW = 1.07).
+        let mut m = Eevdf::new(1, EevdfParams::linux_6_12(1, 100));
+        m.add_task(0, 0, None);
+        m.add_task(1, 0, None);
+        m.enqueue(0, 0, 0, WAKE);
+        assert_eq!(m.pick_next(0, 0), Some(0));
+        m.enqueue(0, 1, MS, WAKE);
+        assert!(m.check_preempt_wakeup(0, 1, MS));
+        m.put_prev(0, 0, 1030 * US);
+        assert_eq!(m.pick_next(0, 1030 * US), Some(1));
+        assert_eq!(m.tasks[0].vruntime, MS as i64);
+        m.dequeue(0, 1, 1100 * US, Dequeue::Sleep);
+        assert_eq!(m.tasks[1].vruntime, 1100 * US as i64);
+        // The next `__schedule` updates its clock again: S starts at 1.1.
+        assert_eq!(m.pick_next(0, 1100 * US), Some(0));
+        assert_eq!(m.tasks[0].exec_start, 1100 * US);
+    }
+
+    #[test]
+    fn a_task_picked_again_is_not_protected_and_short_preempts_it_once_ahead() {
+        // t=10.2 (a tick): vS = 9.7 reaches its deadline (renewed to 10.4): resched. The
+        // pick finds S not eligible (V = (9.7 + 9.5) / 2 = 9.6) and W, delayed, eligible:
+        // W's dequeue completes (lag 0.1 dropped, DELAY_ZERO) and S is picked again. As
+        // the kernel's `put_prev_set_next_task` returns early for the same task, S keeps
+        // the deadline it was protected with (9.7), not its new one: unprotected.
+        let mut m = w_delayed_at_9_5_ms(true);
+        assert!(m.tick(0, 10200 * US));
+        m.put_prev(0, 0, 10200 * US);
+        assert_eq!(m.pick_next(0, 10200 * US), Some(0));
+        assert_eq!(m.still_queued_on(1), None);
+        assert_eq!(m.tasks[0].deadline, 10400 * US as i64);
+        assert_eq!(m.tasks[0].picked_deadline, Some(9700 * US as i64));
+        // t=10.3: W wakes with no lag at V = vS = 9.8, deadline 10.5. S is eligible (level
+        // with V) and its deadline 10.4 the earlier: W does not preempt.
+        m.enqueue(0, 1, 10300 * US, WAKE);
+        assert_eq!(m.tasks[1].vruntime, 9800 * US as i64);
+        assert!(!m.check_preempt_wakeup(0, 1, 10300 * US));
+        // t=10.35: X wakes. The enqueue's update_curr gives vS = 9.85 past V = 9.825: S,
+        // unprotected and not eligible, is rescheduled (`did_preempt_short`), and the wakeup
+        // check finds the reschedule pending. Protected again at 10.2 it would have kept
+        // the CPU: the pick would be W (9.8, deadline 10.5), not X (9.825, 10.525).
+        m.enqueue(0, 2, 10350 * US, WAKE);
+        assert_eq!(m.tasks[2].vruntime, 9825 * US as i64);
+        assert!(m.check_preempt_wakeup(0, 2, 10350 * US));
+        m.put_prev(0, 0, 10350 * US);
+        assert_eq!(m.pick_next(0, 10350 * US), Some(1));
     }
 }

@@ -66,7 +66,7 @@ pub struct ModelInfo {
 }
 
 impl ModelInfo {
-    /// One line: `eevdf v1 (EEVDF of Linux 6.12): base_slice_ns=2250000 RUN_TO_PARITY=1 ...`.
+    /// One line: `eevdf v4 (EEVDF of Linux 6.12): sched_base_slice_ns=2100000 RUN_TO_PARITY=1 ...`.
     pub fn describe(&self) -> String {
         let mut s = format!("{} v{} ({})", self.name, self.version, self.follows);
         for (k, v) in &self.parameters {

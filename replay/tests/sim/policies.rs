@@ -132,7 +132,7 @@ fn an_idle_policy_spinner_gets_weight_3_against_1024() {
     // re-pick its vruntime t − 4 passes vB: at 1372 (1368 > 1365.33), B runs 1372-1376
     // (vB = 2730.67); then at 2744 (vA = 2736 > 2730.67) B runs to 2748. Next at 4108:
     // after the window.
-    // EEVDF (base slice 0.75 ms): V = (1024 vA + 3 vB) / 1027, so A is eligible only while
+    // EEVDF (base slice 0.7 ms): V = (1024 vA + 3 vB) / 1027, so A is eligible only while
     // vA ≤ vB. A's deadline passes at the tick at 4, where vA = 4 > vB = 0: B, the only
     // eligible task, runs 4-8 (vB = 1365.33). A runs, its deadline renewed at every tick,
     // until the tick where vA = t − 4 passes vB: 1372; B runs to 1376 (vB = 2730.67); then

@@ -80,38 +80,54 @@ const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or
     wakeup preempts differs";
 const MI_EEVDF: &str = "the workers are replayed by their wall-clock budget (the demand \
     section): a burst is a run to a slice's end, a wait in which the budget runs out, and a \
-    tail (2.16 runs a burst predicted, 2.06 traced). The model's first runs end at the \
-    first exact tick past the 2.25 ms slice (median 4.0 ms), the capture's at 5.55 (4.06-7.62 \
+    tail (2.18 runs a burst predicted, 2.11 traced). The model's first runs end at the \
+    first exact tick past the 2.1 ms slice (median 4.0 ms), the capture's at 5.59 (4.06-7.75 \
     between the quartiles: the VM's late ticks, as on `nice`), so the model's workers cycle \
-    faster, 497 bursts against 331 traced, each with its preemption (57.7-66.5 involuntary \
-    switches/s a worker, 36.8-38.8 real); before the budget, each burst was the capture's CPU \
-    (20 % off)";
-const PINGPONG_CFS: &str = "the model preempts pong at 0.37 of ping's wakeups (925 pong \
-    switches/s after the traced delay), the kernel at 0.14 (224/s): the decision is the \
-    pair's vruntime gap against the 3 ms granularity, and a ping-pong keeps its gap for the \
-    whole run. The model's is 5.5-9 ms, set at the start: the two tasks' first bursts (13.2 \
-    and 4.6 ms) ran on CPUs 2 and 3 before the tasks pinned themselves, the model runs them \
-    one after the other on CPU 1 (observed affinity). Even the kernel's rule replayed on the \
-    trace's switch times (both at CPU 1's min_vruntime when they arrive there) gives a \
-    3.1-4.5 ms gap and preempts at 51 % of the wakeups: the kernel's runtime clock gave ping \
-    7.7 ms more and pong 7.5 ms less than the trace over the run (ground_truth.json), 7.6 µs \
-    a round trip, which the trace does not show";
+    faster, 481 bursts against 315 traced, each with its preemption (57.7-64.2 involuntary \
+    switches/s a worker, 36.8-38.8 real; `schedtrace export` slices of the capture and of \
+    the prediction); before the budget, each burst was the capture's CPU (20 % off)";
+const PINGPONG_CFS: &str = "the model's pong, woken by ping, preempts at 0.11 of its \
+    wakeups, the kernel's at 0.20, so ping is switched out involuntarily 187 times a second \
+    predicted, 363 real (ping's own wakeups preempt at 0.13 / 0.14; pong 233 / 224 per s): \
+    the decision is the pair's vruntime gap against the 3 ms wakeup granularity. The \
+    core's clock-skip rule (6.1's check_preempt_curr makes the switch after a preempting \
+    wakeup skip its clock update, so the time to the switch is the wakee's) took this miss \
+    from 313 % (pong preempting at 0.37) to 49 %. By the traced times the rule moves 30.7 \
+    ms from pong to ping in this capture (pong preempted ping 363 times, 18.1 ms from \
+    sched_wakeup to the switch, ping pong 223 times, 48.8 ms, stalls of the VM's vCPU among \
+    them); the kernel's runtimes (ground_truth.json) give ping 7.7 ms more and pong 7.5 ms \
+    less than the trace: the same direction, a smaller amount. Before the rule the model's \
+    gap was 5.5-9 ms, set at the start: the tasks' first bursts (13.2 and 4.6 ms) ran on \
+    CPUs 2 and 3 before the tasks pinned themselves, the model runs them one after the \
+    other on CPU 1 (observed affinity). How much of the remaining miss each of the two \
+    (the start, the stalls' charging) makes is not measured";
 const PINGPONG_EEVDF: &str =
-    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.71-0.81 in the \
-    model (ping 1 244 / pong 805 involuntary switches/s traced, 861 / 477 \
-    predicted; the other round trips end with the waker blocking). The model's \
-    decisions, logged on this replay before a woken task stopped being held for its \
-    peer's answer (it then preempted at 0.55-0.67): of 2 536 wakeups of one of the \
-    pair by the other it preempted at 2 002; at 527 the wakee had blocked while not \
-    eligible (DELAY_DEQUEUE) and was still not eligible when woken, a median 0.57 ms \
-    of vruntime ahead of the running peer. By 6.12's rules a wakee that runs longer \
-    from its wakeup to its block than the waker runs after waking it (58 µs against \
-    26 in this trace) loses half the difference of lag each round trip, so a run of \
-    preempting round trips ends with the wakee ahead. The kernel's clock moved 10 µs \
-    a round trip from ping to pong (its runtimes in ground_truth.json against the \
-    trace), but shifting ±4-8 µs a pick into the model's vruntimes did not bring the \
-    model's ping to the kernel's rate (875-1 051/s then): what keeps the kernel's \
-    pair preempting is not found";
+    "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.29-0.47 in the \
+    model (ping 1 244 / pong 805 involuntary switches/s traced, 628 / 302 \
+    predicted; the other round trips end with the waker blocking). Measured, two \
+    causes outside the rules. (1) Where a preempting wakeup splits the time: as the \
+    kernel (rq_clock_skip_update), the model charges the wakee from the wakeup's \
+    clock, but the engine's wakeup is the traced sched_waking, 18 µs (median) before \
+    sched_wakeup, near which the kernel reads its clock: the model's wakee is charged \
+    the 30 µs delay from sched_waking to the switch where the kernel's gets the 12 from \
+    sched_wakeup, and a run of preempting round trips, which lasts while the wakee's \
+    lag outweighs what it is charged beyond its waker, lasts 4.4 preempting wakeups \
+    (mean of 201 runs) where the kernel's last 18.3 (107 runs, 1 956 of its 2 066 \
+    wakeups; `schedtrace export` waits and preemptions of both). The kernel's runtimes \
+    (ground_truth.json) give ping 20.87 ms less and pong 20.89 ms more than the \
+    trace, the skip's direction (24.8 ms with the clock at sched_wakeup, 49.0 at \
+    sched_waking); without the skip the model preempted at 0.69-0.79 (830 / 493). \
+    (2) The VM's stalls: 119 of the pair's 4 048 slices run 1.2-11.9 ms (the vCPU \
+    stalled, the host at load 9 on 2 CPUs), 414 ms of the pair's 776. 6.12's rules \
+    (Debian's 6.12 fair.c and core.c) driven by this trace's own switch and wakeup \
+    times on CPU 1 give the kernel's decision at only 1 414 of the 2 062 wakeups of \
+    one of the pair by the other with the skip, 1 532 without, at most 1 654 with \
+    every switch's clock 5-30 µs before its event: most misses are a delayed wakee \
+    milliseconds of vruntime ahead of its waker by the traced times (2.75 ms median \
+    without the skip), where the kernel preempted, its pair within a burst (~70 µs) \
+    of each other. Who the kernel charged a stall depends on where in its path the \
+    stall fell (a clock read at the top of __schedule charges the next task what the \
+    trace gives the previous one), which a switch trace does not hold";
 const PINGPONG_PDS: &str = "PDS preempts on a wakeup only when the wakee's deadline \
     level (2^22 ns units) is below the running task's: the pair's wakeups preempt at \
     0.42 in the kernel (2 943-2 947 of 7 072-7 078), the model's at 0.40-0.42 (involuntary \
@@ -140,15 +156,15 @@ pub const MISSES: &[Miss] = &[
     miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 43.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
     miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 18.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 65.0, MI_EEVDF),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 63.0, MI_EEVDF),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 11.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 313.0, PINGPONG_CFS),
+    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 49.0, PINGPONG_CFS),
     miss(
         IDENTITY_SWITCHES,
         "pp1",
         "eevdf",
         "eevdf",
-        47.0,
+        63.0,
         PINGPONG_EEVDF,
     ),
     miss(IDENTITY_SWITCHES, "pp1", "pds", "pds", 26.0, PINGPONG_PDS),
@@ -160,7 +176,7 @@ pub const MISSES: &[Miss] = &[
 /// rates and durations the null prediction of a kernel of the same family is often
 /// closer than a model without the VM's timing. (The answer rule holding only a task that
 /// was not woken by its peer, as the kernel's pipe read does, cost 5 cells of 132.)
-pub const BEAT_FLOOR: f64 = 0.45;
+pub const BEAT_FLOOR: f64 = 0.48;
 
 fn error_of(p: &Pair, key: &str) -> Option<CellError> {
     let i = METRICS.iter().position(|m| m.key == key).unwrap();
