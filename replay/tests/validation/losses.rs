@@ -43,9 +43,9 @@ const MI_SHARE: &str = "the CFS and PDS kernels give the workers the same share 
     the model, replaying the workers' wall-clock budgets, lands 1.1-1.2 points off (CFS → \
     PDS: the spinner 27.1 %; PDS → CFS 24.7 %). From PDS to EEVDF 25.8 % against 28.4 %, \
     PDS's 25.9 as close: the EEVDF capture's workers slept longer (39 % of their 1 ms \
-    sleeps took 2-15 ms, the VM's timers; 15 % on CFS, 1 % on PDS), which left its spinner \
-    more; the EEVDF demand itself, its sleeps cut to 1.1 ms (a patched build), gives the \
-    spinner 25.6 % under the EEVDF model";
+    sleeps took 2-15 ms, woken late; 15 % on CFS, 1 % on PDS), which left its spinner more; \
+    the EEVDF demand itself, its sleeps cut to 1.1 ms (a patched build), gives the spinner \
+    25.6 % under the EEVDF model";
 const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the kernel's (the \
     listed `mi` EEVDF identity miss: their first runs end at the first exact tick past the \
     2.25 ms slice where the VM's late ticks let the kernel's run 5.55 ms, median), 182-208 \
@@ -59,7 +59,7 @@ const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the ke
 const MI_PREEMPT: &str = "from EEVDF to PDS the model preempts at 0.70 of the workers' \
     wakeups, the PDS kernel at 0.51, EEVDF's 0.55 closer. Not the PDS rules (from the CFS \
     and PDS captures 0.40 and 0.44): the EEVDF capture's sleeps. Its workers' 1 ms sleeps \
-    took 2-15 ms at 39 % (3-4 and 6 ms most: the VM's timers; CFS 15 %, PDS 1 %), and the \
+    took 2-15 ms at 39 % (3-4 and 6 ms most, woken late; CFS 15 %, PDS 1 %), and the \
     workers, back at other times, preempt each other: 168 of the 371 preemptions take a \
     worker's CPU (82 of 259 in the capture). With the \
     sleeps cut to 1.1 ms (a patched build) the model preempts at 0.46 and the median wait \
