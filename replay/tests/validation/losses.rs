@@ -59,11 +59,12 @@ const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the ke
 const MI_PREEMPT: &str = "from EEVDF to PDS the model preempts at 0.70 of the workers' \
     wakeups, the PDS kernel at 0.51, EEVDF's 0.55 closer. Not the PDS rules (from the CFS \
     and PDS captures 0.40 and 0.44): the EEVDF capture's sleeps. Its workers' 1 ms sleeps \
-    took 2-15 ms at 39 % (3-4 and 6 ms most, woken late; CFS 15 %, PDS 1 %), and the \
-    workers, back at other times, preempt each other: 168 of the 371 preemptions take a \
-    worker's CPU (82 of 259 in the capture). With the \
-    sleeps cut to 1.1 ms (a patched build) the model preempts at 0.46 and the median wait \
-    is 4.0 ms, the PDS kernel's";
+    took 2-15 ms at 39 % (3-4 and 6 ms most; CFS 15 %, PDS 1 %), woken late at a tick: 105 \
+    of the 125 wakeups after 2 ms or more fall in the same millisecond of the 4 ms grid as \
+    223 of the capture's 371 tick preemptions (`export` slices). Back at other times, the \
+    workers preempt each other: 168 of the model's 371 wakeup preemptions take a worker's \
+    CPU (82 of 259 in the PDS capture). With the sleeps cut to 1.1 ms (a patched build) \
+    the model preempts at 0.46 and the median wait is 4.0 ms, the PDS kernel's";
 const MI_WAKEUP: &str = "a wakee that preempts waits the traced delay of a wakeup preemption \
     (0.47 ms on the CFS capture, 0.22 EEVDF), one that does not waits for a tick or a slice \
     end. From EEVDF the capture's long sleeps (39 % of 2-15 ms, preemptions above) make \
