@@ -43,9 +43,9 @@ const MI_SHARE: &str = "the CFS and PDS kernels give the workers the same share 
     the model, replaying the workers' wall-clock budgets, lands 1.1-1.2 points off (CFS → \
     PDS: the spinner 27.1 %; PDS → CFS 24.7 %). From PDS to EEVDF 25.8 % against 28.4 %, \
     PDS's 25.9 as close: the EEVDF capture's workers slept longer (39 % of their 1 ms \
-    sleeps took 2-15 ms, woken late; 15 % on CFS, 1 % on PDS), which left its spinner more; \
-    the EEVDF demand itself, its sleeps cut to 1.1 ms (a patched build), gives the spinner \
-    25.6 % under the EEVDF model";
+    sleeps took 2-15 ms, woken late; 15 % on CFS, 1 % on PDS), which left its spinner more: \
+    the EEVDF model on the EEVDF demand gives it 28.2 % of the share `replay` prints, 25.6 % \
+    with the sleeps cut to 1.1 ms (a patched build)";
 const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the kernel's (the \
     listed `mi` EEVDF identity miss: their first runs end at the first exact tick past the \
     2.25 ms slice where the VM's late ticks let the kernel's run 5.55 ms, median), 182-208 \
