@@ -190,14 +190,14 @@ pub struct TaskDemand {
 /// A wall-clock budget per burst and what it was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WallBudget {
-    /// From a burst's first run to when it is done: the least time that the most of the
-    /// preempted bursts fit (still busy at the end of their last run before the last
-    /// resume, done by that resume).
+    /// From a burst's first run to when it is done, the way to the sleep included: the
+    /// earliest time its preempted bursts are seen done (`wall_budget.rs`).
     pub budget_ns: u64,
     /// The CPU a burst runs once its time is up (its way to the sleep): the median last
     /// run of the preempted bursts.
     pub tail_ns: u64,
-    /// The preempted bursts read, and how many the budget fits.
+    /// The preempted bursts read, and the most of them one budget fits (still busy at the
+    /// end of their last run before the last resume, done by the end of their last run).
     pub preempted_bursts: u32,
     pub fitted: u32,
 }

@@ -1,6 +1,6 @@
 //! Tasks busy for a wall-clock time per burst (`TaskDemand::wall_budget`): a burst runs
-//! until its budget, counted from its first run, is up, then its tail; one whose budget ran
-//! out while it waited runs only its tail when it next runs. Such a task's bursts follow
+//! until its budget, counted from its first run and read to the burst's end, is up; one
+//! whose budget ran out while it waited runs only its tail when it next runs. Such a task's bursts follow
 //! the clock up to its traced exit. One CPU, HZ 250 with the ticks at 0, 4, 8, ... ms; CFS
 //! tunables for one CPU: latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
 
@@ -37,9 +37,10 @@ fn exits(records: &[Record]) -> Vec<(u64, usize)> {
 }
 
 #[test]
-fn alone_a_burst_runs_its_budget_and_its_tail() {
-    // W runs 0-6 (its budget, up while it runs), then its 0.5 ms tail, sleeps 2 ms from
-    // 6.5 to 8.5, and runs its second burst 8.5-15: 13 ms of CPU where the trace had 2.
+fn alone_a_burst_runs_to_its_budget() {
+    // W runs 0-6 (its budget, up while it runs: the burst ends there, no tail, as the
+    // budget is read to the traced bursts' ends), sleeps 2 ms from 6 to 8, and runs its
+    // second burst 8-14: 12 ms of CPU where the trace had 2.
     let d = demand(
         1,
         40 * MS,
@@ -54,9 +55,9 @@ fn alone_a_burst_runs_its_budget_and_its_tail() {
         switches(&p.schedule),
         [
             (0, None, Some(0)),
-            (6_500_000, Some(0), None),
-            (8_500_000, None, Some(0)),
-            (15 * MS, Some(0), None),
+            (6 * MS, Some(0), None),
+            (8 * MS, None, Some(0)),
+            (14 * MS, Some(0), None),
         ]
     );
 }
@@ -118,10 +119,10 @@ fn a_budget_that_runs_out_while_waiting_leaves_the_tail() {
 
 #[test]
 fn bursts_follow_the_clock_to_the_traced_exit() {
-    // Exit traced at 30 ms, its demand one sleep and two bursts: W runs 0-6.5, sleeps to
-    // 8.5, runs 8.5-15; its demand is done before 30, so it sleeps its last block again
-    // (15-17) and runs its last burst again (17-23.5), and again (sleep to 25.5, run to
-    // 32); at 32 it is done, past 30: it exits.
+    // Exit traced at 30 ms, its demand one sleep and two bursts: W runs 0-6, sleeps to 8,
+    // runs 8-14; its demand is done before 30, so it sleeps its last block again (14-16)
+    // and runs its last burst again (16-22), and again (sleep to 24, run to 30); its next
+    // block, at 30, is at the exit: it exits.
     let d = demand(
         1,
         40 * MS,
@@ -137,17 +138,17 @@ fn bursts_follow_the_clock_to_the_traced_exit() {
         runs,
         [
             0,
-            6_500_000,
-            8_500_000,
-            15 * MS,
-            17 * MS,
-            23_500_000,
-            25_500_000,
-            32 * MS
+            6 * MS,
+            8 * MS,
+            14 * MS,
+            16 * MS,
+            22 * MS,
+            24 * MS,
+            30 * MS
         ]
     );
-    assert_eq!(exits(&p.schedule.records), [(32 * MS, 0)]);
-    // Exit traced at 10 ms with four bursts: the block it reaches at 15 is past it: it
+    assert_eq!(exits(&p.schedule.records), [(30 * MS, 0)]);
+    // Exit traced at 10 ms with four bursts: the block it reaches at 14 is past it: it
     // exits there, its last two bursts not run.
     let d = demand(
         1,
@@ -168,6 +169,6 @@ fn bursts_follow_the_clock_to_the_traced_exit() {
     );
     let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
     let runs: Vec<u64> = switches(&p.schedule).iter().map(|s| s.0).collect();
-    assert_eq!(runs, [0, 6_500_000, 8_500_000, 15 * MS]);
-    assert_eq!(exits(&p.schedule.records), [(15 * MS, 0)]);
+    assert_eq!(runs, [0, 6 * MS, 8 * MS, 14 * MS]);
+    assert_eq!(exits(&p.schedule.records), [(14 * MS, 0)]);
 }

@@ -37,40 +37,37 @@ const NICE_TICK: &str = "the mainline captures' tick preemptions come late and i
     tick. From PDS, whose slices end by hrtimer on time, the null misses by the delay too, \
     but by less than the model";
 /// The `mi` workers are replayed by their wall-clock budget (`wall_budget.rs`): the shares
-/// follow B's rules, what is left is the models' timing.
+/// follow B's rules, what is left is the models' timing and the captures' timers.
 const MI_SHARE: &str = "the CFS and PDS kernels give the workers the same share within 0.1 \
     points (the spinner 25.8 % and 25.9 %), so each is the other's null within 0.1, where \
-    the model, replaying the workers' wall-clock budgets, lands 0.9 points off (CFS → PDS: \
-    the spinner 26.7 %; PDS → CFS 24.9 %)";
+    the model, replaying the workers' wall-clock budgets, lands 0.8-1.2 points off (CFS → \
+    PDS: the spinner 27.1 %; PDS → CFS 25.0 %)";
 const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the kernel's (the \
     listed `mi` EEVDF identity miss: their first runs end at the first exact tick past the \
-    2.1 ms slice where the VM's late ticks let the kernel's run 5.59 ms, median), 185-202 \
-    involuntary switches/s against 114. A worker's slices are half tails (under 0.5 ms: \
-    47-49 % of them in the CFS, EEVDF and PDS captures) and half long runs (3 ms and more: \
-    48-49 %), so their median falls in the gap between, wherever a few slices put it: EEVDF \
-    → CFS 2.40 ms predicted, 3.91 real, 2.53 null; PDS → EEVDF 1.17 predicted, 2.53 real, \
-    1.06 null, where the EEVDF model's short runs (26 % of the slices within 0.5-3 ms, 5 % \
-    in the capture) pull it down. From PDS to CFS 6.48 ms predicted, 3.91 real, 1.06 null: \
-    the CFS model preempts few of the workers' wakeups from the PDS demand (preempted \
-    wakeups, below), so 59 % of their bursts run whole in one slice (2 % in the CFS \
-    capture)";
-const MI_PREEMPT: &str = "to PDS the model preempts at 0.80-0.82 of the workers' wakeups, the \
-    PDS kernel at 0.51 (0.88 before the budget; not looked into here). From PDS to CFS at \
-    0.30 (0.63 real): the PDS capture's budgets are 7.0-7.5 ms, below the 8 ms after which \
-    the CFS model's tick preempts a worker picked at a tick (two ticks past the 4.5 ms \
-    slice), so 59 % of the workers' bursts end within their first run, the worker blocking \
-    as the task furthest ahead in vruntime: after its 1 ms sleep the running task leads it \
-    by less than the 3 ms granularity. From PDS to EEVDF 0.62 against 0.55, PDS's 0.51 \
-    closer";
-const MI_WAKEUP: &str = "follows the preemption miss: a wakee that preempts waits the traced \
-    delay of a wakeup preemption (0.47 ms on the CFS capture, 0.22 EEVDF), one that does \
-    not waits for a tick or a slice end: to PDS the model preempts at 0.80-0.82 (0.51 real), \
-    so the workers' median wait is that delay (0.22-0.47 ms) against 4.0 ms real; from PDS \
-    to CFS at 0.30 (0.63), so they wait 11.6 ms against 6.5; from EEVDF to CFS at 0.70, 2.9 \
-    against 6.5 (EEVDF's own 3.7 closer); to EEVDF the p50 is 2.4 ms against 3.7 and the \
-    p90 6.6 against 11.1 (PDS's 4.0 and 8.1 closer): the EEVDF model's workers cycle faster \
-    (involuntary switches, above). From EEVDF to PDS the p90 ties (5.1 predicted, 8.1 real, \
-    11.1 null)";
+    2.1 ms slice where the VM's late ticks let the kernel's run 5.59 ms, median), 185-208 \
+    involuntary switches/s against 114. A worker's slices are half tails (under 0.5 ms: 47-49 % of them in the CFS, EEVDF \
+    and PDS captures) and half long runs (3 ms and more: 48-49 %), so their median (the \
+    three workers' slices pooled, as `export`'s slices table gives it: 1.06 ms on PDS, 3.91 \
+    CFS, 2.53 EEVDF) falls in the gap between, wherever a few slices put it: EEVDF → CFS \
+    2.22 ms predicted, 3.91 real, 2.53 null";
+const MI_PREEMPT: &str = "from EEVDF to PDS the model preempts at 0.70 of the workers' \
+    wakeups, the PDS kernel at 0.51, EEVDF's 0.55 closer. Not the PDS rules (from the CFS \
+    and PDS captures 0.40 and 0.44): the EEVDF capture's sleeps. Its workers' 1 ms sleeps \
+    took 2-15 ms at 39 % (3-4 and 6 ms most; CFS 15 %, PDS 1 %), woken late at a tick: 105 \
+    of the 125 wakeups after 2 ms or more fall in the same millisecond of the 4 ms grid as \
+    223 of the capture's 371 tick preemptions (`export` slices). Back at other times, the \
+    workers preempt each other: 168 of the model's 371 wakeup preemptions take a worker's \
+    CPU (82 of 259 in the PDS capture). With the sleeps cut to 1.1 ms (a patched build) \
+    the model preempts at 0.46 and the median wait is 4.0 ms, the PDS kernel's";
+const MI_WAKEUP: &str = "a wakee that preempts waits the traced delay of a wakeup preemption \
+    (0.47 ms on the CFS capture, 0.22 EEVDF), one that does not waits for a tick or a slice \
+    end. From EEVDF the capture's long sleeps (39 % of 2-15 ms, preemptions above) make \
+    the model's workers preempt more: to PDS at 0.70 (0.51 real), a median wait of 1.3 ms \
+    against 4.0 (EEVDF's 3.7 closer); to CFS at 0.71 (0.63), 3.6 ms against 6.5 (3.7 \
+    closer); with the sleeps cut to 1.1 ms (a patched build, before the CFS model's clock \
+    rule) 4.0 and 6.6 ms. To EEVDF from \
+    PDS the p50 is 2.4 ms against 3.7 and the p90 6.6 against 11.1 (PDS's 4.0 and 8.1 \
+    closer): the EEVDF model's workers cycle faster (involuntary switches, above)";
 const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU for the \
     other, so a role's share is its own CPU work, which the model replays from A: the \
     prediction equals the null (a tie). The kernels differ (pp1 ping 56.1 % of the pair on \

@@ -108,25 +108,27 @@ impl Engine<'_> {
         }
     }
 
-    /// `task`'s wall-clock budget for its burst number `burst` is up: the burst has only
-    /// its tail left, which a running task runs now and a waiting one when it next runs
-    /// (its time ran out while it waited: the kernel's worker finds that when it resumes).
+    /// `task`'s wall-clock budget for its burst number `burst` is up: a running task's
+    /// burst ends now (the budget is read to the traced bursts' ends, its way to the sleep
+    /// included: `wall_budget.rs`); a waiting one has only its tail left, run when it next
+    /// runs (its time ran out while it waited: the kernel's worker finds that when it
+    /// resumes).
     pub(super) fn budget_up(&mut self, task: usize, burst: u32) {
         if self.progress.bursts_done(task) != burst {
             return;
         }
-        let tail = self.demand.tasks[task].wall_budget.map_or(0, |b| b.tail_ns);
         match self.state[task] {
             State::Running => {
                 let cpu = self.last_cpu[task];
                 self.account(cpu);
-                self.progress.cut_to(task, tail);
+                self.progress.cut_to(task, 0);
                 self.cpus[cpu].dirty = true;
-                if self.progress.burst_left(task) == 0 {
-                    self.burst_end(cpu, task);
-                }
+                self.burst_end(cpu, task);
             }
-            State::Runnable => self.progress.cut_to(task, tail),
+            State::Runnable => {
+                let tail = self.demand.tasks[task].wall_budget.map_or(0, |b| b.tail_ns);
+                self.progress.cut_to(task, tail);
+            }
             _ => {}
         }
     }
