@@ -109,7 +109,7 @@ impl Group {
         n
     }
 
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, now: u64, cpus: &[CpuQueue], kind: Kind, scope: &Scope) {
         // Settled at this instant already (the other side of the same switch): no time to add.
         if self.since == now {
@@ -179,7 +179,7 @@ impl Runqueues {
 
     /// Brings the integrals of a CPU's groups (the system and its LLC `llc`) up to `now`
     /// before a change on the CPU.
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, llc: Option<u32>, now: u64, scope: &Scope) {
         self.system.settle(now, &self.cpus, Kind::System, scope);
         if let Some(l) = llc {
