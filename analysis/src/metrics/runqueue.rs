@@ -190,6 +190,7 @@ impl Runqueues {
     /// A task starts (`+1`) or stops (`-1`) waiting on `cpu`'s runqueue at `now`; `allowed`
     /// is the set of CPUs it may run on when known (the same set for its `-1` as for its
     /// `+1`), None when it may run anywhere or nobody knows.
+    #[inline(always)]
     pub(crate) fn wait(
         &mut self,
         cpu: u32,
