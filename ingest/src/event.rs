@@ -11,11 +11,14 @@ use std::fmt;
 /// Kernel `TASK_COMM_LEN`: task names are at most 15 bytes plus a NUL.
 pub(crate) const COMM_LEN: usize = 16;
 
-/// A task name stored inline (bytes up to the first NUL, at most 16).
+/// A task name stored inline: its bytes up to the first NUL (at most 16), zero after them.
+///
+/// The length is not stored: every byte past the name is zero, so equal names are equal
+/// arrays, and the length is found only where the text is read (the report), while names
+/// are built and compared at every event.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Comm {
     bytes: [u8; COMM_LEN],
-    len: u8,
 }
 
 impl Comm {
@@ -25,26 +28,25 @@ impl Comm {
         let n = raw.len().min(COMM_LEN);
         let mut bytes = [0u8; COMM_LEN];
         bytes[..n].copy_from_slice(&raw[..n]);
-        // First NUL of the 16 bytes (the padding past `n` is NUL), found with one word-wide
-        // test instead of a byte loop: this runs for every task name of every event.
+        // The bytes from the first NUL on are cleared with one word-wide test instead of a
+        // byte loop: this runs for every task name of every event.
         let word = u128::from_le_bytes(bytes);
         const ONES: u128 = u128::from_le_bytes([0x01; COMM_LEN]);
         const HIGHS: u128 = u128::from_le_bytes([0x80; COMM_LEN]);
         // The lowest set bit marks the first zero byte exactly (borrows only affect higher bytes).
         let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
-        let end = (zeros.trailing_zeros() / 8) as usize; // 16 when there is no NUL
-                                                         // Everything below that marker bit: the name, and the NUL's own (zero) low bits;
-                                                         // every bit when there is no NUL. No shift by a variable amount, no branch.
+        // Everything below that marker bit: the name, and the NUL's own (zero) low bits;
+        // every bit when there is no NUL. No shift by a variable amount, no branch.
         let first_zero = zeros & zeros.wrapping_neg();
         let kept = word & first_zero.wrapping_sub(1);
         Comm {
             bytes: kept.to_le_bytes(),
-            len: end as u8,
         }
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len as usize]
+        let len = self.bytes.iter().position(|&b| b == 0).unwrap_or(COMM_LEN);
+        &self.bytes[..len]
     }
 
     /// The name as text; invalid UTF-8 is replaced, never an error.
@@ -53,7 +55,7 @@ impl Comm {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.bytes[0] == 0
     }
 }
 

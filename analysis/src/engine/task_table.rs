@@ -51,7 +51,7 @@ impl Analyzer {
     /// Two or three times per event: inline, and what nearly every call finds (the same
     /// name and prio, nothing lost, nothing to decide) is told by reads alone; anything
     /// else goes to [`Analyzer::task_changed`].
-    #[inline]
+    #[inline(always)]
     pub(super) fn task(&mut self, task: &TaskRef) -> usize {
         let slot = self
             .find(task.pid)

@@ -109,7 +109,7 @@ impl Group {
         n
     }
 
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, now: u64, cpus: &[CpuQueue], kind: Kind, scope: &Scope) {
         // Settled at this instant already (the other side of the same switch): no time to add.
         if self.since == now {
@@ -179,7 +179,7 @@ impl Runqueues {
 
     /// Brings the integrals of a CPU's groups (the system and its LLC `llc`) up to `now`
     /// before a change on the CPU.
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, llc: Option<u32>, now: u64, scope: &Scope) {
         self.system.settle(now, &self.cpus, Kind::System, scope);
         if let Some(l) = llc {
@@ -190,6 +190,7 @@ impl Runqueues {
     /// A task starts (`+1`) or stops (`-1`) waiting on `cpu`'s runqueue at `now`; `allowed`
     /// is the set of CPUs it may run on when known (the same set for its `-1` as for its
     /// `+1`), None when it may run anywhere or nobody knows.
+    #[inline(always)]
     pub(crate) fn wait(
         &mut self,
         cpu: u32,

@@ -238,11 +238,10 @@ impl Fairness {
     /// A task's presence changed from `old` to `new` at `now` (both with the weight it
     /// competes with, 0 = not competing). O(1) apart from the per-CPU list of the task.
     ///
-    /// Inlined into the caller for the two cases of nearly every event — a task that does
-    /// not compete (before or after), and running <-> runnable on the same CPU — so that
-    /// they pay no call; joining and leaving a CPU, the rarer and longer case, is
-    /// [`Fairness::rejoin`]. `always`: the plain hint was once dropped by LLVM after an
-    /// unrelated change of visibilities, which cost ~1 % of the analyzer's instructions.
+    /// Inlined into the caller, with [`Fairness::rejoin`] (joining and leaving a CPU, at
+    /// nearly every sleep and wakeup: about half the calls), so that no case pays a call.
+    /// `always`: the plain hint was once dropped by LLVM after an unrelated change of
+    /// visibilities, which cost ~1 % of the analyzer's instructions.
     #[inline(always)]
     pub(crate) fn change(
         &mut self,
@@ -276,7 +275,7 @@ impl Fairness {
 
     /// [`Fairness::change`] when the task leaves its CPU, joins one, or changes weight:
     /// settles it on the CPU it leaves (if any), then joins `new_cpu` (if any, -1: none).
-    #[inline(never)]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn rejoin(
         &mut self,
