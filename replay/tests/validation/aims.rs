@@ -153,18 +153,18 @@ const BMQ_START: &str = "in the EEVDF capture the parent released nice 5 from it
 
 /// The measured misses.
 pub const MISSES: &[Miss] = &[
-    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 43.0, DEFERRED),
+    miss(IDENTITY_SWITCHES, "nice", "cfs", "cfs", 45.0, DEFERRED),
     miss(IDENTITY_SWITCHES, "nice", "eevdf", "eevdf", 73.0, TICK_LATE),
-    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 18.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 63.0, MI_EEVDF),
+    miss(IDENTITY_SWITCHES, "mi", "cfs", "cfs", 15.0, TIMERS),
+    miss(IDENTITY_SWITCHES, "mi", "eevdf", "eevdf", 66.0, MI_EEVDF),
     miss(IDENTITY_SWITCHES, "mi", "pds", "pds", 11.0, TIMERS),
-    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 49.0, PINGPONG_CFS),
+    miss(IDENTITY_SWITCHES, "pp1", "cfs", "cfs", 45.0, PINGPONG_CFS),
     miss(
         IDENTITY_SWITCHES,
         "pp1",
         "eevdf",
         "eevdf",
-        63.0,
+        44.0,
         PINGPONG_EEVDF,
     ),
     miss(IDENTITY_SWITCHES, "pp1", "pds", "pds", 26.0, PINGPONG_PDS),
