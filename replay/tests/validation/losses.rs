@@ -32,7 +32,7 @@ const NICE_SHARE: &str = "the two mainline kernels' real shares differ by hundre
     miss (BMQ's start, above)";
 const NICE_TICK: &str = "the mainline captures' tick preemptions come late and irregular \
     under QEMU TCG (CFS nice 0's slices run 15-44 ms, median 19.9, where the tick rule gives \
-    16; EEVDF 22.1 against 12; switch rates 30-35/s real, 43-61 predicted): the two \
+    16; EEVDF 22.1 against 12; switch rates 30-35/s real, 43-62 predicted): the two \
     mainline captures share the delay, so each is a better guess of the other than an exact \
     tick. From PDS, whose slices end by hrtimer on time, the null misses by the delay too, \
     but by less than the model";
@@ -40,25 +40,22 @@ const NICE_TICK: &str = "the mainline captures' tick preemptions come late and i
 /// follow B's rules, what is left is the models' timing.
 const MI_SHARE: &str = "the CFS and PDS kernels give the workers the same share within 0.1 \
     points (the spinner 25.8 % and 25.9 %), so each is the other's null within 0.1, where \
-    the model, replaying the workers' wall-clock budgets, lands 0.9 points off (CFS → PDS: \
-    the spinner 26.7 %; PDS → CFS 24.9 %)";
+    the model, replaying the workers' wall-clock budgets, lands 0.9-1.0 points off (CFS → \
+    PDS: the spinner 26.7 %; PDS → CFS 24.8 %)";
 const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the kernel's (the \
     listed `mi` EEVDF identity miss: their first runs end at the first exact tick past the \
-    2.1 ms slice where the VM's late ticks let the kernel's run 5.59 ms, median), 185-202 \
+    2.1 ms slice where the VM's late ticks let the kernel's run 5.59 ms, median), 184-202 \
     involuntary switches/s against 114. A worker's slices are half tails (under 0.5 ms: \
     47-49 % of them in the CFS, EEVDF and PDS captures) and half long runs (3 ms and more: \
     48-49 %), so their median falls in the gap between, wherever a few slices put it: EEVDF \
-    → CFS 2.40 ms predicted, 3.91 real, 2.53 null; PDS → EEVDF 1.17 predicted, 2.53 real, \
-    1.06 null, where the EEVDF model's short runs (26 % of the slices within 0.5-3 ms, 5 % \
-    in the capture) pull it down. From PDS to CFS 6.48 ms predicted, 3.91 real, 1.06 null: \
-    the CFS model preempts few of the workers' wakeups from the PDS demand (preempted \
-    wakeups, below), so 59 % of their bursts run whole in one slice (2 % in the CFS \
-    capture)";
+    → CFS 2.17 ms predicted, 3.91 real, 2.53 null; PDS → EEVDF 1.25 predicted, 2.53 real, \
+    1.06 null, where the EEVDF model's short runs (27 % of the slices within 0.5-3 ms, 5 % \
+    in the capture) pull it down";
 const MI_PREEMPT: &str = "to PDS the model preempts at 0.80-0.82 of the workers' wakeups, the \
     PDS kernel at 0.51 (0.88 before the budget; not looked into here). From PDS to CFS at \
     0.30 (0.63 real): the PDS capture's budgets are 7.0-7.5 ms, below the 8 ms after which \
     the CFS model's tick preempts a worker picked at a tick (two ticks past the 4.5 ms \
-    slice), so 59 % of the workers' bursts end within their first run, the worker blocking \
+    slice), so 60 % of the workers' bursts end within their first run, the worker blocking \
     as the task furthest ahead in vruntime: after its 1 ms sleep the running task leads it \
     by less than the 3 ms granularity. From PDS to EEVDF 0.62 against 0.55, PDS's 0.51 \
     closer";
@@ -66,9 +63,9 @@ const MI_WAKEUP: &str = "follows the preemption miss: a wakee that preempts wait
     delay of a wakeup preemption (0.47 ms on the CFS capture, 0.22 EEVDF), one that does \
     not waits for a tick or a slice end: to PDS the model preempts at 0.80-0.82 (0.51 real), \
     so the workers' median wait is that delay (0.22-0.47 ms) against 4.0 ms real; from PDS \
-    to CFS at 0.30 (0.63), so they wait 11.6 ms against 6.5; from EEVDF to CFS at 0.70, 2.9 \
-    against 6.5 (EEVDF's own 3.7 closer); to EEVDF the p50 is 2.4 ms against 3.7 and the \
-    p90 6.6 against 11.1 (PDS's 4.0 and 8.1 closer): the EEVDF model's workers cycle faster \
+    to CFS at 0.30 (0.63), so they wait 12.0 ms against 6.5; from EEVDF to CFS at 0.66, 2.8 \
+    against 6.5 (EEVDF's own 3.7 closer); to EEVDF the p50 is 2.3 ms against 3.7 and the \
+    p90 6.5 against 11.1 (PDS's 4.0 and 8.1 closer): the EEVDF model's workers cycle faster \
     (involuntary switches, above). From EEVDF to PDS the p90 ties (5.1 predicted, 8.1 real, \
     11.1 null)";
 const PP_SHARE: &str = "a ping-pong pair alternates and neither waits on the CPU for the \
@@ -82,15 +79,17 @@ const PP1_SLICE: &str =
     keep the CFS capture's bursts against PDS's 70 µs, a tie; from EEVDF to PDS the \
     model's ping runs 75.0 µs against the null's 73.1 (PDS 70.4), its pong 68.9 \
     against 69.3 (70.4): the EEVDF bursts replayed, within 6.5 % of PDS's, the null \
-    within 3.8 %; from EEVDF to CFS the model's 75.1 / 69.3 µs against the null's \
-    73.1 / 69.3 and CFS's 117.9 / 115.7, the EEVDF bursts again";
+    within 3.8 %; from PDS to EEVDF the model's 71.9 / 71.9 µs against the null's \
+    70.4 / 70.4 and EEVDF's 73.1 / 69.3: the PDS bursts, within 3.7 % of EEVDF's, the \
+    null within 3.6 %";
 const PP1_WAKEUP: &str =
     "the pair's wakee waits either the traced delay of a wakeup preemption, one \
     number measured on A (42 µs on the CFS capture, 30 EEVDF, 25 PDS), so the p50 is \
     A's delay, not B's (CFS: 47-53 µs; EEVDF: 30-32), or, when it does not preempt, \
-    until the waker blocks or stops for its answer: the p90 (67-123 µs predicted \
+    until the waker blocks or stops for its answer: the p90 (30-110 µs predicted \
     from EEVDF and PDS, where CFS's and PDS's kernels have 75-83) follows how often the \
-    model does not preempt";
+    model does not preempt (from EEVDF to CFS pong's wakeups preempt at 0.81, 0.20 real, \
+    so its p90 is the 30 µs delay)";
 const PP1_SWITCHES: &str =
     "the Project C tool's pp1 makes 2 780 round trips a second on its kernel, the \
     mainline tool 2 100 on EEVDF's (the demands' blocks over their windows), so a \
@@ -107,7 +106,7 @@ const PP2_SLICE: &str =
     block whose answer came before the task got there is passed through and two \
     bursts run as one; from CFS 2.7-2.9 ms, CFS's own, against EEVDF's 2.2";
 const PP2_PREEMPT: &str = "one wakeup preemption in the PDS kernel's 9 900 wakeups of pong, \
-    or one in the prediction's 9 152 from PDS to EEVDF, none elsewhere: a relative error \
+    or one in the prediction's 9 597 of ping from PDS to EEVDF, none elsewhere: a relative error \
     of one event is 100 % or ∞ whichever side guesses 0, a tie for model and null";
 const PP2_WAKEUP: &str = "every pp2 wakeup finds its CPU idle, and the model's latency \
     there is one number, the mean idle-ended wait measured on A (20 µs on the EEVDF \
