@@ -49,6 +49,13 @@ pub struct Demand {
     /// waker runs on meanwhile); 0 when the trace has none.
     #[serde(default)]
     pub preempt_wakeup_ns: u64,
+    /// The median time from a wakeup's `sched_waking` to its `sched_wakeup`
+    /// (`waking_lag.rs`), where the kernel reads its clock for the wakeup: the simulator
+    /// checks a wakeup's preemption that much after the wakeup, so the running task is
+    /// charged up to there and a preempting wakee from there; 0 when the trace has no
+    /// `sched_waking`.
+    #[serde(default)]
+    pub waking_wakeup_ns: u64,
 }
 
 /// A tick rate and how it was known.

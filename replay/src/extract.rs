@@ -146,6 +146,7 @@ pub fn extract(path: &Path, options: &Options) -> Result<Extracted, String> {
         ledger,
         idle_wakeup_ns: idle_wakeup_ns(&report),
         preempt_wakeup_ns: observed.preempt_cost.median_ns(),
+        waking_wakeup_ns: observed.waking_lag.median_ns(),
     };
     Ok(Extracted { demand, report })
 }

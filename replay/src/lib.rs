@@ -8,7 +8,7 @@
 //!
 //! Modules, one concept each: [`demand`] (the model and its JSON), `extract` (trace to
 //! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
-//! priorities from the events), `policy` (policy and nice, recorded or traced), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay),
+//! priorities from the events), `policy` (policy and nice, recorded or traced), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay), `waking_lag` (its `sched_waking` to `sched_wakeup`),
 //! `affinity` (allowed CPUs), `wall_budget` (tasks busy for a wall-clock time per burst),
 //! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
 //!
@@ -30,6 +30,7 @@ mod preempt_cost;
 pub mod rtapp;
 mod segment;
 pub mod sim;
+mod waking_lag;
 mod wall_budget;
 
 pub use extract::{extract, Extracted, Options};

@@ -1,10 +1,11 @@
 //! What the demand needs from the events that the analysis' timeline does not keep:
 //! forks (who created a task, when), exits, each pid's priority, and the moments runnable
 //! tasks were switched out (their tick grid tells HZ), and the delays of the wakeups that
-//! preempted (`preempt_cost`). Fed in the analysis' own pass
+//! preempted (`preempt_cost`) and from `sched_waking` to `sched_wakeup` (`waking_lag`). Fed in the analysis' own pass
 //! (`analysis::pipeline::analyze_observing`), so the trace is read once.
 
 use crate::preempt_cost::PreemptCost;
+use crate::waking_lag::WakingLag;
 use ingest::{Event, EventKind, EventSink, TaskRef};
 use std::collections::HashMap;
 
@@ -24,6 +25,8 @@ pub(crate) struct Observed {
     pub(crate) preemptions: Vec<(u32, u64)>,
     /// The latencies of the wakeups that preempted.
     pub(crate) preempt_cost: PreemptCost,
+    /// The times from `sched_waking` to `sched_wakeup`.
+    pub(crate) waking_lag: WakingLag,
 }
 
 impl Observed {
@@ -67,6 +70,7 @@ impl EventSink for Observed {
     fn event(&mut self, event: &Event) {
         let ts = event.ts;
         self.preempt_cost.event(event);
+        self.waking_lag.event(event);
         match &event.kind {
             EventKind::Switch {
                 prev,

@@ -33,49 +33,45 @@ struct Wait {
     enqueue: Option<(u32, u64)>,
 }
 
-/// Fed every event of the trace in order ([`PreemptCost::event`]).
+/// A bounded sample of durations spread over the whole trace, for a median (also
+/// `waking_lag.rs`'s).
 #[derive(Debug)]
-pub(crate) struct PreemptCost {
-    /// Per CPU: the running task and since when it runs there.
-    running: Vec<Option<(i32, u64)>>,
-    waits: HashMap<i32, Wait>,
-    /// The latencies of every `stride`-th preempting wakeup, at most `cap` of them.
-    samples: Vec<u64>,
+pub(crate) struct Samples {
+    /// Every `stride`-th duration, at most `cap` of them.
+    kept: Vec<u64>,
     cap: usize,
     stride: u64,
-    /// Preempting wakeups seen.
+    /// Durations seen.
     seen: u64,
 }
 
-impl Default for PreemptCost {
-    fn default() -> PreemptCost {
-        PreemptCost::with_cap(MAX_SAMPLES)
+impl Default for Samples {
+    fn default() -> Samples {
+        Samples::with_cap(MAX_SAMPLES)
     }
 }
 
-impl PreemptCost {
-    fn with_cap(cap: usize) -> PreemptCost {
-        PreemptCost {
-            running: Vec::new(),
-            waits: HashMap::new(),
-            samples: Vec::new(),
+impl Samples {
+    fn with_cap(cap: usize) -> Samples {
+        Samples {
+            kept: Vec::new(),
             cap: cap.max(2),
             stride: 1,
             seen: 0,
         }
     }
 
-    /// One preempting wakeup's latency (the sampling of [`MAX_SAMPLES`]).
-    fn sample(&mut self, ns: u64) {
+    /// One duration (the sampling of [`MAX_SAMPLES`]).
+    pub(crate) fn push(&mut self, ns: u64) {
         self.seen += 1;
         if !self.seen.is_multiple_of(self.stride) {
             return;
         }
-        self.samples.push(ns);
-        if self.samples.len() == self.cap {
-            // The kept ones are wakeups `stride`, `2 * stride`, ...: keep the even multiples.
+        self.kept.push(ns);
+        if self.kept.len() == self.cap {
+            // The kept ones are numbers `stride`, `2 * stride`, ...: keep the even multiples.
             let mut i = 0;
-            self.samples.retain(|_| {
+            self.kept.retain(|_| {
                 i += 1;
                 i % 2 == 0
             });
@@ -83,6 +79,28 @@ impl PreemptCost {
         }
     }
 
+    /// The median of the kept ones (the upper one of an even count); 0 when none.
+    pub(crate) fn median_ns(&self) -> u64 {
+        let mut s = self.kept.clone();
+        if s.is_empty() {
+            return 0;
+        }
+        let mid = s.len() / 2;
+        *s.select_nth_unstable(mid).1
+    }
+}
+
+/// Fed every event of the trace in order ([`PreemptCost::event`]).
+#[derive(Debug, Default)]
+pub(crate) struct PreemptCost {
+    /// Per CPU: the running task and since when it runs there.
+    running: Vec<Option<(i32, u64)>>,
+    waits: HashMap<i32, Wait>,
+    /// The latencies of the preempting wakeups.
+    samples: Samples,
+}
+
+impl PreemptCost {
     pub(crate) fn event(&mut self, event: &Event) {
         let ts = event.ts;
         match &event.kind {
@@ -115,7 +133,7 @@ impl PreemptCost {
                         _ => false,
                     };
                     if preempted {
-                        self.sample(ts.saturating_sub(w.start_ns));
+                        self.samples.push(ts.saturating_sub(w.start_ns));
                     }
                 }
                 self.running[cpu] = (next.pid > 0).then_some((next.pid, ts));
@@ -126,12 +144,7 @@ impl PreemptCost {
 
     /// The median latency of the wakeups that preempted; 0 when the trace has none.
     pub(crate) fn median_ns(&self) -> u64 {
-        let mut s = self.samples.clone();
-        if s.is_empty() {
-            return 0;
-        }
-        let mid = s.len() / 2;
-        *s.select_nth_unstable(mid).1
+        self.samples.median_ns()
     }
 }
 
@@ -229,22 +242,22 @@ mod tests {
             p.event(e);
         }
         // Samples 50, 90, 30: the median is 50.
-        assert_eq!(p.samples, vec![50, 90, 30]);
+        assert_eq!(p.samples.kept, vec![50, 90, 30]);
         assert_eq!(p.median_ns(), 50);
         assert_eq!(PreemptCost::default().median_ns(), 0);
     }
 
     #[test]
     fn a_full_sample_thins_out_evenly() {
-        let mut p = PreemptCost::with_cap(4);
+        let mut p = Samples::with_cap(4);
         for ns in 1..=10 {
-            p.sample(ns);
+            p.push(ns);
         }
         // Full at 4: 2 and 4 kept, then every 2nd: 6, 8; full again: 4 and 8, then every
         // 4th (none of 9 and 10).
-        assert_eq!((p.samples.clone(), p.stride, p.seen), (vec![4, 8], 4, 10));
-        p.sample(11);
-        p.sample(12);
-        assert_eq!(p.samples, vec![4, 8, 12]);
+        assert_eq!((p.kept.clone(), p.stride, p.seen), (vec![4, 8], 4, 10));
+        p.push(11);
+        p.push(12);
+        assert_eq!(p.kept, vec![4, 8, 12]);
     }
 }

@@ -248,6 +248,7 @@ mod tests {
             ledger: Ledger::default(),
             idle_wakeup_ns: 0,
             preempt_wakeup_ns: 0,
+            waking_wakeup_ns: 0,
         }
     }
 

@@ -148,6 +148,7 @@ mod tests {
             ledger: Default::default(),
             idle_wakeup_ns: 0,
             preempt_wakeup_ns: 0,
+            waking_wakeup_ns: 0,
         };
         assert_eq!(run_end(&d, 3500 * MS), 3500 * MS);
         assert_eq!(run_end(&d, 6000 * MS), 6000 * MS);

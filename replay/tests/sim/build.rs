@@ -29,6 +29,7 @@ pub fn demand(cpus: u32, window_ns: u64, tasks: Vec<TaskDemand>) -> Demand {
         ledger: Ledger::default(),
         idle_wakeup_ns: 0,
         preempt_wakeup_ns: 0,
+        waking_wakeup_ns: 0,
     }
 }
 

@@ -135,3 +135,52 @@ fn a_preempting_wakee_runs_before_a_task_that_waited_longer() {
         ]
     );
 }
+
+#[test]
+fn a_wakeup_preemption_is_checked_at_the_traced_wakeup_clock() {
+    // S (nice 0) spins from 0; W (nice 5, weight 335) sleeps 10 ms, then runs 1 ms. W's
+    // wakeup is at 10 ms (`sched_waking`); the kernel checks it `waking_wakeup_ns` later.
+    // At 10: vS = 10 = min_vruntime, W placed at max(0, 10 − 3) = 7. The check at
+    // 10 + lag accounts S up to there: S leads W by 3 ms + lag, against W's wakeup
+    // granularity 1 ms × 1024 / 335 = 3.0567 ms.
+    // Lag 50 µs: 3.050 < 3.0567, no preemption: W waits for the tick at 12 (S ran 12 ms
+    // past its 4.52 ms slice), runs 12-13.
+    // Lag 60 µs: 3.060 > 3.0567, preempted: the switch comes the traced delay of 100 µs
+    // after the wakeup, at 10.1, and W runs to 11.1. (With the check at the wakeup, as
+    // before this lag, W never preempts: the lead is 3 ms.)
+    let run = |lag: u64| {
+        let mut d = demand(
+            1,
+            20 * MS,
+            vec![
+                task(0, "spin", 0, &[0], vec![burst(10_000 * MS)]),
+                task(
+                    1,
+                    "w",
+                    5,
+                    &[0],
+                    vec![sleep(10 * MS), burst(MS), sleep(100 * MS)],
+                ),
+            ],
+        );
+        d.preempt_wakeup_ns = 100_000;
+        d.waking_wakeup_ns = lag;
+        let p = simulate(&d, ModelName::Cfs, at_zero()).unwrap();
+        switches(&p.schedule)
+    };
+    let late = [
+        (0, None, Some(0)),
+        (12 * MS, Some(0), Some(1)),
+        (13 * MS, Some(1), Some(0)),
+    ];
+    assert_eq!(run(0)[..3], late);
+    assert_eq!(run(50_000)[..3], late);
+    assert_eq!(
+        run(60_000)[..3],
+        [
+            (0, None, Some(0)),
+            (10_100_000, Some(0), Some(1)),
+            (11_100_000, Some(1), Some(0)),
+        ]
+    );
+}

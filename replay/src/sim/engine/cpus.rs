@@ -59,15 +59,31 @@ impl Engine<'_> {
                 0 => self.switch(cpu, None, Left::Blocked),
                 cost => self.push(self.now + cost, Ev::IdleWake(cpu)),
             }
-        } else if self.cpus[cpu]
+        } else {
+            // The kernel reads its clock for the wakeup (and checks preemption) near
+            // `sched_wakeup`, the traced lag after the `sched_waking` this wakeup is at.
+            match self.demand.waking_wakeup_ns {
+                0 => self.check_preempt(cpu, task, 0),
+                lag => self.push(
+                    self.now + lag,
+                    Ev::WakeCheck(cpu, task, self.cpus[cpu].switches),
+                ),
+            }
+        }
+    }
+
+    /// The preemption check of `task`'s wakeup onto busy `cpu`, `lag` after the wakeup.
+    pub(super) fn check_preempt(&mut self, cpu: usize, task: usize, lag: u64) {
+        if self.cpus[cpu]
             .curr
             .is_some_and(|c| self.state[c] == State::Running)
             && self.model.check_preempt_wakeup(cpu, task, self.now)
         {
             // (A task that is blocking or done and wakes its waiting peer on the way
             // out, `answer`, is switched out next anyway: there is nothing to preempt.)
-            // The running task goes on until the traced delay of such a switch is over.
-            match self.demand.preempt_wakeup_ns {
+            // The running task goes on until the traced delay of such a switch (timed
+            // from the wakeup) is over.
+            match self.demand.preempt_wakeup_ns.saturating_sub(lag) {
                 0 => self.preempt(cpu),
                 cost => self.push(self.now + cost, Ev::Resched(cpu, self.cpus[cpu].switches)),
             }

@@ -46,6 +46,10 @@ enum Ev {
     /// A wakeup preemption takes effect (the traced delay later), unless the CPU has
     /// switched since it was decided (its switch count then).
     Resched(usize, u64),
+    /// A wakeup's preemption check, the traced lag from `sched_waking` to `sched_wakeup`
+    /// after it: the wakee and the CPU's switch count at the wakeup (void once the CPU
+    /// switched: the task it would preempt has left).
+    WakeCheck(usize, usize, u64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +238,14 @@ impl<'a> Engine<'a> {
                 Ev::Resched(cpu, switches) => {
                     if self.cpus[cpu].switches == switches {
                         self.preempt(cpu);
+                    }
+                }
+                Ev::WakeCheck(cpu, task, switches) => {
+                    if self.cpus[cpu].switches == switches
+                        && self.state[task] == State::Runnable
+                        && self.last_cpu[task] == cpu
+                    {
+                        self.check_preempt(cpu, task, self.demand.waking_wakeup_ns);
                     }
                 }
             }
