@@ -78,8 +78,8 @@ const TICK_LATE: &str = "the VM's tick preemptions are off the tick grid and lat
 const TIMERS: &str = "the workers wake from 1 ms timers: the model has no IRQ or softirq \
     time, and its idle pull stands in for the kernel's balancing, so which task a timer \
     wakeup preempts differs";
-const MI_EEVDF: &str = "the workers are replayed by their wall-clock budget (the demand \
-    section): a burst is a run to a slice's end, a wait in which the budget runs out, and a \
+const MI_EEVDF: &str = "the workers are replayed by their wall-clock budget (replay.md, \
+    the demand): a burst is a run to a slice's end, a wait in which the budget runs out, and a \
     tail (2.09 runs a burst predicted, 2.11 traced: `export` slices). The model's first runs \
     end at the first exact tick past the 2.1 ms slice (median 4.0 ms), the capture's at \
     5.59 (4.06-7.75 between the quartiles: the VM's late ticks, as on `nice`), so the \

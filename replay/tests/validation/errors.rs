@@ -1,6 +1,6 @@
 //! The error of a prediction, and of the null prediction, per (workload, pair, metric) cell.
 //!
-//! Rules (docs/replay.md says the same): a share's error is the absolute difference in
+//! Rules (docs/replay-validation.md says the same): a share's error is the absolute difference in
 //! percentage points; a rate's or a duration's is the absolute difference relative to the
 //! real value, in %. A role whose real value is undefined (no wakeups, no slices) is left
 //! out; a real 0 gives an error of 0 when the guess is 0 too, else an unbounded one; a

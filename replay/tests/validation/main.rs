@@ -1,8 +1,8 @@
 //! Stage 3 of the what-if replay: every workload of the fixtures, every ordered pair of the
 //! kernels that ran it (A → B): B's model on A's capture, against B's real capture, and
 //! against the null prediction "B behaves like A". The table it computes is the one in
-//! docs/replay.md (checked here; `SCHEDTRACE_BLESS=1` rewrites it), and the aims
-//! are its bounds.
+//! docs/replay-validation.md (checked here; `SCHEDTRACE_BLESS=1` rewrites it), and the
+//! issue's aims are its bounds.
 //!
 //! `cargo test -p schedtrace-replay --test validation -- --nocapture` prints the table.
 
@@ -24,7 +24,7 @@ struct Generated {
 }
 
 const TABLE: Generated = Generated {
-    path: concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/replay.md"),
+    path: concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/replay-validation.md"),
     begin: "<!-- validation table: written by replay/tests/validation -->\n",
     end: "<!-- end of the validation table -->",
 };

@@ -1,4 +1,4 @@
-//! The validation table in markdown, as docs/replay.md holds it.
+//! The validation table in markdown, as docs/replay-validation.md holds it.
 
 use super::errors::{cells, CellError};
 use super::measure::{ErrorRule, Pair, METRICS};
