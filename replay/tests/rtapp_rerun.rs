@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// rt-app calibrates its loop on CPU 0 before it starts the threads: long on a busy machine.
@@ -279,6 +280,10 @@ fn check(fixture: &str, dir: &Path, cpus: u32) -> Vec<String> {
 /// give the pattern in one of [`ATTEMPTS`] re-runs; a JSON that does not gives it in none.
 const ATTEMPTS: usize = 3;
 
+/// One re-run at a time: the fixtures' tasks are pinned to one CPU, so two re-runs at once
+/// would share it and disturb each other's pattern.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 fn check_some_rerun(fixture: &str, dir: &Path, cpus: u32) {
     let mut problems = Vec::new();
     for attempt in 1..=ATTEMPTS {
@@ -294,6 +299,7 @@ fn check_some_rerun(fixture: &str, dir: &Path, cpus: u32) {
 
 #[test]
 fn rtapp_rerun_of_nice_and_pp1() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("schedtrace-rtapp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     if tools_missing(&dir) {
@@ -409,6 +415,7 @@ fn check_mi(dir: &Path, cpus: u32) -> Vec<String> {
 
 #[test]
 fn rtapp_rerun_of_mi_keeps_the_workers_wall_clock_budgets() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("schedtrace-rtapp-mi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     if tools_missing(&dir) {
