@@ -5,6 +5,13 @@
 //! `cpus`, a task's start its `delay`; every task runs its sequence once (one phase,
 //! `loop` 1 on the thread and on the phase).
 //!
+//! A burst the demand bounds by wall-clock time is `runtime` instead (rt-app loops until
+//! that much time has passed since the event began, whatever CPU the thread got): each
+//! burst of a task with a `wall_budget` is `runtime` of the budget, and a wall-bounded last
+//! burst (`sim/wall_clock.rs`) `runtime` from its first run to the task's exit (or to the
+//! trace's end). As `run`, such a burst would replay the traced kernel's answer, the CPU
+//! it let the task have, not the task's demand.
+//!
 //! Dependencies are rendezvous. rt-app's `resume` is a condition broadcast and `suspend` a
 //! condition wait, so a resume sent before its peer suspends is lost, and a ping-pong pair
 //! on one CPU loses one at once (the woken peer preempts the waker before it suspends) and
@@ -24,6 +31,7 @@
 
 use crate::demand::{Demand, Phase, Policy, TaskDemand, Wake};
 use crate::kthread::is_kernel_thread;
+use crate::sim::wall_clock::{wall_bound, WallBound};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -77,7 +85,7 @@ pub fn write(demand: &Demand, duration_s: u32, cpus: u32) -> String {
         // whatever its `loop` says (a spinner re-run from the `nice` fixture spun, slept
         // at its barrier for the parent's second round, and spun again).
         out.push_str("\n      \"phases\": {\n        \"p0\": {\n          \"loop\": 1");
-        for (name, value) in events(task, &wakes, &kept) {
+        for (name, value) in events(task, &wakes, &kept, demand.end_ns) {
             let _ = write!(out, ",\n          {}: {value}", quoted(&name));
         }
         out.push_str("\n        }\n      }\n    }");
@@ -144,8 +152,29 @@ fn barrier(task: usize, phase: usize) -> String {
     format!("dep{task}-{phase}")
 }
 
-/// The events of `task`, keyed `kindN`.
-fn events(task: &TaskDemand, wakes: &Wakes, kept: &BTreeSet<usize>) -> Vec<(String, String)> {
+/// How rt-app replays burst number `phase` (`ns` of CPU in the trace) of `task`: its event
+/// and its length in ns, wall-clock (`runtime`) or CPU (`run`). `end_ns`: the trace's end.
+fn burst_event(task: &TaskDemand, phase: usize, ns: u64, end_ns: u64) -> (&'static str, u64) {
+    let ran = task.last_burst_ran_ns;
+    match (wall_bound(task, phase, ns), ran) {
+        (Some(WallBound::After(wall)), _) => ("runtime", wall),
+        (Some(WallBound::Never), Some(ran)) => ("runtime", end_ns.saturating_sub(ran)),
+        // A wall-bounded burst whose first run is not known: its CPU, as the trace has it.
+        (Some(_), _) => ("run", ns),
+        (None, _) => match task.wall_budget {
+            Some(budget) => ("runtime", budget.budget_ns),
+            None => ("run", ns),
+        },
+    }
+}
+
+/// The events of `task`, keyed `kindN`; `end_ns`: the trace's end.
+fn events(
+    task: &TaskDemand,
+    wakes: &Wakes,
+    kept: &BTreeSet<usize>,
+    end_ns: u64,
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut push = |kind: &str, value: String| {
         let key = format!("{kind}{}", out.len());
@@ -154,21 +183,23 @@ fn events(task: &TaskDemand, wakes: &Wakes, kept: &BTreeSet<usize>) -> Vec<(Stri
     let mut burst = 0u32;
     for (phase_index, phase) in task.phases.iter().enumerate() {
         match *phase {
-            Phase::Burst { ns } => {
+            Phase::Burst { ns: cpu_ns } => {
                 let woken = wakes.get(&(task.id, burst)).map_or(&[][..], |v| &v[..]);
                 burst += 1;
-                // The burst cut at each rendezvous it reaches (to the µs rt-app counts in).
+                let (kind, ns) = burst_event(task, phase_index, cpu_ns, end_ns);
+                // The burst cut at each rendezvous it reaches (to the µs rt-app counts in;
+                // a wall-clock burst where its CPU reached it, within the budget).
                 let mut ran = 0;
                 for (into_ns, name) in woken {
                     let at = (*into_ns).min(ns);
                     if at >= ran + 1000 {
-                        push("run", ((at - ran) / 1000).to_string());
+                        push(kind, ((at - ran) / 1000).to_string());
                         ran = at;
                     }
                     push("barrier", quoted(name));
                 }
                 if ns > ran && (ns - ran >= 1000 || ran == 0) {
-                    push("run", ((ns - ran) / 1000).max(1).to_string());
+                    push(kind, ((ns - ran) / 1000).max(1).to_string());
                 }
             }
             Phase::Block { ns, wake } => match wake {
@@ -349,6 +380,101 @@ mod tests {
             .map(|k| text.find(k).unwrap())
             .collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    }
+
+    #[test]
+    fn wall_clock_bursts_are_runtime_and_the_rest_run() {
+        let b = |ns| Phase::Burst { ns };
+        let sleep = Phase::Block {
+            ns: 1_000_000,
+            wake: Wake::Timed {
+                source: TimedBy::Idle,
+                waker_pid: Some(0),
+            },
+        };
+        let exit = |at_ns| TaskEnd::Exit { at_ns };
+        // A worker with a wall budget: every burst is `runtime` of the budget, whatever its
+        // traced CPU (2, 9 and 7.5 ms here), the last one too (it is short: not wall-bounded).
+        let mut worker = task(0, "w", vec![b(2_000_000), sleep, b(9_000_000), sleep]);
+        worker.phases.push(b(7_500_000));
+        worker.wall_budget = Some(crate::demand::WallBudget {
+            budget_ns: 8_129_834,
+            tail_ns: 228_807,
+            preempted_bursts: 86,
+            fitted: 75,
+        });
+        worker.end = exit(2_000_000_000);
+        // A spinner that exited: its long last burst spins from its first run (1.2 s) to
+        // the exit (3.5 s) by the wall clock; its first burst is CPU.
+        let mut spin = task(1, "s", vec![b(1_500_000), sleep, b(700_000_000)]);
+        spin.end = exit(3_500_000_000);
+        spin.last_burst_ran_ns = Some(1_200_000_000);
+        // Still spinning at the trace's end (4 s): from its first run (2.5 s) to there.
+        let mut running = task(2, "r", vec![b(300_000_000)]);
+        running.last_burst_ran_ns = Some(2_500_000_000);
+        // Wall-bounded, but when the last burst first ran is not known: its CPU.
+        let mut unknown = task(3, "u", vec![b(150_000_000)]);
+        unknown.end = exit(3_000_000_000);
+        // A last burst under 100 ms is work, not a spin; one of a task asleep at the end
+        // is not bounded by its end.
+        let mut short = task(4, "x", vec![b(90_000_000)]);
+        short.end = exit(3_000_000_000);
+        short.last_burst_ran_ns = Some(2_000_000_000);
+        let mut asleep = task(5, "z", vec![b(400_000_000), sleep]);
+        asleep.end = TaskEnd::Asleep;
+        asleep.last_burst_ran_ns = Some(1_000_000_000);
+        let mut d = demand(vec![worker, spin, running, unknown, short, asleep]);
+        d.end_ns = 4_000_000_000;
+        let json: serde_json::Value = serde_json::from_str(&write(&d, 5, 2)).unwrap();
+        let events = |name: &str| -> Vec<(String, i64)> {
+            let p0 = json["tasks"][name]["phases"]["p0"].as_object().unwrap();
+            let mut keyed: Vec<(usize, String, i64)> = p0
+                .iter()
+                .filter(|(k, _)| *k != "loop")
+                .map(|(k, v)| {
+                    let at = k.find(|c: char| c.is_ascii_digit()).unwrap();
+                    (
+                        k[at..].parse().unwrap(),
+                        k[..at].to_string(),
+                        v.as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            keyed.sort();
+            keyed.into_iter().map(|(_, k, v)| (k, v)).collect()
+        };
+        let ev = |k: &str, v: i64| (k.to_string(), v);
+        assert_eq!(
+            events("w-100"),
+            [
+                ev("runtime", 8129),
+                ev("sleep", 1000),
+                ev("runtime", 8129),
+                ev("sleep", 1000),
+                ev("runtime", 8129)
+            ]
+        );
+        assert_eq!(
+            events("s-101"),
+            [ev("run", 1500), ev("sleep", 1000), ev("runtime", 2_300_000)]
+        );
+        assert_eq!(events("r-102"), [ev("runtime", 1_500_000)]);
+        assert_eq!(events("u-103"), [ev("run", 150_000)]);
+        assert_eq!(events("x-104"), [ev("run", 90_000)]);
+        assert_eq!(events("z-105"), [ev("run", 400_000), ev("sleep", 1000)]);
+        // A rendezvous in a wall-clock burst cuts its time, not its CPU, at the waker's
+        // point: 3 ms into a budget of 8.1 ms.
+        let mut waker = task(0, "w", vec![b(9_000_000), sleep, b(9_000_000)]);
+        waker.wall_budget = d.tasks[0].wall_budget;
+        let wakee = task(1, "p", vec![dep(0, 1, 3_000_000), b(1_000_000)]);
+        let json: serde_json::Value =
+            serde_json::from_str(&write(&demand(vec![waker, wakee]), 5, 2)).unwrap();
+        let p0 = &json["tasks"]["w-100"]["phases"]["p0"];
+        assert_eq!(p0["runtime0"], 8129);
+        assert_eq!(p0["runtime2"], 3000);
+        assert_eq!(p0["barrier3"], "dep1-0");
+        assert_eq!(p0["runtime4"], 5129);
+        assert_eq!(p0.as_object().unwrap().len(), 1 + 5);
     }
 
     #[test]

@@ -23,7 +23,7 @@ mod progress;
 mod projectc;
 mod rt;
 pub mod schedule;
-mod wall_clock;
+pub(crate) mod wall_clock;
 
 use crate::demand::Demand;
 use model::{ModelInfo, ModelName, SchedulerModel};

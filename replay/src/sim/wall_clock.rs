@@ -25,7 +25,7 @@ pub(super) const WALL_BOUNDED_MIN_NS: u64 = 100_000_000;
 
 /// How a wall-bounded burst ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum WallBound {
+pub(crate) enum WallBound {
     /// At this time (trace clock): the task's end, when its last burst's first run is not
     /// known.
     At(u64),
@@ -36,7 +36,7 @@ pub(super) enum WallBound {
 }
 
 /// How `t`'s burst number `phase` (`ns` of CPU in the trace) ends, when it is wall-bounded.
-pub(super) fn wall_bound(t: &TaskDemand, phase: usize, ns: u64) -> Option<WallBound> {
+pub(crate) fn wall_bound(t: &TaskDemand, phase: usize, ns: u64) -> Option<WallBound> {
     if ns < WALL_BOUNDED_MIN_NS || phase + 1 != t.phases.len() {
         return None;
     }
