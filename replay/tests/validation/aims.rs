@@ -101,8 +101,22 @@ const PINGPONG_CFS: &str = "the model's pong, woken by ping, preempts at 0.13 of
     less than the trace: the same direction, a smaller amount. Before the rule the model's \
     gap was 5.5-9 ms, set at the start: the tasks' first bursts (13.2 and 4.6 ms) ran on \
     CPUs 2 and 3 before the tasks pinned themselves, the model runs them one after the \
-    other on CPU 1 (observed affinity). How much of the remaining miss each of the two \
-    (the start, the stalls' charging) makes is not measured";
+    other on CPU 1 (observed affinity). The kernel starts them level: the migration \
+    stopper moved each to CPU 1 runnable (`move_queued_task`; a dequeue without \
+    DEQUEUE_SLEEP keeps its vruntime's distance to the min_vruntime of CPU 2 or 3, 0 for a \
+    task alone there, and the enqueue adds CPU 1's). Measured with a patched build that \
+    places each of the pair at CPU 1's min_vruntime at its first wakeup (the model's own \
+    start leaves them 1.5 and 2.1 ms behind it), then one of them 2, 4 or 8 ms ahead of or \
+    behind the other: ping's involuntary switches/s 209.4 level, 209.4-210.4 over the \
+    sweep (pong preempting at 0.129-0.130), pong's 337-345 (325 unpatched): the start \
+    makes under 1 % of the miss (the gap does not last). The stalls make the model's \
+    preemptions: a build clipping the pair's bursts to 0.3, \
+    0.5, 1, 2 or 4 ms (its 37 bursts over 1 ms hold 378 ms of its 809, the vCPU's stalls \
+    and the two first bursts) takes pong's preempting share to 0.055, 0.075, 0.062, 0.035, \
+    0.014 and ping's involuntary switches/s to 68, 92, 76, 44, 18. So the rest of the miss \
+    is how the kernel charged the stalls (the replay charges each whole to the burst it \
+    fell in, as traced; the kernel's own runtimes above differ from the trace's by 7.7 \
+    ms), which the trace does not show: not separated further";
 const PINGPONG_EEVDF: &str =
     "the pair's wakeups preempt at 0.93-0.96 in the kernel, at 0.55-0.70 in the \
     model (ping 1 244 / pong 805 involuntary switches/s traced, 819 / 455 \
