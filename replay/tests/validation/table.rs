@@ -103,7 +103,15 @@ pub fn beaten_share(pairs: &[Pair]) -> f64 {
     cross.iter().filter(|c| c.beats_null()).count() as f64 / cross.len().max(1) as f64
 }
 
-/// The README's sentence: the identity shares, the cross predictions against the null.
+/// The median of `v` (the upper one of an even count; ∞ sorts last).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The README's sentence (the identity shares, the cross predictions against the null) and,
+/// per metric, the cross cells beating the null with the median error of the prediction and
+/// of the null prediction over them.
 pub fn summary(pairs: &[Pair], misses: usize) -> String {
     let share = |identity: bool| {
         pairs
@@ -115,11 +123,37 @@ pub fn summary(pairs: &[Pair], misses: usize) -> String {
     };
     let cross = cross_cells(pairs);
     let losing = cross.iter().filter(|c| !c.beats_null()).count();
-    format!(
+    let mut s = format!(
         "  identity replays within {:.1} points of the kernel's runtime shares; cross predictions \
          beat the null prediction on {:.0} % of their cells (aim 80 %), the other {losing} \
-         are listed with why; {misses} cells miss an aim.\n",
+         are listed with why; {misses} cells miss an aim.\n\n",
         share(true),
         100.0 * beaten_share(pairs)
-    )
+    );
+    s.push_str(
+        "  | metric (cross predictions) | cells beating the null | median error: predicted | \
+         null |\n  |---|---|---|---|\n",
+    );
+    for (i, m) in METRICS.iter().enumerate() {
+        let of: Vec<CellError> = pairs
+            .iter()
+            .filter(|p| p.from.dir != p.to.dir)
+            .filter_map(|p| cells(p)[i])
+            .filter(|c| !c.null_exact())
+            .collect();
+        let beaten = of.iter().filter(|c| c.beats_null()).count();
+        let unit = match m.rule {
+            ErrorRule::Points => " pts",
+            ErrorRule::Relative => " %",
+        };
+        let _ = writeln!(
+            s,
+            "  | {} | {beaten} of {} | {}{unit} | {}{unit} |",
+            m.title,
+            of.len(),
+            shown(median(of.iter().map(|c| c.predicted).collect())),
+            shown(median(of.iter().map(|c| c.null).collect())),
+        );
+    }
+    s
 }
