@@ -72,12 +72,7 @@ pub fn markdown(pairs: &[Pair]) -> String {
     s.push('\n');
     s.push_str("| metric | cross cells beating the null |\n|---|---|\n");
     for (i, m) in METRICS.iter().enumerate() {
-        let of: Vec<CellError> = pairs
-            .iter()
-            .filter(|p| p.from.dir != p.to.dir)
-            .filter_map(|p| cells(p)[i])
-            .filter(|c| !c.null_exact())
-            .collect();
+        let of = metric_cross_cells(pairs, i);
         let beaten = of.iter().filter(|c| c.beats_null()).count();
         let _ = writeln!(s, "| {} | {beaten} of {} |", m.title, of.len());
     }
@@ -92,6 +87,16 @@ fn cross_cells(pairs: &[Pair]) -> Vec<CellError> {
         .filter(|p| p.from.dir != p.to.dir)
         .flat_map(cells)
         .flatten()
+        .filter(|c| !c.null_exact())
+        .collect()
+}
+
+/// The cross cells of metric number `metric` ([`METRICS`]) that a prediction can beat.
+fn metric_cross_cells(pairs: &[Pair], metric: usize) -> Vec<CellError> {
+    pairs
+        .iter()
+        .filter(|p| p.from.dir != p.to.dir)
+        .filter_map(|p| cells(p)[metric])
         .filter(|c| !c.null_exact())
         .collect()
 }
@@ -135,12 +140,7 @@ pub fn summary(pairs: &[Pair], misses: usize) -> String {
          null |\n  |---|---|---|---|\n",
     );
     for (i, m) in METRICS.iter().enumerate() {
-        let of: Vec<CellError> = pairs
-            .iter()
-            .filter(|p| p.from.dir != p.to.dir)
-            .filter_map(|p| cells(p)[i])
-            .filter(|c| !c.null_exact())
-            .collect();
+        let of = metric_cross_cells(pairs, i);
         let beaten = of.iter().filter(|c| c.beats_null()).count();
         let unit = match m.rule {
             ErrorRule::Points => " pts",
