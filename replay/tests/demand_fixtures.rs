@@ -259,3 +259,54 @@ fn a_wall_clock_budget_marks_the_mi_workers_and_nothing_else() {
         ]
     );
 }
+
+/// The median time from `sched_waking` to `sched_wakeup` over the wakeups traced with both,
+/// recomputed from `trace-cmd report`'s rendering of the same capture (`report.txt.xz`,
+/// microseconds): a pid's waking paired with its next wakeup, the upper median as the demand
+/// takes it. Both ends are shown to the microsecond, so each lag, and so the median, is
+/// within 1 µs of the trace's.
+fn report_waking_lag_us(report: &Path) -> f64 {
+    use std::io::Read;
+    let mut text = String::new();
+    xz2::read::XzDecoder::new(std::fs::File::open(report).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let waking = regex::Regex::new(r" (\d+\.\d+): sched_waking: +comm=.* pid=(\d+) ").unwrap();
+    let wakeup = regex::Regex::new(r" (\d+\.\d+): sched_wakeup: +.*:(\d+) \[").unwrap();
+    let us = |t: &str| t.parse::<f64>().unwrap() * 1e6;
+    let mut open: BTreeMap<u32, f64> = BTreeMap::new();
+    let mut lags = Vec::new();
+    for line in text.lines() {
+        if let Some(c) = waking.captures(line) {
+            open.insert(c[2].parse().unwrap(), us(&c[1]));
+        } else if let Some(c) = wakeup.captures(line) {
+            if let Some(at) = open.remove(&c[2].parse().unwrap()) {
+                lags.push(us(&c[1]) - at);
+            }
+        }
+    }
+    assert!(
+        lags.len() > 100,
+        "{}: {} lags",
+        report.display(),
+        lags.len()
+    );
+    lags.sort_by(f64::total_cmp);
+    lags[lags.len() / 2]
+}
+
+#[test]
+fn the_waking_to_wakeup_lag_is_trace_cmd_s() {
+    for kernel in ["cfs-6.1-vm", "eevdf-6.12-vm", "pds-6.1-vm"] {
+        for workload in ["pp1", "pp2", "mi"] {
+            let dir = format!("{kernel}/{workload}");
+            let demand = extract(&fixtures::trace(&format!("{dir}/trace-v6.dat.xz")));
+            let expected = report_waking_lag_us(&fixtures::trace(&format!("{dir}/report.txt.xz")));
+            let got = demand.waking_wakeup_ns as f64 / 1000.0;
+            assert!(
+                (got - expected).abs() <= 1.0,
+                "{dir}: waking_wakeup_ns {got} µs, trace-cmd report {expected} µs"
+            );
+        }
+    }
+}
