@@ -8,9 +8,11 @@
 //!
 //! Modules, one concept each: [`demand`] (the model and its JSON), `extract` (trace to
 //! demand), `segment` (one task's intervals to bursts and blocks), `observe` (forks, exits,
-//! priorities from the events), `policy` (policy and nice, recorded or traced), `hz` (the tick rate), `preempt_cost` (the traced wakeup preemption's delay), `waking_lag` (its `sched_waking` to `sched_wakeup`),
-//! `affinity` (allowed CPUs), `wall_budget` (tasks busy for a wall-clock time per burst),
-//! `kthread` (kernel threads by name), [`rtapp`] (rt-app JSON).
+//! priorities from the events), `policy` (policy and nice, recorded or traced), `hz` (the
+//! tick rate), `preempt_cost` (the traced wakeup preemption's delay), `waking_lag` (its
+//! `sched_waking` to `sched_wakeup`), `affinity` (allowed CPUs), `wall_budget` (tasks busy
+//! for a wall-clock time per burst), `kthread` (kernel threads by name), [`rtapp`] (rt-app
+//! JSON).
 //!
 //! Stage two: [`sim`], the discrete-event simulator and the scheduler models, whose
 //! schedule [`predicted`] writes as a Perfetto trace the readers take. Stage three, the

@@ -1,8 +1,9 @@
-//! What the demand needs from the events that the analysis' timeline does not keep:
-//! forks (who created a task, when), exits, each pid's priority, and the moments runnable
-//! tasks were switched out (their tick grid tells HZ), and the delays of the wakeups that
-//! preempted (`preempt_cost`) and from `sched_waking` to `sched_wakeup` (`waking_lag`). Fed in the analysis' own pass
-//! (`analysis::pipeline::analyze_observing`), so the trace is read once.
+//! What the demand needs from the events that the analysis' timeline does not keep: forks
+//! (who created a task, when), exits, each pid's priority, and the moments runnable tasks
+//! were switched out (their tick grid tells HZ), and the delays of the wakeups that
+//! preempted (`preempt_cost`) and from `sched_waking` to `sched_wakeup` (`waking_lag`). Fed
+//! in the analysis' own pass (`analysis::pipeline::analyze_observing`), so the trace is
+//! read once.
 
 use crate::preempt_cost::PreemptCost;
 use crate::waking_lag::WakingLag;

@@ -238,10 +238,10 @@ fn round_robin_tasks_share_their_priority_by_slices() {
     // F, a nice-0 spinner, from 0; R1 and R2, SCHED_RR 10, wake at 2 ms and spin. R1
     // preempts F; R2 waits behind it (an equal priority does not preempt). Mainline counts
     // the slice in ticks: 25 at HZ 250 (100 ms), so R1 hands over at the 25th tick it ran
-    // into, 100 ms, R2 at 200, ... (the window's end, 400, included). Project C ends it by the hrtick after 4 << 20 ns (4.194304
-    // ms), or at a tick (every 1 ms) that finds less than 100 << 10 ns of it left: 6.194304,
-    // 10.388608, ..., 85.886080, then 90 (the tick finds 80 384 ns left), 94.194304, ...
-    // F never runs again.
+    // into, 100 ms, R2 at 200, ... (the window's end, 400, included). Project C ends it by
+    // the hrtick after 4 << 20 ns (4.194304 ms), or at a tick (every 1 ms) that finds less
+    // than 100 << 10 ns of it left: 6.194304, 10.388608, ..., 85.886080, then 90 (the tick
+    // finds 80 384 ns left), 94.194304, ... F never runs again.
     let d = demand(
         1,
         400 * MS,

@@ -1,8 +1,9 @@
 //! Tasks busy for a wall-clock time per burst (`TaskDemand::wall_budget`): a burst runs
 //! until its budget, counted from its first run and read to the burst's end, is up; one
-//! whose budget ran out while it waited runs only its tail when it next runs. Such a task's bursts follow
-//! the clock up to its traced exit. One CPU, HZ 250 with the ticks at 0, 4, 8, ... ms; CFS
-//! tunables for one CPU: latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
+//! whose budget ran out while it waited runs only its tail when it next runs. Such a task's
+//! bursts follow the clock up to its traced exit. One CPU, HZ 250 with the ticks at 0, 4,
+//! 8, ... ms; CFS tunables for one CPU: latency 6 ms, min_granularity 0.75 ms,
+//! wakeup_granularity 1 ms.
 
 use super::build::*;
 use replay::demand::{TaskDemand, TaskEnd, WallBudget};

@@ -94,8 +94,8 @@ const PINGPONG_CFS: &str = "the model's pong, woken by ping, preempts at 0.13 of
     core's clock-skip rule (6.1's check_preempt_curr makes the switch after a preempting \
     wakeup skip its clock update, so the time to the switch is the wakee's) took this miss \
     from 313 % (pong preempting at 0.37) to 49 %, the check at the traced wakeup clock \
-    (`waking_wakeup_ns`, 24 µs after sched_waking here) to 45 %. By the traced times the rule moves 30.7 \
-    ms from pong to ping in this capture (pong preempted ping 363 times, 18.1 ms from \
+    (`waking_wakeup_ns`, 24 µs after sched_waking here) to 45 %. By the traced times the \
+    rule moves 30.7 ms from pong to ping in this capture (pong preempted ping 363 times, 18.1 ms from \
     sched_wakeup to the switch, ping pong 223 times, 48.8 ms, stalls of the VM's vCPU among \
     them); the kernel's runtimes (ground_truth.json) give ping 7.7 ms more and pong 7.5 ms \
     less than the trace: the same direction, a smaller amount. Before the rule the model's \

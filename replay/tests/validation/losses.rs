@@ -45,8 +45,8 @@ const MI_SHARE: &str = "the CFS and PDS kernels give the workers the same share 
 const MI_SWITCHES: &str = "to EEVDF the model's workers cycle faster than the kernel's (the \
     listed `mi` EEVDF identity miss: their first runs end at the first exact tick past the \
     2.1 ms slice where the VM's late ticks let the kernel's run 5.59 ms, median), 186-210 \
-    involuntary switches/s against 114. A worker's slices are half tails (under 0.5 ms: 47-49 % of them in the CFS, EEVDF \
-    and PDS captures) and half long runs (3 ms and more: 48-49 %), so their median (the \
+    involuntary switches/s against 114. A worker's slices are half tails (under 0.5 ms: \
+    47-49 % of them in the CFS, EEVDF and PDS captures) and half long runs (3 ms and more: 48-49 %), so their median (the \
     three workers' slices pooled, as `export`'s slices table gives it: 1.06 ms on PDS, 3.91 \
     CFS, 2.53 EEVDF) falls in the gap between, wherever a few slices put it: EEVDF → CFS \
     2.28 ms predicted, 3.91 real, 2.53 null. From CFS to EEVDF the cell's worst role is the \
